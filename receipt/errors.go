@@ -1,0 +1,48 @@
+package receipt
+
+import "fmt"
+
+// NotKeyFreeError reports a receipt refused before it was written because
+// its text holds a configured secret, "authorization" or "bearer " (judgment
+// spec §8.1). The message is typevet's, verbatim, and never quotes the
+// offending text.
+type NotKeyFreeError struct {
+	// Reason names the rule that refused the text: "a configured secret",
+	// "authorization" or "bearer ". It never holds the secret itself.
+	Reason string
+}
+
+func (e *NotKeyFreeError) Error() string {
+	return "receipt is not key-free: it holds a key or an auth header"
+}
+
+// AlreadyExistsError reports that a receipt path already names a file (or
+// any directory entry); receipts are never overwritten (judgment spec §8.7).
+type AlreadyExistsError struct {
+	// Path is the receipt path as given.
+	Path string
+}
+
+func (e *AlreadyExistsError) Error() string {
+	return fmt.Sprintf("receipt already exists: %s", e.Path)
+}
+
+// WriteError reports a receipt write that failed after its checks passed:
+// creating the parent directories, creating, writing, syncing or closing the
+// file. No partial file is left behind.
+type WriteError struct {
+	// Path is the receipt path as given.
+	Path string
+	// Op names the failed step: "mkdir", "create", "write", "sync" or
+	// "close".
+	Op string
+	// Err is the underlying error.
+	Err error
+}
+
+func (e *WriteError) Error() string {
+	return fmt.Sprintf("receipt %s %s: %v", e.Op, e.Path, e.Err)
+}
+
+// Unwrap returns the underlying error.
+func (e *WriteError) Unwrap() error { return e.Err }
