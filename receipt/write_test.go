@@ -1,0 +1,222 @@
+package receipt
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+type sample struct {
+	Issue   int      `json:"issue"`
+	Model   string   `json:"model"`
+	Message string   `json:"message"`
+	Wall    float64  `json:"wall_seconds"`
+	Paths   []string `json:"paths"`
+}
+
+func TestMarshal(t *testing.T) {
+	got, err := Marshal(sample{Issue: 316, Model: "m<&>", Message: "é \u007f 😀 \u2028 \n", Wall: 0.5, Paths: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{
+  "issue": 316,
+  "model": "m<&>",
+  "message": "\u00e9 \u007f \ud83d\ude00 \u2028 \n",
+  "wall_seconds": 0.5,
+  "paths": []
+}
+`
+	if string(got) != want {
+		t.Errorf("Marshal =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a", "b", "receipt.json")
+	sum, err := Write(path, sample{Issue: 316, Model: "m"}, []string{"", "sk-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := sha256.Sum256(b)
+	if sum != hex.EncodeToString(digest[:]) {
+		t.Errorf("Write returned %s, file digest is %x", sum, digest)
+	}
+	want, _ := Marshal(sample{Issue: 316, Model: "m"})
+	if string(b) != string(want) || !strings.HasSuffix(string(b), "}\n") {
+		t.Errorf("file holds\n%s\nwant\n%s", b, want)
+	}
+}
+
+func TestWriteRefusesExisting(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "receipt.json")
+	if err := os.WriteFile(path, []byte("earlier run"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckNew(path); !isExists(err, path) {
+		t.Errorf("CheckNew = %v, want *AlreadyExistsError", err)
+	}
+	_, err := Write(path, sample{}, nil)
+	if !isExists(err, path) {
+		t.Fatalf("Write = %v, want *AlreadyExistsError", err)
+	}
+	if got := err.Error(); got != "receipt already exists: "+path {
+		t.Errorf("message = %q", got)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "earlier run" {
+		t.Errorf("existing file changed to %q", b)
+	}
+}
+
+func TestCheckNew(t *testing.T) {
+	dir := t.TempDir()
+	dangling := filepath.Join(dir, "link")
+	if err := os.Symlink(filepath.Join(dir, "nowhere"), dangling); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		reason string
+		path   string
+		exists bool
+	}{
+		{name: "new", path: filepath.Join(dir, "new.json")},
+		{name: "new in missing dir", path: filepath.Join(dir, "x", "y", "new.json")},
+		{name: "existing dir", path: dir, exists: true},
+		{name: "dangling symlink", reason: "exclusive create would fail on it", path: dangling, exists: true},
+		{name: "under a file", reason: "ENOTDIR: nothing exists there; the write reports the real problem", path: filepath.Join(file, "r.json")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckNew(tt.path)
+			if tt.exists && !isExists(err, tt.path) || !tt.exists && err != nil {
+				t.Errorf("CheckNew(%s) = %v, exists %v", tt.path, err, tt.exists)
+			}
+		})
+	}
+	if _, err := Write(dangling, sample{}, nil); !isExists(err, dangling) {
+		t.Errorf("Write through a dangling symlink = %v, want *AlreadyExistsError", err)
+	}
+}
+
+func isExists(err error, path string) bool {
+	var e *AlreadyExistsError
+	return errors.As(err, &e) && e.Path == path
+}
+
+func TestCheckKeyFree(t *testing.T) {
+	tests := []struct {
+		name    string
+		reason  string
+		text    string
+		secrets []string
+		refused string // Reason, or "" when accepted
+	}{
+		{name: "clean", text: `{"message": "HTTP 500"}`, secrets: []string{"sk-1"}},
+		{name: "empty secret ignored", reason: "an unset key is not a needle", text: `{"a": ""}`, secrets: []string{""}},
+		{name: "secret verbatim", text: `{"message": "key sk-1 refused"}`, secrets: []string{"sk-1"}, refused: "a configured secret"},
+		{name: "second secret", text: `{"h": "tok"}`, secrets: []string{"sk-1", "tok"}, refused: "a configured secret"},
+		{name: "escaped secret", reason: `a secret with a quote is written as \"; typevet misses it, we do not`,
+			text: `{"message": "ab\"cd"}`, secrets: []string{`ab"cd`}, refused: "a configured secret"},
+		{name: "escaped backslash secret", text: `{"message": "ab\\cd"}`, secrets: []string{`ab\cd`}, refused: "a configured secret"},
+		{name: "Authorization", text: `{"message": "echo Authorization: x"}`, refused: "authorization"},
+		{name: "AUTHORIZATION", reason: "the check is on the lower-cased text", text: `{"m": "AUTHORIZATION"}`, refused: "authorization"},
+		{name: "Bearer with space", text: `{"m": "Bearer abc"}`, refused: "bearer "},
+		{name: "bearer without space", reason: "only `bearer ` with the trailing space counts", text: `{"m": "bearer-token"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := CheckKeyFree([]byte(tt.text), tt.secrets)
+			if tt.refused == "" {
+				if err != nil {
+					t.Errorf("CheckKeyFree = %v, want nil", err)
+				}
+				return
+			}
+			var e *NotKeyFreeError
+			if !errors.As(err, &e) || e.Reason != tt.refused {
+				t.Fatalf("CheckKeyFree = %#v, want NotKeyFreeError{%q}", err, tt.refused)
+			}
+			if err.Error() != "receipt is not key-free: it holds a key or an auth header" {
+				t.Errorf("message = %q", err.Error())
+			}
+		})
+	}
+}
+
+func TestWriteRefusesSecretAndLeavesNoFile(t *testing.T) {
+	tests := []struct {
+		name    string
+		v       sample
+		secrets []string
+	}{
+		{name: "secret", v: sample{Message: "error echoed sk-123"}, secrets: []string{"sk-123"}},
+		{name: "secret with quote", v: sample{Message: `k"ey`}, secrets: []string{`k"ey`}},
+		{name: "non-ASCII secret", v: sample{Message: "clé"}, secrets: []string{"clé"}},
+		{name: "authorization", v: sample{Message: "Authorization: Bearer sk"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "sub", "receipt.json")
+			_, err := Write(path, tt.v, tt.secrets)
+			var e *NotKeyFreeError
+			if !errors.As(err, &e) {
+				t.Fatalf("Write = %v, want *NotKeyFreeError", err)
+			}
+			if _, statErr := os.Lstat(path); !os.IsNotExist(statErr) {
+				t.Errorf("refused receipt left a file: %v", statErr)
+			}
+			for _, s := range tt.secrets {
+				if strings.Contains(err.Error(), s) {
+					t.Errorf("error %q quotes the secret", err)
+				}
+			}
+		})
+	}
+}
+
+func TestWriteFailureRemovesPartialFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "receipt.json")
+	_, err := Write(path, sample{Wall: nan()}, nil)
+	if err == nil {
+		t.Fatal("Write of NaN succeeded")
+	}
+	if _, statErr := os.Lstat(path); !os.IsNotExist(statErr) {
+		t.Errorf("failed encode left a file: %v", statErr)
+	}
+
+	w := &writer{path: path, data: []byte("{}\n")}
+	w.create()
+	if w.err != nil {
+		t.Fatal(w.err)
+	}
+	if err := w.f.Close(); err != nil { // make the write step fail
+		t.Fatal(err)
+	}
+	w.write()
+	w.finish()
+	var we *WriteError
+	if !errors.As(w.err, &we) || we.Op != "write" || we.Path != path {
+		t.Fatalf("err = %v, want a write WriteError", w.err)
+	}
+	if _, statErr := os.Lstat(path); !os.IsNotExist(statErr) {
+		t.Errorf("failed write left a partial file: %v", statErr)
+	}
+}
+
+func nan() float64 {
+	var zero float64
+	return zero / zero
+}
