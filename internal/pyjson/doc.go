@@ -1,0 +1,31 @@
+// Package pyjson writes JSON byte for byte the way Python's json.dumps does,
+// for the digests and prompts that typevet computes in Python.
+//
+// A digest over JSON only matches when every byte matches, and Go's
+// encoding/json differs from Python on several points: it escapes <, > and &
+// and U+2028/U+2029, it cannot escape non-ASCII text as \uXXXX, it never
+// writes ", " and ": " separators, and it prints floats as 5 or 1e-7 where
+// Python prints 5.0 and 1e-07. Marshal follows Python instead.
+//
+// # The three forms typevet uses
+//
+//   - [Canonical]: json.dumps(v, sort_keys=True) — identity and prompt digests.
+//   - [Compact]: json.dumps(v, sort_keys=True, separators=(",", ":")) — the
+//     wording mapping digest.
+//   - [Raw]: json.dumps(v, sort_keys=True, ensure_ascii=False) — gepa-adk
+//     Candidate.id.
+//
+// For example, the mapping {"b": "é", "a": "<x>"}:
+//
+//	Canonical: {"a": "<x>", "b": "\u00e9"}
+//	Compact:   {"a":"<x>","b":"\u00e9"}
+//	Raw:       {"a": "<x>", "b": "é"}
+//
+// # Decisions where Go and Python differ
+//
+// Python strings cannot hold invalid UTF-8 and Go strings can; Marshal refuses
+// a string or key that is not valid UTF-8 instead of guessing a replacement.
+// Python dicts cannot hold a key twice and an [Object] can; Marshal refuses a
+// repeated key. Go maps have no order, so a map is always written key-sorted,
+// even without [Options.SortKeys]; use [Object] to keep insertion order.
+package pyjson

@@ -1,0 +1,339 @@
+package pyjson
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Object is a JSON object that keeps insertion order, like a Python dict.
+// [Options.SortKeys] sorts it anyway. A key may appear only once.
+type Object []Member
+
+// Member is one key and value of an [Object].
+type Member struct {
+	// Key is the object key, written as a JSON string.
+	Key string
+	// Value is any value [Marshal] supports.
+	Value any
+}
+
+// Options mirror the json.dumps keyword arguments that typevet uses. The zero
+// value is json.dumps(v, ensure_ascii=False): insertion order, ", " and ": "
+// separators, non-ASCII text raw. Python's plain json.dumps(v) is
+// Options{EnsureASCII: true}.
+type Options struct {
+	// SortKeys is sort_keys=True: object keys in code-point order of the
+	// unescaped key (equal to the byte order of their UTF-8).
+	SortKeys bool
+	// EnsureASCII is ensure_ascii=True: every character outside U+0020–U+007E
+	// other than the short escapes is written as \uXXXX (lowercase hex), a
+	// character above U+FFFF as a surrogate pair, so DEL is \u007f. False is
+	// ensure_ascii=False: only ", \ and U+0000–U+001F are escaped and
+	// everything else, including <, >, &, DEL and U+2028, is raw UTF-8.
+	EnsureASCII bool
+	// Compact is separators=(",", ":"). False is Python's default: ", " and
+	// ": " on one line, or "," and ": " when Indent is set.
+	Compact bool
+	// Indent is indent=N for N > 0: one item per line, N spaces per level,
+	// empty arrays and objects written as [] and {}. 0 is indent=None (one
+	// line); Python's indent=0 (newlines without indentation) is not offered.
+	Indent int
+}
+
+// Marshal writes v like Python's json.dumps with the given options.
+//
+// Supported values: nil (null), bool, string, int, int64, uint64, float64
+// (Python's float repr; NaN and ±Inf as NaN, Infinity, -Infinity, as Python
+// does by default), []string, []int, []float64, []any, Object, []Object,
+// map[string]string and map[string]any (always key-sorted: Go maps have no
+// order). Anything else is an error naming the Go type. A string or key that
+// is not valid UTF-8, or an Object key given twice, is an error too.
+func Marshal(v any, opts Options) ([]byte, error) {
+	e := encoder{opts: opts, buf: make([]byte, 0, 256)}
+	e.value(v, 0)
+	if e.err != nil {
+		return nil, e.err
+	}
+	return e.buf, nil
+}
+
+// Canonical is json.dumps(v, sort_keys=True): ", " and ": " separators and
+// ASCII-only output. typevet hashes it for identity and prompt digests.
+func Canonical(v any) ([]byte, error) {
+	return Marshal(v, Options{SortKeys: true, EnsureASCII: true})
+}
+
+// Compact is json.dumps(v, sort_keys=True, separators=(",", ":")): no
+// whitespace and ASCII-only output. typevet hashes it for the wording
+// mapping digest.
+func Compact(v any) ([]byte, error) {
+	return Marshal(v, Options{SortKeys: true, EnsureASCII: true, Compact: true})
+}
+
+// Raw is json.dumps(v, sort_keys=True, ensure_ascii=False): ", " and ": "
+// separators with non-ASCII text written as UTF-8. gepa-adk hashes it for
+// Candidate.id.
+func Raw(v any) ([]byte, error) {
+	return Marshal(v, Options{SortKeys: true})
+}
+
+// encoder appends to buf; after the first error every step is a no-op and
+// Marshal returns that error (sticky error, as image/png's encoder).
+type encoder struct {
+	opts Options
+	buf  []byte
+	err  error
+}
+
+func (e *encoder) fail(format string, args ...any) {
+	if e.err == nil {
+		e.err = fmt.Errorf("pyjson: "+format, args...)
+	}
+}
+
+func (e *encoder) value(v any, depth int) {
+	if e.err != nil {
+		return
+	}
+	switch x := v.(type) {
+	case nil:
+		e.buf = append(e.buf, "null"...)
+	case bool:
+		e.buf = strconv.AppendBool(e.buf, x)
+	case string:
+		e.str(x)
+	case int:
+		e.buf = strconv.AppendInt(e.buf, int64(x), 10)
+	case int64:
+		e.buf = strconv.AppendInt(e.buf, x, 10)
+	case uint64:
+		e.buf = strconv.AppendUint(e.buf, x, 10)
+	case float64:
+		e.float(x)
+	case []string:
+		e.array(len(x), depth, func(i int) { e.str(x[i]) })
+	case []int:
+		e.array(len(x), depth, func(i int) { e.buf = strconv.AppendInt(e.buf, int64(x[i]), 10) })
+	case []float64:
+		e.array(len(x), depth, func(i int) { e.float(x[i]) })
+	case []any:
+		e.array(len(x), depth, func(i int) { e.value(x[i], depth+1) })
+	case []Object:
+		e.array(len(x), depth, func(i int) { e.object(x[i], depth+1) })
+	case Object:
+		e.object(x, depth)
+	case map[string]string:
+		obj := make(Object, 0, len(x))
+		for k, val := range x {
+			obj = append(obj, Member{k, val})
+		}
+		e.sorted(obj, depth)
+	case map[string]any:
+		obj := make(Object, 0, len(x))
+		for k, val := range x {
+			obj = append(obj, Member{k, val})
+		}
+		e.sorted(obj, depth)
+	default:
+		e.fail("unsupported type %T", v)
+	}
+}
+
+// float writes Python's float repr, or Python's JSON names for non-finite values.
+func (e *encoder) float(f float64) {
+	switch {
+	case math.IsNaN(f):
+		e.buf = append(e.buf, "NaN"...)
+	case math.IsInf(f, 1):
+		e.buf = append(e.buf, "Infinity"...)
+	case math.IsInf(f, -1):
+		e.buf = append(e.buf, "-Infinity"...)
+	default:
+		e.buf = appendFloat(e.buf, f)
+	}
+}
+
+// newline starts a line at the given depth when Indent is set.
+func (e *encoder) newline(depth int) {
+	e.buf = append(e.buf, '\n')
+	for range depth * e.opts.Indent {
+		e.buf = append(e.buf, ' ')
+	}
+}
+
+func (e *encoder) itemSep(depth int) {
+	switch {
+	case e.opts.Indent > 0:
+		e.buf = append(e.buf, ',')
+		e.newline(depth)
+	case e.opts.Compact:
+		e.buf = append(e.buf, ',')
+	default:
+		e.buf = append(e.buf, ", "...)
+	}
+}
+
+func (e *encoder) array(n, depth int, item func(i int)) {
+	if n == 0 {
+		e.buf = append(e.buf, "[]"...)
+		return
+	}
+	e.buf = append(e.buf, '[')
+	if e.opts.Indent > 0 {
+		e.newline(depth + 1)
+	}
+	for i := range n {
+		if i > 0 {
+			e.itemSep(depth + 1)
+		}
+		item(i)
+	}
+	if e.opts.Indent > 0 {
+		e.newline(depth)
+	}
+	e.buf = append(e.buf, ']')
+}
+
+func (e *encoder) object(obj Object, depth int) {
+	if e.opts.SortKeys {
+		obj = append(Object(nil), obj...)
+		e.sorted(obj, depth)
+		return
+	}
+	e.members(obj, depth)
+}
+
+// sorted sorts obj in place by key (byte order of UTF-8 = code-point order)
+// and writes it.
+func (e *encoder) sorted(obj Object, depth int) {
+	sort.SliceStable(obj, func(i, j int) bool { return obj[i].Key < obj[j].Key })
+	e.members(obj, depth)
+}
+
+func (e *encoder) members(obj Object, depth int) {
+	if e.err != nil {
+		return
+	}
+	if e.opts.SortKeys || len(obj) < 2 {
+		for i := 1; i < len(obj); i++ {
+			if obj[i].Key == obj[i-1].Key {
+				e.fail("object key %q given twice", obj[i].Key)
+				return
+			}
+		}
+	} else {
+		seen := make(map[string]struct{}, len(obj))
+		for _, m := range obj {
+			if _, dup := seen[m.Key]; dup {
+				e.fail("object key %q given twice", m.Key)
+				return
+			}
+			seen[m.Key] = struct{}{}
+		}
+	}
+	sep := ": "
+	if e.opts.Compact {
+		sep = ":"
+	}
+	e.buf = append(e.buf, '{')
+	if len(obj) == 0 {
+		e.buf = append(e.buf, '}')
+		return
+	}
+	if e.opts.Indent > 0 {
+		e.newline(depth + 1)
+	}
+	for i, m := range obj {
+		if i > 0 {
+			e.itemSep(depth + 1)
+		}
+		e.str(m.Key)
+		e.buf = append(e.buf, sep...)
+		e.value(m.Value, depth+1)
+	}
+	if e.opts.Indent > 0 {
+		e.newline(depth)
+	}
+	e.buf = append(e.buf, '}')
+}
+
+const hexDigits = "0123456789abcdef"
+
+func (e *encoder) str(s string) {
+	if e.err != nil {
+		return
+	}
+	if !utf8.ValidString(s) {
+		// The text itself stays out of the message: it may be a prompt.
+		e.fail("a string is not valid UTF-8")
+		return
+	}
+	e.buf = appendString(e.buf, s, e.opts.EnsureASCII)
+}
+
+// appendString writes s (valid UTF-8) as a quoted JSON string with Python's
+// escapes.
+func appendString(buf []byte, s string, ascii bool) []byte {
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			i++
+			continue
+		}
+		if c >= 0x80 && !ascii {
+			i++ // continuation of raw UTF-8
+			continue
+		}
+		if c == 0x7f && !ascii {
+			i++
+			continue
+		}
+		buf = append(buf, s[start:i]...)
+		switch c {
+		case '"':
+			buf = append(buf, '\\', '"')
+			i++
+		case '\\':
+			buf = append(buf, '\\', '\\')
+			i++
+		case '\n':
+			buf = append(buf, '\\', 'n')
+			i++
+		case '\r':
+			buf = append(buf, '\\', 'r')
+			i++
+		case '\t':
+			buf = append(buf, '\\', 't')
+			i++
+		case '\b':
+			buf = append(buf, '\\', 'b')
+			i++
+		case '\f':
+			buf = append(buf, '\\', 'f')
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			i += size
+			if r > 0xffff {
+				r -= 0x10000
+				buf = appendU(buf, 0xd800+(r>>10))
+				buf = appendU(buf, 0xdc00+(r&0x3ff))
+			} else {
+				buf = appendU(buf, r)
+			}
+		}
+		start = i
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}
+
+func appendU(buf []byte, r rune) []byte {
+	return append(buf, '\\', 'u',
+		hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
+}
