@@ -22,7 +22,8 @@ func FormatFloat(f float64) string {
 	case math.IsInf(f, -1):
 		return "-inf"
 	}
-	return string(appendFloat(nil, f))
+	var b [32]byte
+	return string(appendFloat(b[:0], f))
 }
 
 // appendFloat appends the repr of a finite f.
@@ -38,7 +39,13 @@ func appendFloat(buf []byte, f float64) []byte {
 	for sci[ePos] != 'e' {
 		ePos--
 	}
-	exp, _ := strconv.Atoi(string(sci[ePos+1:]))
+	exp := 0
+	for _, c := range sci[ePos+2:] { // skip 'e' and the sign
+		exp = exp*10 + int(c-'0')
+	}
+	if sci[ePos+1] == '-' {
+		exp = -exp
+	}
 	var digits [24]byte
 	nd := 0
 	for _, c := range sci[:ePos] {
