@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/typevet/typevet-go/internal/checkform"
 )
 
 // Generator constants (spec §2.1).
@@ -162,21 +164,7 @@ type RegisterRow struct {
 // "check number 1001; date 2025-04-21; payee Lanternfield Electric; amount $1,188.15".
 func (r RegisterRow) Text() string {
 	return fmt.Sprintf("check number %d; date %s; payee %s; amount $%s",
-		r.CheckNumber, r.Date, r.Payee, formatDollars(r.AmountCents))
-}
-
-// formatDollars prints non-negative cents as "{whole:,}.{cents:02d}", e.g.
-// 118815 → "1,188.15".
-func formatDollars(cents int64) string {
-	whole := strconv.FormatInt(cents/100, 10)
-	out := make([]byte, 0, len(whole)+len(whole)/3+3)
-	for i := range len(whole) {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, whole[i])
-	}
-	return fmt.Sprintf("%s.%02d", out, cents%100)
+		r.CheckNumber, r.Date, r.Payee, checkform.Dollars(r.AmountCents))
 }
 
 // Face is what one rendered check shows.
