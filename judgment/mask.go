@@ -1,0 +1,163 @@
+package judgment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf16"
+)
+
+// maskText replaces secret occurrences.
+const maskText = "***"
+
+// MaskSecrets returns a copy of err, of the same class, with every
+// occurrence of each non-empty secret and of its JSON-escaped forms
+// replaced by "***" (longest needle first) in the message and in every
+// string field (including BodySnippet, RateLimit names and values and
+// RequestID), and with no cause chain: a [TransportError]'s Err is dropped,
+// since an HTTP client error can hold request headers.
+//
+// When err wraps an error of this package (fmt.Errorf("...: %w", e)), the
+// copy is of the wrapped class and its message is the masked text of the
+// whole of err, so no context is lost and no wrapper survives. nil, errors
+// of other packages, and any error when no secret is non-empty pass
+// through unchanged.
+func MaskSecrets(err error, secrets []string) error {
+	var c classed
+	if err == nil || !errors.As(err, &c) {
+		return err
+	}
+	needles := secretNeedles(secrets)
+	if len(needles) == 0 {
+		return err
+	}
+	m := func(s string) string {
+		for _, n := range needles {
+			s = strings.ReplaceAll(s, n, maskText)
+		}
+		return s
+	}
+	msg := m(err.Error())
+	switch e := c.(type) {
+	case *TransportError:
+		return &TransportError{Msg: msg, RequestID: m(e.RequestID)}
+	case *BackendHTTPError:
+		out := &BackendHTTPError{
+			Backend:           m(e.Backend),
+			StatusCode:        e.StatusCode,
+			Msg:               msg,
+			BodySnippet:       m(e.BodySnippet),
+			RetryAfterSeconds: copyFloat(e.RetryAfterSeconds),
+			RequestID:         m(e.RequestID),
+		}
+		if e.RateLimit != nil {
+			out.RateLimit = make([][2]string, len(e.RateLimit))
+			for i, kv := range e.RateLimit {
+				out.RateLimit[i] = [2]string{m(kv[0]), m(kv[1])}
+			}
+		}
+		return out
+	case *GenerationError:
+		return &GenerationError{Msg: msg}
+	case *SchemaValidationError:
+		return &SchemaValidationError{Msg: msg}
+	case *GenerationUnsupportedCapabilityError:
+		return &GenerationUnsupportedCapabilityError{Msg: msg}
+	case *DecisionExecutionError:
+		return &DecisionExecutionError{Msg: msg}
+	case *ScoringError:
+		return &ScoringError{Msg: msg}
+	case *ScoringValidationError:
+		return &ScoringValidationError{Msg: msg}
+	case *ScoringUnsupportedCapabilityError:
+		return &ScoringUnsupportedCapabilityError{Msg: msg}
+	case *JudgmentError:
+		return &JudgmentError{Msg: msg}
+	case *JudgmentValidationError:
+		return &JudgmentValidationError{Msg: msg}
+	case *GemmaTemplateError:
+		return &GemmaTemplateError{Msg: msg}
+	}
+	// Every class of this package is listed above.
+	panic(fmt.Sprintf("judgment: MaskSecrets: unhandled class %T", c))
+}
+
+// secretNeedles returns every non-empty secret with its JSON-escaped forms
+// (Python's json.dumps with ensure_ascii, and Go's encoding/json with HTML
+// escaping), deduplicated, longest first.
+func secretNeedles(secrets []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	add := func(s string) {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	for _, s := range secrets {
+		add(s)
+		add(jsonEscape(s, false))
+		add(jsonEscape(s, true))
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
+	return out
+}
+
+// jsonEscape returns the body of s as a JSON string literal, without the
+// quotes: as Python's json.dumps writes it (non-ASCII as \uXXXX), or, with
+// goStyle, as Go's encoding/json writes it (<, >, & and U+2028/U+2029
+// escaped, other non-ASCII kept).
+func jsonEscape(s string, goStyle bool) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r == '\b':
+			b.WriteString(`\b`)
+		case r == '\f':
+			b.WriteString(`\f`)
+		case r < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case goStyle && (r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case !goStyle && r > 0x7f:
+			if r >= 0x10000 {
+				hi, lo := utf16.EncodeRune(r)
+				fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// MaskPort wraps p so that every error it returns passes through
+// [MaskSecrets] with secrets. Successful responses are never altered.
+// With no non-empty secret it returns p itself.
+func MaskPort(p Port, secrets []string) Port {
+	if len(secretNeedles(secrets)) == 0 {
+		return p
+	}
+	secrets = append([]string(nil), secrets...)
+	return PortFunc(func(ctx context.Context, req Request) (Response, error) {
+		resp, err := p.Judge(ctx, req)
+		if err != nil {
+			return resp, MaskSecrets(err, secrets)
+		}
+		return resp, nil
+	})
+}

@@ -1,0 +1,355 @@
+package judgment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"unicode"
+)
+
+// JudgeOptions configures [NewJudge]. The zero value means: no model pin,
+// [FamilyUnknown] (text framed as ChatML, media refused) and the default
+// text parts.
+type JudgeOptions struct {
+	// Model pins the session's model; "" = no pin. When set, every request
+	// must name exactly this model.
+	Model string
+	// Family is the served-template family prefixes are composed for.
+	Family Family
+	// TextParts substitutes the prompt templates; zero = defaults.
+	TextParts TextParts
+}
+
+// Judge is the backend-independent judgment algorithm (spec §2) over a
+// [Scorer]. It implements [Port] and is safe for concurrent use: it holds
+// no mutable state.
+//
+// One call validates the request, then prepares every question (binding
+// each control string to a single token through [Scorer.Tokenize], once
+// per control per question per call, as typevet does; no cache), then
+// sends one [Scorer.ScoreCandidates] request per question, in order.
+// Option-count and scoring-request checks run for all questions after
+// preparation and before the first scoring request.
+type Judge struct {
+	scorer   Scorer
+	opts     JudgeOptions
+	parts    compiledParts
+	partsErr error
+	receipt  TextPartsReceipt
+}
+
+// NewJudge returns a Judge that scores through s. A refused
+// opts.TextParts template is reported by every call to [Judge.Judge]
+// (check it up front with [TextParts.Validate]).
+func NewJudge(s Scorer, opts JudgeOptions) *Judge {
+	j := &Judge{scorer: s, opts: opts, receipt: opts.TextParts.Receipt()}
+	j.parts, j.partsErr = opts.TextParts.compile()
+	return j
+}
+
+// prepared is one question ready to score.
+type prepared struct {
+	name string
+	q    Question
+	req  ScoringRequest
+}
+
+// Judge judges req (see [Port] for the contract). Validation order: text
+// parts, model, threshold, model pin, images, question shapes; then
+// control binding, prefix composition and the thinking guard per question;
+// then option counts and scoring-request checks for every question; then
+// scoring.
+func (j *Judge) Judge(ctx context.Context, req Request) (Response, error) {
+	if j.partsErr != nil {
+		return Response{}, j.partsErr
+	}
+	if err := req.validateHead(); err != nil {
+		return Response{}, err
+	}
+	if j.opts.Model != "" && req.Model != j.opts.Model {
+		return Response{}, judgmentErr(fmt.Sprintf("model '%s' does not match pinned model '%s'", req.Model, j.opts.Model))
+	}
+	if err := req.validateBody(); err != nil {
+		return Response{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return Response{}, stopped(err)
+	}
+	context := buildContext(req.State, len(req.Media))
+	preps := make([]prepared, len(req.Questions))
+	for i, nq := range req.Questions {
+		p, err := j.prepare(ctx, req, context, nq)
+		if err != nil {
+			return Response{}, err
+		}
+		preps[i] = p
+	}
+	for _, p := range preps {
+		if err := checkExecuteCount(len(p.req.Candidates)); err != nil {
+			return Response{}, err
+		}
+		if err := p.req.Validate(); err != nil {
+			return Response{}, err
+		}
+	}
+	resp := Response{
+		Model:     req.Model,
+		Answers:   make([]NamedAnswer, 0, len(preps)),
+		OffOption: make([]NamedOffOption, 0, len(preps)),
+		TextParts: j.receipt,
+	}
+	ids := make([]NamedRequestID, 0, len(preps))
+	anyID := false
+	for _, p := range preps {
+		if err := ctx.Err(); err != nil {
+			return Response{}, stopped(err)
+		}
+		res, err := j.scorer.ScoreCandidates(ctx, p.req)
+		if err != nil {
+			return Response{}, err
+		}
+		if err := p.req.ValidateResult(res); err != nil {
+			return Response{}, err
+		}
+		logprobs := make([]float64, len(res.Candidates))
+		for k, c := range res.Candidates {
+			logprobs[k] = c.Logprob
+		}
+		off := OffOption{Mass: copyFloat(res.OffOptionMass), Threshold: copyFloat(req.OffOptionThreshold)}
+		off.Flag = off.Mass != nil && off.Threshold != nil && *off.Mass > *off.Threshold
+		ans, err := decode(p.q, logprobs, off.Flag)
+		if err != nil {
+			return Response{}, err
+		}
+		resp.Answers = append(resp.Answers, NamedAnswer{Name: p.name, Answer: ans})
+		resp.OffOption = append(resp.OffOption, NamedOffOption{Name: p.name, OffOption: off})
+		resp.Usage = MergeUsage(resp.Usage, res.Usage)
+		if res.Model != "" {
+			resp.Model = res.Model
+		}
+		ids = append(ids, NamedRequestID{Name: p.name, ID: res.RequestID})
+		anyID = anyID || res.RequestID != ""
+	}
+	if anyID {
+		resp.RequestIDs = ids
+	}
+	return resp, nil
+}
+
+// stopped wraps a context error as the TransportError a Port returns when
+// ctx ends between requests.
+func stopped(err error) error {
+	return &TransportError{Msg: "judgment stopped: " + err.Error(), Err: err}
+}
+
+func copyFloat(p *float64) *float64 {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// prepare binds the controls of one question and composes its prefix.
+func (j *Judge) prepare(ctx context.Context, req Request, context string, nq NamedQuestion) (prepared, error) {
+	labels := ScoringLabels(nq.Question)
+	cands := make([]Candidate, len(labels))
+	orig := originalLabels(nq.Question)
+	for i, label := range labels {
+		ids, err := j.scorer.Tokenize(ctx, req.Model, control(i))
+		if err != nil {
+			return prepared{}, err
+		}
+		if len(ids) != 1 {
+			if i == 0 {
+				return prepared{}, judgmentErr(fmt.Sprintf("control string '0' for label '%s' must tokenize to exactly one token", orig[0]))
+			}
+			return prepared{}, judgmentErr(fmt.Sprintf("native Choice supports %d options on this tokenizer; got %d", i, len(labels)))
+		}
+		cands[i] = Candidate{Label: label, TokenID: ids[0]}
+	}
+	block := j.parts.optionBlock(nq.Name, nq.Question)
+	user := j.parts.renderContext(context, block)
+	prefix, err := composePrefix(j.opts.Family, user, len(req.Media))
+	if err != nil {
+		return prepared{}, err
+	}
+	if err := checkThinkingGuard(j.opts.Family, prefix, block); err != nil {
+		return prepared{}, err
+	}
+	if n := strings.Count(prefix, MediaMarker); n != len(req.Media) {
+		return prepared{}, judgmentErr(fmt.Sprintf("framing prefix holds %d %s media marker(s) but %d image(s) were supplied", n, MediaMarker, len(req.Media)))
+	}
+	return prepared{
+		name: nq.Name,
+		q:    nq.Question,
+		req:  ScoringRequest{Model: req.Model, Prefix: prefix, Candidates: cands, Media: req.Media},
+	}, nil
+}
+
+// optionBlock renders the field block of one question (spec §2.3). All
+// caller text is neutralised (#433).
+func (c compiledParts) optionBlock(name string, q Question) string {
+	labels := ScoringLabels(q)
+	letters := len(labels) > 10
+	prefix := "Control "
+	var instructions string
+	var describe func(i int, label string) string
+	switch q := q.(type) {
+	case Noul:
+		instructions = q.Instructions
+		crit := map[string]string{"true": q.Criteria.True, "false": q.Criteria.False}
+		describe = func(_ int, label string) string { return lookupDescription(crit, label) }
+	case Choice:
+		instructions = q.Instructions
+		crit := make(map[string]string, len(q.Criteria))
+		for _, cr := range q.Criteria {
+			crit[cr.Label] = cr.Description
+		}
+		describe = func(_ int, label string) string { return lookupDescription(crit, label) }
+		if labelsCollide(labels) {
+			prefix = "Control "
+		} else {
+			prefix = ""
+		}
+	case Score:
+		instructions = q.Instructions
+		describe = func(i int, _ string) string { return q.Criteria[i] }
+	}
+	opts := make([]option, len(labels))
+	for i, label := range labels {
+		o := option{control: prefix + control(i), label: neutralize(label)}
+		if d := describe(i, label); d != "" {
+			o.description = ": " + neutralize(d)
+		}
+		opts[i] = o
+	}
+	var b strings.Builder
+	c.renderOptionBlock(&b, fieldValues{name: neutralize(name), question: neutralize(instructions), answerRule: answerRule(letters)}, opts)
+	return b.String()
+}
+
+// lookupDescription finds a label's description, then its lower-cased
+// label's; "" means none.
+func lookupDescription(crit map[string]string, label string) string {
+	if d := crit[label]; d != "" {
+		return d
+	}
+	return crit[strings.ToLower(label)]
+}
+
+// labelsCollide reports whether any Choice label could be read as a
+// control: its trimmed text is all digits, or its upper-cased trimmed text
+// is one of the active controls.
+func labelsCollide(labels []string) bool {
+	active := controlAlphabet[:len(labels)]
+	for _, l := range labels {
+		t := pyStrip(l)
+		if t != "" && strings.IndexFunc(t, func(r rune) bool { return !unicode.IsDigit(r) }) < 0 {
+			return true
+		}
+		if u := strings.ToUpper(t); len(u) == 1 && strings.Contains(active, u) {
+			return true
+		}
+	}
+	return false
+}
+
+// Decode turns raw candidate logprobs (scoring order, see [ScoringLabels]:
+// Noul false then true; Choice option order; Score level order) into a
+// typed answer through the same softmax and decoding as [Judge]. A logprob
+// of -Inf is probability 0. The question must pass the request shape
+// rules and have 2 to 24 options; errors are [GenerationError] subclasses.
+// The offline fake uses it.
+func Decode(q Question, logprobs []float64) (Answer, error) {
+	if err := validateQuestion("", q); err != nil {
+		return nil, err
+	}
+	n := len(ScoringLabels(q))
+	if err := checkExecuteCount(n); err != nil {
+		return nil, err
+	}
+	if len(logprobs) != n {
+		return nil, &DecisionExecutionError{Msg: fmt.Sprintf("got %d logprobs for %d candidates", len(logprobs), n)}
+	}
+	return decode(q, logprobs, false)
+}
+
+// decode applies the softmax and builds the answer of q.
+func decode(q Question, logprobs []float64, flag bool) (Answer, error) {
+	p, err := softmax(logprobs)
+	if err != nil {
+		return nil, err
+	}
+	switch q := q.(type) {
+	case Noul:
+		return NoulAnswer{Noul: p[1], OffOptionFlag: flag}, nil
+	case Choice:
+		probs := make(Probabilities, len(p))
+		for i, c := range q.Criteria {
+			probs[i] = Probability{Label: c.Label, P: p[i]}
+		}
+		g := argmax(p)
+		return ChoiceAnswer{Choice: probs[g].Label, Confidence: p[g], Probabilities: probs, OffOptionFlag: flag}, nil
+	case Score:
+		var s float64
+		for i, pi := range p {
+			s += float64(i) * pi
+		}
+		return ScoreAnswer{
+			Score:         s,
+			Confidence:    p[argmax(p)],
+			Legend:        append([]string(nil), q.Criteria...),
+			Probabilities: p,
+			OffOptionFlag: flag,
+		}, nil
+	}
+	return nil, judgmentErr("unsupported wire question for ''")
+}
+
+// probabilitySumTolerance bounds |Σp - 1| after the softmax.
+const probabilitySumTolerance = 1e-6
+
+// softmax returns the conditional distribution over the candidates
+// (temperature 1), failing on degenerate input (spec §2.7).
+func softmax(logprobs []float64) ([]float64, error) {
+	m := math.Inf(-1)
+	for _, l := range logprobs {
+		if l > m {
+			m = l
+		}
+	}
+	p := make([]float64, len(logprobs))
+	var z float64
+	for i, l := range logprobs {
+		p[i] = math.Exp(l - m)
+		z += p[i]
+	}
+	if z == 0 || math.IsNaN(z) || math.IsInf(z, 0) {
+		return nil, &DecisionExecutionError{Msg: "softmax normalization produced non-finite total mass"}
+	}
+	var sum float64
+	for i := range p {
+		p[i] /= z
+		if math.IsNaN(p[i]) || math.IsInf(p[i], 0) {
+			return nil, &DecisionExecutionError{Msg: "softmax produced non-finite probabilities"}
+		}
+		sum += p[i]
+	}
+	if math.Abs(sum-1) > probabilitySumTolerance {
+		return nil, &DecisionExecutionError{Msg: "probabilities sum to " + pyFloat(sum)}
+	}
+	return p, nil
+}
+
+// argmax returns the first index of the strictly largest value, or -1.
+func argmax(p []float64) int {
+	best := -1
+	for i, v := range p {
+		if best < 0 || v > p[best] {
+			best = i
+		}
+	}
+	return best
+}

@@ -1,0 +1,183 @@
+package judgment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Candidate is one option of a scoring request: its label and the single
+// token id its control string binds to.
+type Candidate struct {
+	Label   string
+	TokenID int
+}
+
+// ScoringRequest asks a [Scorer] for the pre-sampling log-probabilities of
+// the candidate tokens at the first generated position after Prefix.
+type ScoringRequest struct {
+	// Model is the model id.
+	Model string
+	// Prefix ends exactly at the answer position. It holds one
+	// [MediaMarker] per image, one per line before the state.
+	Prefix string
+	// Candidates are in request order; labels and token ids are unique.
+	Candidates []Candidate
+	// Media holds the images, in marker order.
+	Media []Image
+}
+
+// ScoredCandidate is one candidate with its raw log-probability.
+type ScoredCandidate struct {
+	Label   string
+	TokenID int
+	Logprob float64
+}
+
+// ScoringResult is a [Scorer]'s answer to one [ScoringRequest].
+type ScoringResult struct {
+	// Model is provenance only; backends set it to the requested id.
+	Model string
+	// Candidates are in request order, one per requested candidate.
+	Candidates []ScoredCandidate
+	// Usage is this call's token usage.
+	Usage Usage
+	// OffOptionMass is the next-token mass outside the candidates; nil
+	// when the backend did not return the full distribution.
+	OffOptionMass *float64
+	// RequestID is the id sent in the configured request-id header, ""
+	// when none is configured.
+	RequestID string
+}
+
+// Scorer is what an HTTP backend implements (spec §3). [NewJudge] turns a
+// Scorer into a [Port]. Implementations must be safe for concurrent use and
+// honour ctx; their errors should be [GenerationError] subclasses.
+type Scorer interface {
+	// Tokenize returns the token ids of text without special tokens.
+	Tokenize(ctx context.Context, model, text string) ([]int, error)
+	// ScoreCandidates scores one request. It must return one row per
+	// requested candidate, in request order, or an error: a candidate the
+	// server did not score is an error, never imputed.
+	ScoreCandidates(ctx context.Context, req ScoringRequest) (ScoringResult, error)
+}
+
+// positiveLogprobTolerance is _POSITIVE_LOGPROB_TOLERANCE: the largest
+// logprob accepted (a probability sent in place of a logprob fails).
+const positiveLogprobTolerance = 1e-6
+
+// offOptionMassTolerance bounds Σexp(candidate logprobs) + mass - 1.
+const offOptionMassTolerance = 1e-2
+
+// Validate applies the construction checks of a scoring request (spec
+// §2.6): non-blank model and prefix, at least one candidate, unique labels
+// and token ids, non-negative ids, valid images, and one [MediaMarker] in
+// the prefix per image. Violations are [ScoringValidationError]s. Backends
+// may call it before sending.
+func (r ScoringRequest) Validate() error {
+	if pyStrip(r.Model) == "" {
+		return scoringErr("model must be non-empty")
+	}
+	if r.Prefix == "" {
+		return scoringErr("prefix must be non-empty")
+	}
+	if len(r.Candidates) == 0 {
+		return scoringErr("at least one candidate is required")
+	}
+	labels := make(map[string]bool, len(r.Candidates))
+	ids := make(map[int]bool, len(r.Candidates))
+	var dup []string
+	for _, c := range r.Candidates {
+		if labels[c.Label] {
+			dup = append(dup, c.Label)
+		}
+		labels[c.Label] = true
+	}
+	if dup != nil {
+		return scoringErr("duplicate candidate labels: " + pyStrList(dup))
+	}
+	for _, c := range r.Candidates {
+		if c.TokenID < 0 {
+			return scoringErr("candidate token ids must be non-negative")
+		}
+		if ids[c.TokenID] {
+			return scoringErr("duplicate candidate token-id sequences are not allowed")
+		}
+		ids[c.TokenID] = true
+	}
+	for _, im := range r.Media {
+		if err := im.validate(); err != nil {
+			return err
+		}
+	}
+	if n := strings.Count(r.Prefix, MediaMarker); n != len(r.Media) {
+		return scoringErr(fmt.Sprintf("prefix holds %d media marker(s) but %d image(s) were supplied", n, len(r.Media)))
+	}
+	return nil
+}
+
+// ValidateResult checks res against the exact request it answers, failing
+// closed (spec §2.6): the same candidates with the same token ids in
+// request order, every logprob finite and not above 1e-6, and a present
+// off-option mass finite, in [0, 1] and consistent with the candidate mass.
+// Violations are [ScoringValidationError]s.
+func (r ScoringRequest) ValidateResult(res ScoringResult) error {
+	want := make(map[string]int, len(r.Candidates))
+	for i, c := range r.Candidates {
+		want[c.Label] = i
+	}
+	got := make(map[string]bool, len(res.Candidates))
+	var dup, unexpected []string
+	for _, c := range res.Candidates {
+		if got[c.Label] {
+			dup = append(dup, c.Label)
+		}
+		got[c.Label] = true
+		if _, ok := want[c.Label]; !ok {
+			unexpected = append(unexpected, c.Label)
+		}
+	}
+	if dup != nil {
+		return scoringErr("duplicate candidate labels in scoring result: " + pyStrList(dup))
+	}
+	if unexpected != nil {
+		return scoringErr("unexpected candidate labels in scoring result: " + pyStrList(unexpected))
+	}
+	var missing []string
+	for _, c := range r.Candidates {
+		if !got[c.Label] {
+			missing = append(missing, c.Label)
+		}
+	}
+	if missing != nil {
+		return scoringErr("missing scores for requested candidates: " + pyStrList(missing))
+	}
+	// Same label sets and no duplicates, so the row counts are equal.
+	var total float64
+	for i, c := range res.Candidates {
+		req := r.Candidates[i]
+		if c.Label != req.Label {
+			return scoringErr("scoring result candidates are not in request order")
+		}
+		if c.TokenID != req.TokenID {
+			return scoringErr(fmt.Sprintf("scoring result token ids for '%s' do not match the request", c.Label))
+		}
+		if math.IsNaN(c.Logprob) || math.IsInf(c.Logprob, 0) {
+			return scoringErr(fmt.Sprintf("non-finite logprob for candidate '%s'", c.Label))
+		}
+		if c.Logprob > positiveLogprobTolerance {
+			return scoringErr(fmt.Sprintf("positive logprob for candidate '%s': %s", c.Label, pyFloat(c.Logprob)))
+		}
+		total += math.Exp(c.Logprob)
+	}
+	if m := res.OffOptionMass; m != nil {
+		if math.IsNaN(*m) || *m < 0 || *m > 1 {
+			return scoringErr("off_option_mass must be finite and in [0, 1], got " + pyFloat(*m))
+		}
+		if total+*m > 1+offOptionMassTolerance {
+			return scoringErr(fmt.Sprintf("candidate mass %s plus off_option_mass %s exceeds 1", pyFloat(total), pyFloat(*m)))
+		}
+	}
+	return nil
+}
