@@ -1,0 +1,271 @@
+package backendhttp
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Header is one extra HTTP header sent on every request of a session.
+type Header struct {
+	// Name is the header name, an HTTP token.
+	Name string
+	// Value is the header value: printable ASCII (0x20–0x7E), at most
+	// 2048 bytes. It is treated as a secret.
+	Value string
+}
+
+// Auth holds the credentials and extra headers of a backend session
+// (TYPEVET_LLAMA__* and TYPEVET_VLLM__* API_KEY, AUTH_HEADER, AUTH_SCHEME,
+// HEADERS, USER_AGENT). The zero value sends no key and no extra header.
+//
+// Auth never prints its key or header values: String, GoString and Format
+// replace them with "***".
+type Auth struct {
+	// APIKey is sent as "<AuthHeader>: <AuthScheme> <APIKey>"; "" sends no
+	// key. Printable ASCII only.
+	APIKey string
+	// AuthHeader names the header that carries the key; "" means
+	// "Authorization". An HTTP token of at most 128 bytes.
+	AuthHeader string
+	// AuthScheme prefixes the key; "" means "Bearer" unless BareKey is set.
+	AuthScheme string
+	// BareKey sends the key without a scheme. It is what a set-but-empty
+	// AUTH_SCHEME variable means; a bool keeps the zero value of Auth
+	// meaning "Bearer".
+	BareKey bool
+	// Headers are extra headers sent on every request, in order. At most 32,
+	// names and values together at most 8192 bytes; hop-by-hop headers,
+	// Host, Content-Length, Content-Type, Accept, Accept-Encoding,
+	// User-Agent and the auth header are refused.
+	Headers []Header
+	// UserAgent replaces Go's default User-Agent when non-empty (e.g.
+	// "curl/8.9.1" for proxies that block library agents).
+	UserAgent string
+}
+
+// Limits of the extra-header rules (spec §7).
+const (
+	MaxHeaders          = 32
+	MaxHeaderValueBytes = 2048
+	MaxHeaderBytes      = 8192
+	MaxHeaderNameBytes  = 128
+)
+
+// DefaultAuthHeader and DefaultAuthScheme are the header and scheme used when
+// [Auth.AuthHeader] and [Auth.AuthScheme] are empty.
+const (
+	DefaultAuthHeader = "Authorization"
+	DefaultAuthScheme = "Bearer"
+)
+
+// AuthNames names the variables (or fields) an [Auth] came from, so a
+// validation error can name the variable without quoting its value.
+type AuthNames struct {
+	APIKey, AuthHeader, AuthScheme, Headers, UserAgent string
+}
+
+// EnvNames returns the environment variable names under prefix, for example
+// EnvNames("TYPEVET_VLLM__").APIKey == "TYPEVET_VLLM__API_KEY".
+func EnvNames(prefix string) AuthNames {
+	return AuthNames{
+		APIKey:     prefix + "API_KEY",
+		AuthHeader: prefix + "AUTH_HEADER",
+		AuthScheme: prefix + "AUTH_SCHEME",
+		Headers:    prefix + "HEADERS",
+		UserAgent:  prefix + "USER_AGENT",
+	}
+}
+
+// FieldNames returns the Go field names of a settings struct called owner,
+// for errors about settings built in code (e.g. "vllm.Settings.APIKey").
+func FieldNames(owner string) AuthNames {
+	return AuthNames{
+		APIKey:     owner + ".APIKey",
+		AuthHeader: owner + ".AuthHeader",
+		AuthScheme: owner + ".AuthScheme",
+		Headers:    owner + ".Headers",
+		UserAgent:  owner + ".UserAgent",
+	}
+}
+
+// HeaderName returns the effective auth header name.
+func (a Auth) HeaderName() string {
+	if a.AuthHeader == "" {
+		return DefaultAuthHeader
+	}
+	return a.AuthHeader
+}
+
+// authValue returns the value of the auth header, "" when no key is set.
+func (a Auth) authValue() string {
+	if a.APIKey == "" {
+		return ""
+	}
+	switch {
+	case a.BareKey:
+		return a.APIKey
+	case a.AuthScheme == "":
+		return DefaultAuthScheme + " " + a.APIKey
+	default:
+		return a.AuthScheme + " " + a.APIKey
+	}
+}
+
+// Secrets returns the values that must never leave a session: the API key
+// and every non-empty extra header value.
+func (a Auth) Secrets() []string {
+	var out []string
+	if a.APIKey != "" {
+		out = append(out, a.APIKey)
+	}
+	for _, h := range a.Headers {
+		if h.Value != "" {
+			out = append(out, h.Value)
+		}
+	}
+	return out
+}
+
+// forbiddenHeaders may not be set through the extra headers: hop-by-hop
+// headers and the ones the client itself controls.
+var forbiddenHeaders = map[string]bool{
+	"connection": true, "keep-alive": true, "proxy-authenticate": true,
+	"proxy-authorization": true, "proxy-connection": true, "te": true,
+	"trailer": true, "transfer-encoding": true, "upgrade": true,
+	"host": true, "content-length": true, "content-type": true,
+	"accept": true, "accept-encoding": true, "user-agent": true,
+}
+
+// Validate checks a against the rules of spec §7. Errors are
+// [*SettingError] values naming the variable from names, never its value.
+func (a Auth) Validate(names AuthNames) error {
+	if !printableASCII(a.APIKey) {
+		return settingErr(names.APIKey, "must be printable ASCII")
+	}
+	if a.AuthHeader != "" {
+		if !isToken(a.AuthHeader) || len(a.AuthHeader) > MaxHeaderNameBytes {
+			return settingErr(names.AuthHeader, "must be an HTTP token of at most 128 bytes")
+		}
+		if forbiddenHeaders[strings.ToLower(a.AuthHeader)] {
+			return settingErr(names.AuthHeader, "names a header the client controls")
+		}
+	}
+	if a.AuthScheme != "" && (!isToken(a.AuthScheme) || len(a.AuthScheme) > MaxHeaderNameBytes) {
+		return settingErr(names.AuthScheme, "must be an HTTP token of at most 128 bytes")
+	}
+	if !printableASCII(a.UserAgent) {
+		return settingErr(names.UserAgent, "must be printable ASCII")
+	}
+	return validateHeaders(a.Headers, a.HeaderName(), names.Headers)
+}
+
+func validateHeaders(hs []Header, authHeader, name string) error {
+	if len(hs) > MaxHeaders {
+		return settingErr(name, fmt.Sprintf("must hold at most %d headers", MaxHeaders))
+	}
+	total := 0
+	seen := make(map[string]bool, len(hs))
+	for _, h := range hs {
+		lower := strings.ToLower(h.Name)
+		switch {
+		case !isToken(h.Name) || len(h.Name) > MaxHeaderNameBytes:
+			return settingErr(name, "header names must be HTTP tokens of at most 128 bytes")
+		case forbiddenHeaders[lower] || strings.EqualFold(h.Name, authHeader):
+			return settingErr(name, "may not set a hop-by-hop, client-controlled or auth header")
+		case seen[lower]:
+			return settingErr(name, "may not name a header twice")
+		case !printableASCII(h.Value) || len(h.Value) > MaxHeaderValueBytes:
+			return settingErr(name, "header values must be printable ASCII of at most 2048 bytes")
+		}
+		seen[lower] = true
+		total += len(h.Name) + len(h.Value)
+	}
+	if total > MaxHeaderBytes {
+		return settingErr(name, "header names and values must total at most 8192 bytes")
+	}
+	return nil
+}
+
+// ValidateHeaderName checks a header name setting such as
+// TYPEVET_VLLM__REQUEST_ID_HEADER: an HTTP token of at most 128 bytes that
+// is neither client-controlled nor the auth header.
+func (a Auth) ValidateHeaderName(header, name string) error {
+	if !isToken(header) || len(header) > MaxHeaderNameBytes {
+		return settingErr(name, "must be an HTTP token of at most 128 bytes")
+	}
+	if forbiddenHeaders[strings.ToLower(header)] || strings.EqualFold(header, a.HeaderName()) {
+		return settingErr(name, "names a header the client controls")
+	}
+	return nil
+}
+
+// isToken reports whether s is a non-empty HTTP token (RFC 9110 tchar).
+func isToken(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		case strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// printableASCII reports whether every byte of s is in 0x20–0x7E.
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// String returns a form of a without secrets.
+func (a Auth) String() string { return fmt.Sprint(a) }
+
+// GoString returns a Go-syntax form of a without secrets.
+func (a Auth) GoString() string { return fmt.Sprintf("%#v", a) }
+
+// Format prints a for every verb with the key and header values replaced
+// by "***", so no fmt verb can print a secret.
+func (a Auth) Format(f fmt.State, verb rune) {
+	fmt.Fprint(f, a.redacted(verb == 'v' && f.Flag('#'), verb == 'v' && f.Flag('+')))
+}
+
+func (a Auth) redacted(goSyntax, names bool) string {
+	key := ""
+	if a.APIKey != "" {
+		key = "***"
+	}
+	var hs strings.Builder
+	for i, h := range a.Headers {
+		if i > 0 {
+			hs.WriteString(", ")
+		}
+		v := ""
+		if h.Value != "" {
+			v = "***"
+		}
+		if goSyntax {
+			fmt.Fprintf(&hs, "{Name:%q, Value:%q}", h.Name, v)
+		} else {
+			fmt.Fprintf(&hs, "%s: %s", h.Name, v)
+		}
+	}
+	switch {
+	case goSyntax:
+		return fmt.Sprintf("backendhttp.Auth{APIKey:%q, AuthHeader:%q, AuthScheme:%q, BareKey:%t, Headers:[]backendhttp.Header{%s}, UserAgent:%q}",
+			key, a.AuthHeader, a.AuthScheme, a.BareKey, hs.String(), a.UserAgent)
+	case names:
+		return fmt.Sprintf("{APIKey:%s AuthHeader:%s AuthScheme:%s BareKey:%t Headers:[%s] UserAgent:%s}",
+			key, a.AuthHeader, a.AuthScheme, a.BareKey, hs.String(), a.UserAgent)
+	default:
+		return fmt.Sprintf("{%s %s %s %t [%s] %s}", key, a.AuthHeader, a.AuthScheme, a.BareKey, hs.String(), a.UserAgent)
+	}
+}

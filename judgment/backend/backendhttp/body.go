@@ -1,0 +1,76 @@
+package backendhttp
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode/utf8"
+)
+
+// SnippetMax is the most characters of a response body kept in an error
+// (Python BODY_SNIPPET_MAX).
+const SnippetMax = 500
+
+// MaxBodyBytes bounds how much of a response body is read (a full-vocabulary
+// llama.cpp /completion answer is tens of megabytes; 256 MiB leaves room).
+const MaxBodyBytes = 256 << 20
+
+// ReadBody reads and closes the body of resp, at most [MaxBodyBytes].
+func ReadBody(resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	return io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes))
+}
+
+// Snippet returns the first [SnippetMax] characters of body after every
+// secret (and its JSON-escaped form) is replaced by "***". Redaction runs on
+// the whole body before the cut, so a key straddling the cut cannot leak a
+// prefix. Invalid UTF-8 becomes U+FFFD, as Python's text decoding does.
+func Snippet(body []byte, secrets []string) string {
+	s := strings.ToValidUTF8(string(body), "\uFFFD")
+	s = Redact(s, secrets)
+	if utf8.RuneCountInString(s) <= SnippetMax {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == SnippetMax {
+			return s[:i]
+		}
+		n++
+	}
+	return s
+}
+
+// Redact replaces each non-empty secret and its JSON-escaped form in s with
+// "***", longest needle first (spec §8.2).
+func Redact(s string, secrets []string) string {
+	var needles []string
+	for _, sec := range secrets {
+		if sec == "" {
+			continue
+		}
+		needles = append(needles, sec)
+		if b, err := json.Marshal(sec); err == nil {
+			if esc := string(b[1 : len(b)-1]); esc != sec {
+				needles = append(needles, esc)
+			}
+		}
+	}
+	slices.SortStableFunc(needles, func(a, b string) int { return len(b) - len(a) })
+	for _, n := range needles {
+		s = strings.ReplaceAll(s, n, "***")
+	}
+	return s
+}
+
+// LooksHTML reports whether an error response is an HTML page: its
+// content type mentions html or its body starts with '<' (spec §5.5).
+func LooksHTML(resp *http.Response, body []byte) bool {
+	if strings.Contains(strings.ToLower(resp.Header.Get("Content-Type")), "html") {
+		return true
+	}
+	trimmed := strings.TrimLeft(string(body[:min(len(body), 64)]), " \t\r\n")
+	return strings.HasPrefix(trimmed, "<")
+}

@@ -1,0 +1,82 @@
+package backendhttp
+
+import (
+	"net/http"
+	"time"
+)
+
+// NewHTTPClient returns the client a backend session uses: every request
+// carries the auth header, the extra headers and the user agent of a
+// (a header already set on the request wins), redirects are never followed
+// (the 3xx response comes back to the caller, spec §5.5), and timeout bounds
+// each whole request.
+//
+// When base is nil the client gets its own connection pool (a clone of
+// [http.DefaultTransport]); otherwise base's transport, jar and settings are
+// reused and base itself is not modified.
+func NewHTTPClient(base *http.Client, a Auth, timeout time.Duration) *http.Client {
+	var c http.Client
+	var rt http.RoundTripper
+	if base != nil {
+		c = *base
+		rt = base.Transport
+	}
+	if rt == nil {
+		rt = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	c.Transport = &headerTransport{base: rt, set: a.sentHeaders()}
+	c.Timeout = timeout
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+// sentHeaders lists the headers a client adds to each request.
+func (a Auth) sentHeaders() []Header {
+	var hs []Header
+	if v := a.authValue(); v != "" {
+		hs = append(hs, Header{Name: a.HeaderName(), Value: v})
+	}
+	hs = append(hs, a.Headers...)
+	if a.UserAgent != "" {
+		hs = append(hs, Header{Name: "User-Agent", Value: a.UserAgent})
+	}
+	return hs
+}
+
+// SentHeaderNames returns the lower-cased names of the headers a client
+// built from a adds; rate-limit recording skips them (spec §8.4).
+func (a Auth) SentHeaderNames() []string {
+	hs := a.sentHeaders()
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = http.CanonicalHeaderKey(h.Name)
+	}
+	return out
+}
+
+// headerTransport adds the session headers to each request.
+type headerTransport struct {
+	base http.RoundTripper
+	set  []Header
+}
+
+// RoundTrip sends a copy of r with the session headers added.
+func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(t.set) == 0 {
+		return t.base.RoundTrip(r)
+	}
+	r2 := r.Clone(r.Context())
+	for _, h := range t.set {
+		if r2.Header.Get(h.Name) == "" {
+			r2.Header.Set(h.Name, h.Value)
+		}
+	}
+	return t.base.RoundTrip(r2)
+}
+
+// CloseIdleConnections closes the idle connections of the wrapped transport.
+func (t *headerTransport) CloseIdleConnections() {
+	if c, ok := t.base.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
+}

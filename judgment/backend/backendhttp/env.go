@@ -1,0 +1,144 @@
+package backendhttp
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SettingError reports a bad setting. It names the variable (or field) and
+// the rule it breaks, never the value, and it has no cause, so no error
+// chain can show the value (spec §7).
+type SettingError struct {
+	// Variable is the environment variable or settings field at fault.
+	Variable string
+	// Rule says what the value must be.
+	Rule string
+}
+
+func settingErr(variable, rule string) *SettingError {
+	return &SettingError{Variable: variable, Rule: rule}
+}
+
+// Error returns "<Variable> <Rule>".
+func (e *SettingError) Error() string { return e.Variable + " " + e.Rule }
+
+// Lookup is the shape of [os.LookupEnv]: the value of a variable and
+// whether it is set.
+type Lookup func(string) (string, bool)
+
+// Get returns the value of the first of names that is set and not empty,
+// with the name it came from. Names are tried in order, so the nested
+// variable goes first and a legacy alias after it.
+func (l Lookup) Get(names ...string) (value, name string, ok bool) {
+	for _, n := range names {
+		if v, set := l(n); set && v != "" {
+			return v, n, true
+		}
+	}
+	return "", names[0], false
+}
+
+// AuthFromEnv reads the API_KEY, AUTH_HEADER, AUTH_SCHEME, HEADERS and
+// USER_AGENT variables under prefix (e.g. "TYPEVET_VLLM__") and validates
+// them. A set-but-empty AUTH_SCHEME sends the key bare; an empty
+// AUTH_HEADER means "Authorization"; an empty HEADERS means none.
+func AuthFromEnv(lookup Lookup, prefix string) (Auth, error) {
+	names := EnvNames(prefix)
+	var a Auth
+	a.APIKey, _, _ = lookup.Get(names.APIKey)
+	a.AuthHeader, _, _ = lookup.Get(names.AuthHeader)
+	if v, set := lookup(names.AuthScheme); set {
+		a.AuthScheme = v
+		a.BareKey = v == ""
+	}
+	a.UserAgent, _, _ = lookup.Get(names.UserAgent)
+	if v, _, ok := lookup.Get(names.Headers); ok {
+		hs, err := ParseHeaders(v, names.Headers)
+		if err != nil {
+			return Auth{}, err
+		}
+		a.Headers = hs
+	}
+	if err := a.Validate(names); err != nil {
+		return Auth{}, err
+	}
+	return a, nil
+}
+
+// ParseHeaders decodes a JSON object of string values into headers in
+// document order. A repeated name is refused (JSON would silently keep the
+// last one). Errors name variable, never the text.
+func ParseHeaders(text, variable string) ([]Header, error) {
+	bad := func() error { return settingErr(variable, "must be a JSON object of string values") }
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, bad()
+	}
+	var hs []Header
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return nil, bad()
+		}
+		v, err := dec.Token()
+		if err != nil {
+			return nil, bad()
+		}
+		name, _ := k.(string)
+		value, isString := v.(string)
+		if !isString {
+			return nil, bad()
+		}
+		if len(hs) >= MaxHeaders {
+			return nil, settingErr(variable, "must hold at most 32 headers")
+		}
+		hs = append(hs, Header{Name: name, Value: value})
+	}
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
+		return nil, bad()
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, bad()
+	}
+	return hs, nil
+}
+
+// ParseSeconds parses a timeout in seconds: a finite number greater than 0
+// that fits a [time.Duration].
+func ParseSeconds(text, variable string) (time.Duration, error) {
+	f, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) || f <= 0 || f*1e9 >= math.MaxInt64 {
+		return 0, settingErr(variable, "must be a finite number of seconds greater than 0")
+	}
+	d := time.Duration(f * 1e9)
+	if d <= 0 {
+		d = 1
+	}
+	return d, nil
+}
+
+// ParseBaseURL parses an http or https base URL with a host and strips any
+// trailing slash.
+func ParseBaseURL(text, variable string) (string, error) {
+	s := strings.TrimRight(strings.TrimSpace(text), "/")
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", settingErr(variable, "must be an http or https URL with a host")
+	}
+	return s, nil
+}
+
+// ParsePositiveInt parses a whole number of at least 1.
+func ParsePositiveInt(text, variable string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil || n < 1 {
+		return 0, settingErr(variable, "must be a whole number of at least 1")
+	}
+	return n, nil
+}

@@ -1,0 +1,332 @@
+package llamacpp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+)
+
+// DefaultNVocab is the vocabulary size sent as n_probs when none is known
+// (Gemma 4 class, typevet DEFAULT_N_VOCAB).
+const DefaultNVocab = 262144
+
+// DiscoverNVocab as [ClientOptions.NVocab] makes the client read the size
+// from GET /v1/models after the first scoring call of each model (typevet
+// #321) instead of assuming [DefaultNVocab].
+const DiscoverNVocab = -1
+
+// maxVocabReads bounds the /v1/models reads per model that find no size.
+const maxVocabReads = 3
+
+// ClientOptions tunes a [Client]. The zero value means defaults.
+type ClientOptions struct {
+	// HTTPClient supplies the transport (e.g. an httptest server's client);
+	// nil means a private connection pool. It is not modified: the session
+	// headers and the timeout of the settings are added to a copy.
+	HTTPClient *http.Client
+	// NVocab is the model vocabulary size: 0 means [DefaultNVocab],
+	// [DiscoverNVocab] reads it from /v1/models. The off-option mass is
+	// reported only when the server returns exactly NVocab entries.
+	NVocab int
+}
+
+// Client speaks the llama-server HTTP API. It implements
+// [judgment.Scorer] and is safe for concurrent use: one pooled HTTP
+// client, and the media-capability and vocabulary caches behind a mutex.
+type Client struct {
+	base    *url.URL
+	http    *http.Client
+	secrets []string
+	nVocab  int
+
+	mu          sync.Mutex
+	caps        map[string]Props // vision-capable models only
+	vocab       map[string]int
+	vocabMisses map[string]int
+}
+
+// NewClient returns a client for the server of s. It makes no HTTP call.
+// Invalid settings give a [*backendhttp.SettingError].
+func NewClient(s Settings, opts ClientOptions) (*Client, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	s = s.withDefaults()
+	base, _ := url.Parse(strings.TrimRight(s.BaseURL, "/"))
+	nVocab := opts.NVocab
+	if nVocab == 0 {
+		nVocab = DefaultNVocab
+	}
+	return &Client{
+		base:        base,
+		http:        backendhttp.NewHTTPClient(opts.HTTPClient, s.Auth, s.Timeout),
+		secrets:     s.Auth.Secrets(),
+		nVocab:      nVocab,
+		caps:        make(map[string]Props),
+		vocab:       make(map[string]int),
+		vocabMisses: make(map[string]int),
+	}, nil
+}
+
+// Props reads GET /props?model= (spec §4.1).
+func (c *Client) Props(ctx context.Context, model string) (Props, error) {
+	body, err := c.do(ctx, http.MethodGet, "/props", url.Values{"model": {model}}, nil)
+	if err != nil {
+		return Props{}, err
+	}
+	return decodeProps(body)
+}
+
+// ApplyTemplate renders the served chat template for one user turn
+// "hello" with the generation prompt (POST /apply-template) and returns the
+// rendered text.
+func (c *Client) ApplyTemplate(ctx context.Context, model string) (string, error) {
+	body, err := c.do(ctx, http.MethodPost, "/apply-template", nil, ApplyTemplateRequest{
+		Model:               model,
+		Messages:            []Message{{Role: "user", Content: "hello"}},
+		AddGenerationPrompt: true,
+	})
+	if err != nil {
+		return "", err
+	}
+	return decodeApplyTemplate(body)
+}
+
+// Tokenize returns the token ids of text without special tokens
+// (POST /tokenize, add_special false).
+func (c *Client) Tokenize(ctx context.Context, model, text string) ([]int, error) {
+	body, err := c.do(ctx, http.MethodPost, "/tokenize", nil, TokenizeRequest{Model: model, Content: text})
+	if err != nil {
+		return nil, err
+	}
+	return decodeTokenize(body)
+}
+
+// NVocab reads the vocabulary size of model from GET /v1/models: the entry
+// whose id or aliases name the model, or the only entry (spec §4.6). It
+// returns 0 when the server lists no positive size.
+func (c *Client) NVocab(ctx context.Context, model string) (int, error) {
+	body, err := c.do(ctx, http.MethodGet, "/v1/models", nil, nil)
+	if err != nil {
+		return 0, err
+	}
+	return decodeNVocab(body, model), nil
+}
+
+// ScoreCandidates scores one request with POST /completion (spec §4.4):
+// the candidates' pre-sampling logprobs at the answer position. A media
+// request uses the server's media marker, probed once per model, and is
+// repaired once when the marker went stale (typevet #322).
+func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringRequest) (judgment.ScoringResult, error) {
+	if err := req.Validate(); err != nil {
+		return judgment.ScoringResult{}, err
+	}
+	var props Props
+	if len(req.Media) > 0 {
+		var err error
+		if props, err = c.capability(ctx, req.Model, false); err != nil {
+			return judgment.ScoringResult{}, err
+		}
+	}
+	nProbs := c.nProbs(req.Model)
+	body, err := c.do(ctx, http.MethodPost, "/completion", nil, c.completionRequest(ctx, req, props.MediaMarker, nProbs))
+	if len(req.Media) > 0 && staleMarker(err) {
+		if props, perr := c.capability(ctx, req.Model, true); perr == nil {
+			body, err = c.do(ctx, http.MethodPost, "/completion", nil, c.completionRequest(ctx, req, props.MediaMarker, nProbs))
+		}
+	}
+	if err != nil {
+		return judgment.ScoringResult{}, err
+	}
+	return c.result(ctx, req, body)
+}
+
+// do sends one request and returns the body of a 2xx answer. in, when not
+// nil, is sent as JSON. A connection the server closed before answering is
+// retried once on a fresh connection (spec §4.7; every call of this client
+// is read-only). Failures are [judgment.TransportError] and
+// [judgment.BackendHTTPError] values.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, in any) ([]byte, error) {
+	var payload []byte
+	if in != nil {
+		var err error
+		if payload, err = json.Marshal(in); err != nil {
+			return nil, &judgment.GenerationError{Msg: "llama.cpp request could not be encoded"}
+		}
+	}
+	u := c.base.JoinPath(path)
+	u.RawQuery = query.Encode()
+	resp, err := c.send(ctx, method, u.String(), payload)
+	if err != nil && closedEarly(err) && ctx.Err() == nil {
+		c.http.CloseIdleConnections()
+		resp, err = c.send(ctx, method, u.String(), payload)
+	}
+	if err != nil {
+		return nil, transportError(ctx, err)
+	}
+	body, err := backendhttp.ReadBody(resp)
+	if err != nil {
+		return nil, transportError(ctx, err)
+	}
+	if resp.StatusCode >= 300 {
+		return nil, c.statusError(resp, body)
+	}
+	return body, nil
+}
+
+// send makes one attempt.
+func (c *Client) send(ctx context.Context, method, u string, payload []byte) (*http.Response, error) {
+	var body io.Reader
+	if payload != nil {
+		body = bytes.NewReader(payload)
+	}
+	r, err := http.NewRequestWithContext(ctx, method, u, body)
+	if err != nil {
+		return nil, err
+	}
+	if payload != nil {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	r.Header.Set("Accept", "application/json")
+	return c.http.Do(r)
+}
+
+// closedEarly reports whether err means the server closed the connection
+// after reading the request and before a status line (Python httpx
+// "Server disconnected without sending a response"). Timeouts and
+// cancellations never count.
+func closedEarly(err error) bool {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return false
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return false
+	}
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		strings.Contains(err.Error(), "server closed idle connection")
+}
+
+// staleMarker reports whether err is the HTTP 400 a router sends for a
+// media marker it no longer knows: the body holds "failed to tokenize
+// prompt" in any case (spec §4.5).
+func staleMarker(err error) bool {
+	var he *judgment.BackendHTTPError
+	return errors.As(err, &he) && he.StatusCode == http.StatusBadRequest &&
+		strings.Contains(strings.ToLower(he.BodySnippet), "failed to tokenize prompt")
+}
+
+// capability returns the media capability of model, from the cache unless
+// refresh is set. A model without image input is an error and is never
+// cached; a refresh removes the old entry first (typevet #323).
+func (c *Client) capability(ctx context.Context, model string, refresh bool) (Props, error) {
+	c.mu.Lock()
+	p, ok := c.caps[model]
+	if refresh {
+		delete(c.caps, model)
+		ok = false
+	}
+	c.mu.Unlock()
+	if ok {
+		return p, nil
+	}
+	p, err := c.Props(ctx, model)
+	if err != nil {
+		return Props{}, err
+	}
+	if !p.Vision {
+		return Props{}, &judgment.ScoringUnsupportedCapabilityError{
+			Msg: "llama.cpp model '" + model + "' does not declare image input support; scoring with media is refused",
+		}
+	}
+	c.remember(model, p)
+	return p, nil
+}
+
+// remember caches the probed capability of a vision model.
+func (c *Client) remember(model string, p Props) {
+	c.mu.Lock()
+	c.caps[model] = p
+	c.mu.Unlock()
+}
+
+// nProbs returns the n_probs of a scoring request for model: the
+// configured size, else the discovered one, else [DefaultNVocab].
+func (c *Client) nProbs(model string) int {
+	if c.nVocab > 0 {
+		return c.nVocab
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n, ok := c.vocab[model]; ok {
+		return n
+	}
+	return DefaultNVocab
+}
+
+// knownNVocab returns the vocabulary size used for the off-option mass,
+// reading /v1/models when discovery is on and the size is unknown (at most
+// [maxVocabReads] fruitless reads per model; a failed read gives 0, never
+// an error).
+func (c *Client) knownNVocab(ctx context.Context, model string) int {
+	if c.nVocab > 0 {
+		return c.nVocab
+	}
+	c.mu.Lock()
+	if n, ok := c.vocab[model]; ok {
+		c.mu.Unlock()
+		return n
+	}
+	if c.vocabMisses[model] >= maxVocabReads {
+		c.mu.Unlock()
+		return 0
+	}
+	c.vocabMisses[model]++
+	c.mu.Unlock()
+	n, err := c.NVocab(ctx, model)
+	if err != nil || n <= 0 {
+		return 0
+	}
+	c.mu.Lock()
+	c.vocab[model] = n
+	c.mu.Unlock()
+	return n
+}
+
+// completionRequest builds the /completion body of req. With images the
+// prefix's "<__media__>" markers become marker and each image its base64,
+// encoded once per judgment (see [backendhttp.WithMedia]).
+func (c *Client) completionRequest(ctx context.Context, req judgment.ScoringRequest, marker string, nProbs int) CompletionRequest {
+	p := Prompt{Text: req.Prefix}
+	if len(req.Media) > 0 {
+		p.Text = strings.ReplaceAll(req.Prefix, judgment.MediaMarker, marker)
+		p.MultimodalData = make([]string, len(req.Media))
+		for i, im := range req.Media {
+			p.MultimodalData[i] = backendhttp.Base64(ctx, im)
+		}
+	}
+	return CompletionRequest{
+		Prompt:   p,
+		Model:    req.Model,
+		NProbs:   nProbs,
+		TopP:     1,
+		NPredict: 0,
+	}
+}
+
+// HTTPClient returns the configured HTTP client: session headers, timeout,
+// no redirects. Other packages use it for /props and /v1/models reads.
+func (c *Client) HTTPClient() *http.Client { return c.http }
+
+// BaseURL returns the server base URL without a trailing slash.
+func (c *Client) BaseURL() string { return c.base.String() }

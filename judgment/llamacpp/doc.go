@@ -1,0 +1,33 @@
+// Package llamacpp scores typed judgments against a stock llama.cpp
+// llama-server (router or single model) the way typevet does (spec §4).
+//
+// [Open] probes the served model once (GET /props for image input and the
+// router's media marker, POST /apply-template for the served-template
+// family) and returns a [*Session], a judgment.Port. Each question of a
+// judgment is one POST /completion with n_predict 0, the full vocabulary
+// as n_probs, cache_prompt false and, with images, the nested
+// prompt_string + multimodal_data form with the server's media marker.
+//
+// # Retries
+//
+// Exactly two, both from typevet:
+//
+//   - early close: when the server closes a connection after reading a
+//     request but before sending a status line, the request is sent once
+//     more on a fresh connection (all calls of this package are read-only);
+//   - stale media marker (typevet #322): when a media request gets HTTP 400
+//     "failed to tokenize prompt", /props is read once more, the cached
+//     marker replaced and the request sent once more.
+//
+// Nothing else is retried. Errors are the judgment package's classes:
+// [judgment.TransportError] ("llama.cpp request failed: ..."),
+// [judgment.BackendHTTPError] ("llama.cpp HTTP <status>: <snippet>"),
+// [judgment.GenerationError] for malformed bodies and
+// [judgment.ScoringValidationError] for a result that does not cover the
+// request. With an API key or extra headers configured, every error a
+// [Session] returns has them masked.
+//
+// Settings come from [SettingsFromEnv] (TYPEVET_LLAMA__*) or are built in
+// code starting from the zero value, which means the published defaults
+// ([DefaultSettings]).
+package llamacpp

@@ -1,0 +1,61 @@
+package llamacpp
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+)
+
+// backendName is the Backend of every [judgment.BackendHTTPError] here.
+const backendName = "llama.cpp"
+
+// ProbeError reports that [Open] refused the served model: it has no image
+// input, or its template is not the required family. It is not a
+// judgment.GenerationError (typevet raises ValueError): the session never
+// opened, so no run started.
+type ProbeError struct {
+	// Msg is typevet's message, e.g. "model reports text-only input modalities".
+	Msg string
+}
+
+// Error returns Msg.
+func (e *ProbeError) Error() string { return e.Msg }
+
+// errNonJSON is the error for a body that is not JSON.
+func errNonJSON() error {
+	return &judgment.GenerationError{Msg: "llama.cpp returned non-JSON HTTP body"}
+}
+
+// transportError maps a failed exchange to a [judgment.TransportError].
+// The detail is the cause without the URL wrapper; it never holds a
+// header. The cause stays reachable through Unwrap (a session with secrets
+// drops it when masking).
+func transportError(ctx context.Context, err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+		err = ctxErr
+	}
+	return &judgment.TransportError{Msg: "llama.cpp request failed: " + err.Error(), Err: err}
+}
+
+// statusError maps a non-2xx answer to a [judgment.BackendHTTPError] with
+// a redacted 500-character snippet. A 3xx is never followed (Go's client
+// would; typevet's httpx does not) and its Location is withheld.
+func (c *Client) statusError(resp *http.Response, body []byte) error {
+	status := strconv.Itoa(resp.StatusCode)
+	if resp.StatusCode < 400 {
+		return &judgment.BackendHTTPError{Backend: backendName, StatusCode: resp.StatusCode,
+			Msg: backendName + " HTTP " + status + ": redirect not followed"}
+	}
+	snippet := backendhttp.Snippet(body, c.secrets)
+	return &judgment.BackendHTTPError{Backend: backendName, StatusCode: resp.StatusCode,
+		Msg: backendName + " HTTP " + status + ": " + snippet, BodySnippet: snippet}
+}

@@ -1,0 +1,141 @@
+package llamacpp
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+)
+
+// OpenOptions tunes [Open]. The zero value means: the settings' multimodal
+// model, Gemma 4 required, a private connection pool, [DefaultNVocab].
+type OpenOptions struct {
+	// Model is the model id; "" means Settings.MultimodalModel.
+	Model string
+	// AllowGemma3 also accepts a native Gemma 3 served template (typevet
+	// require_gemma4=False). The zero value requires Gemma 4.
+	AllowGemma3 bool
+	// HTTPClient supplies the transport, as in [ClientOptions].
+	HTTPClient *http.Client
+	// NVocab is the vocabulary size, as in [ClientOptions].
+	NVocab int
+	// TextParts substitutes the prompt templates; the zero value means
+	// typevet's defaults.
+	TextParts judgment.TextParts
+}
+
+// Session is an open llama.cpp judgment session (typevet
+// open_gemma_native_vision_judgment). It implements [judgment.Port], pinned
+// to its model, and is safe for concurrent use.
+type Session struct {
+	client  *Client
+	judge   *judgment.Judge
+	model   string
+	family  judgment.Family
+	props   Props
+	secrets []string
+}
+
+// Open probes the server and returns a session (spec §4.2):
+//
+//  1. GET /props?model=: the model must declare image input
+//     ([*ProbeError] "model reports text-only input modalities"); its media
+//     marker is cached for scoring;
+//  2. POST /apply-template: the rendered template is classified with
+//     [judgment.ClassifyTemplate]; anything but native_gemma4_turn is a
+//     [*ProbeError] "expected NATIVE_GEMMA4_TURN, got <family>", unless
+//     AllowGemma3 is set, when a non-native family is refused with
+//     "unsupported served template for native vision: <family>".
+//
+// Invalid settings give a [*backendhttp.SettingError]; HTTP failures the
+// judgment error classes, masked of the session's secrets.
+func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
+	c, err := NewClient(s, ClientOptions{HTTPClient: opts.HTTPClient, NVocab: opts.NVocab})
+	if err != nil {
+		return nil, err
+	}
+	model := opts.Model
+	if model == "" {
+		model = s.withDefaults().MultimodalModel
+	}
+	sess, err := open(ctx, c, model, opts)
+	if err != nil {
+		c.http.CloseIdleConnections()
+		return nil, judgment.MaskSecrets(err, c.secrets)
+	}
+	return sess, nil
+}
+
+func open(ctx context.Context, c *Client, model string, opts OpenOptions) (*Session, error) {
+	props, err := c.Props(ctx, model)
+	if err != nil {
+		return nil, err
+	}
+	if !props.Vision {
+		return nil, &ProbeError{Msg: "model reports text-only input modalities"}
+	}
+	rendered, err := c.ApplyTemplate(ctx, model)
+	if err != nil {
+		return nil, err
+	}
+	family := judgment.ClassifyTemplate(rendered)
+	switch {
+	case family == judgment.FamilyGemma4Turn:
+	case !opts.AllowGemma3:
+		return nil, &ProbeError{Msg: "expected NATIVE_GEMMA4_TURN, got " + family.String()}
+	case family != judgment.FamilyGemma3Turn:
+		return nil, &ProbeError{Msg: "unsupported served template for native vision: " + family.String()}
+	}
+	c.remember(model, props)
+	return &Session{
+		client:  c,
+		judge:   judgment.NewJudge(c, judgment.JudgeOptions{Model: model, Family: family, TextParts: opts.TextParts}),
+		model:   model,
+		family:  family,
+		props:   props,
+		secrets: c.secrets,
+	}, nil
+}
+
+// Judge judges req (see [judgment.Port]). Each image is base64-encoded
+// once for all the questions of req. With secrets configured every error
+// is masked by [judgment.MaskSecrets].
+func (s *Session) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
+	resp, err := s.judge.Judge(backendhttp.WithMedia(ctx, req.Media), req)
+	if err != nil {
+		return resp, judgment.MaskSecrets(err, s.secrets)
+	}
+	return resp, nil
+}
+
+// Model returns the pinned model id.
+func (s *Session) Model() string { return s.model }
+
+// ServedTemplate returns the probed served-template family; its String is
+// the receipt's served_template ("native_gemma4_turn").
+func (s *Session) ServedTemplate() judgment.Family { return s.family }
+
+// Props returns what the opening /props read reported (build, alias,
+// context size, media marker), for receipts.
+func (s *Session) Props() Props { return s.props }
+
+// Client returns the session's client (a [judgment.Scorer]).
+func (s *Session) Client() *Client { return s.client }
+
+// HTTPClient returns the configured HTTP client, with the session's auth
+// and extra headers, for other reads of the same server.
+func (s *Session) HTTPClient() *http.Client { return s.client.http }
+
+// BaseURL returns the server base URL without a trailing slash.
+func (s *Session) BaseURL() string { return s.client.BaseURL() }
+
+// Secrets returns the values the session masks: the API key and extra
+// header values.
+func (s *Session) Secrets() []string { return append([]string(nil), s.secrets...) }
+
+// Close releases idle connections. The session must not be used after.
+func (s *Session) Close() error {
+	s.client.http.CloseIdleConnections()
+	return nil
+}

@@ -1,0 +1,133 @@
+package llamacpp
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+)
+
+// Settings configures a llama.cpp session (spec §7, TYPEVET_LLAMA__*). The
+// zero value means [DefaultSettings]: every empty field takes its default.
+// Settings never print the API key or header values (see [Settings.Format]).
+type Settings struct {
+	// BaseURL is the llama-server address, without a trailing slash; ""
+	// means "http://127.0.0.1:8090". TYPEVET_LLAMA__BASE_URL, legacy
+	// TYPEVET_LLAMA_URL.
+	BaseURL string
+	// Timeout bounds each whole HTTP request; 0 means 300 s.
+	// TYPEVET_LLAMA__TIMEOUT (seconds).
+	Timeout time.Duration
+	// DefaultModel is the text model id, "" for none.
+	// TYPEVET_LLAMA__DEFAULT_MODEL, legacy TYPEVET_GEMMA_MODEL.
+	DefaultModel string
+	// MultimodalModel is the vision model [Open] uses when no model is
+	// given; "" means "gemma-3-4b-it-q4km-mm" (which fails the Gemma 4
+	// requirement: set it). TYPEVET_LLAMA__MULTIMODAL_MODEL.
+	MultimodalModel string
+	// Auth holds the API key, auth header and scheme, extra headers and
+	// user agent (TYPEVET_LLAMA__API_KEY, __AUTH_HEADER, __AUTH_SCHEME,
+	// __HEADERS, __USER_AGENT; #410). There is no request-id header on
+	// llama.cpp.
+	backendhttp.Auth
+}
+
+// Defaults of [Settings].
+const (
+	DefaultBaseURL         = "http://127.0.0.1:8090"
+	DefaultTimeout         = 300 * time.Second
+	DefaultMultimodalModel = "gemma-3-4b-it-q4km-mm"
+)
+
+// DefaultSettings are the published defaults; the zero [Settings] means
+// the same.
+var DefaultSettings = Settings{
+	BaseURL:         DefaultBaseURL,
+	Timeout:         DefaultTimeout,
+	MultimodalModel: DefaultMultimodalModel,
+}
+
+// envPrefix is the prefix of every llama.cpp variable.
+const envPrefix = "TYPEVET_LLAMA__"
+
+// SettingsFromEnv builds Settings from environment variables read through
+// lookup (pass [os.LookupEnv]). An empty variable counts as unset, except
+// TYPEVET_LLAMA__AUTH_SCHEME, which set but empty sends the key bare. A
+// nested variable wins over its legacy alias. Errors are
+// [*backendhttp.SettingError] values naming the variable, never its value.
+func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
+	l := backendhttp.Lookup(lookup)
+	s := DefaultSettings
+	if v, name, ok := l.Get(envPrefix+"BASE_URL", "TYPEVET_LLAMA_URL"); ok {
+		u, err := backendhttp.ParseBaseURL(v, name)
+		if err != nil {
+			return Settings{}, err
+		}
+		s.BaseURL = u
+	}
+	if v, name, ok := l.Get(envPrefix + "TIMEOUT"); ok {
+		d, err := backendhttp.ParseSeconds(v, name)
+		if err != nil {
+			return Settings{}, err
+		}
+		s.Timeout = d
+	}
+	s.DefaultModel, _, _ = l.Get(envPrefix+"DEFAULT_MODEL", "TYPEVET_GEMMA_MODEL")
+	if v, _, ok := l.Get(envPrefix + "MULTIMODAL_MODEL"); ok {
+		s.MultimodalModel = v
+	}
+	a, err := backendhttp.AuthFromEnv(l, envPrefix)
+	if err != nil {
+		return Settings{}, err
+	}
+	s.Auth = a
+	return s, nil
+}
+
+// withDefaults fills the empty fields of s with [DefaultSettings].
+func (s Settings) withDefaults() Settings {
+	if s.BaseURL == "" {
+		s.BaseURL = DefaultBaseURL
+	}
+	if s.Timeout == 0 {
+		s.Timeout = DefaultTimeout
+	}
+	if s.MultimodalModel == "" {
+		s.MultimodalModel = DefaultMultimodalModel
+	}
+	return s
+}
+
+// Validate checks settings built in code by the rules [SettingsFromEnv]
+// applies; errors name the field ("llamacpp.Settings.Timeout").
+func (s Settings) Validate() error {
+	s = s.withDefaults()
+	if _, err := backendhttp.ParseBaseURL(s.BaseURL, "llamacpp.Settings.BaseURL"); err != nil {
+		return err
+	}
+	if s.Timeout < 0 {
+		return &backendhttp.SettingError{Variable: "llamacpp.Settings.Timeout", Rule: "must be greater than 0"}
+	}
+	return s.Auth.Validate(backendhttp.FieldNames("llamacpp.Settings"))
+}
+
+// String returns s without secrets.
+func (s Settings) String() string { return fmt.Sprint(s) }
+
+// GoString returns a Go-syntax form of s without secrets.
+func (s Settings) GoString() string { return fmt.Sprintf("%#v", s) }
+
+// Format prints s for every verb with the API key and header values
+// replaced by "***".
+func (s Settings) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('#'):
+		fmt.Fprintf(f, "llamacpp.Settings{BaseURL:%q, Timeout:%d, DefaultModel:%q, MultimodalModel:%q, Auth:%#v}",
+			s.BaseURL, s.Timeout, s.DefaultModel, s.MultimodalModel, s.Auth)
+	case verb == 'v' && f.Flag('+'):
+		fmt.Fprintf(f, "{BaseURL:%s Timeout:%s DefaultModel:%s MultimodalModel:%s Auth:%+v}",
+			s.BaseURL, s.Timeout, s.DefaultModel, s.MultimodalModel, s.Auth)
+	default:
+		fmt.Fprintf(f, "{%s %s %s %s %v}", s.BaseURL, s.Timeout, s.DefaultModel, s.MultimodalModel, s.Auth)
+	}
+}
