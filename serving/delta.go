@@ -1,0 +1,458 @@
+package serving
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+)
+
+// vLLM metric names (vLLM v0.30.0, vllm/v1/metrics/loggers.py). Counter
+// names are given without the _total suffix that prometheus_client adds;
+// see [Snapshot.Counter].
+const (
+	E2ELatencyHistogram  = "vllm:e2e_request_latency_seconds"
+	QueueTimeHistogram   = "vllm:request_queue_time_seconds"
+	PrefillTimeHistogram = "vllm:request_prefill_time_seconds"
+
+	PrefixCacheHitsCounter    = "vllm:prefix_cache_hits"
+	PrefixCacheQueriesCounter = "vllm:prefix_cache_queries"
+	MMCacheHitsCounter        = "vllm:mm_cache_hits"
+	MMCacheQueriesCounter     = "vllm:mm_cache_queries"
+	PromptTokensCounter       = "vllm:prompt_tokens"
+	PromptTokensCachedCounter = "vllm:prompt_tokens_cached"
+	GenerationTokensCounter   = "vllm:generation_tokens"
+	RequestSuccessCounter     = "vllm:request_success"
+	PreemptionsCounter        = "vllm:num_preemptions"
+
+	KVCacheUsageGauge         = "vllm:kv_cache_usage_perc"
+	RequestsRunningGauge      = "vllm:num_requests_running"
+	RequestsWaitingGauge      = "vllm:num_requests_waiting"
+	PercentileBasisUpperBound = "bucket_upper_bound"
+)
+
+// Quantiles are the histogram percentiles of a [Histogram], in key order
+// p50, p95, p99.
+var Quantiles = [3]float64{0.5, 0.95, 0.99}
+
+// Histogram is the change of one vLLM latency histogram over a run (serving
+// spec §1.4), the e2e, queue and prefill keys of the server block. Its JSON
+// form is the string "unknown" when Known is false, else the object
+//
+//	{"count": 8.0, "sum": 16.0, "percentile_basis": "bucket_upper_bound",
+//	 "p50": 1.0, "p95": "+Inf", "p99": "+Inf"}
+//
+// in that key order. The zero Histogram is unknown.
+type Histogram struct {
+	// Known is false when _count or _sum is missing from either reading,
+	// the after reading has no bucket, the two readings' le sets differ,
+	// an le is not a number (or is NaN or -Inf), a reading is missing,
+	// or count or sum is not finite.
+	Known bool
+	// Count is the change of <base>_count: the requests the run observed.
+	Count float64
+	// Sum is the change of <base>_sum, in seconds.
+	Sum float64
+	// PercentileBasis is always "bucket_upper_bound": the percentiles are
+	// bucket edges, not exact values.
+	PercentileBasis string
+	// P50, P95 and P99 are the upper edges of the first bucket (edges in
+	// ascending order, +Inf last) whose change of cumulative count is at
+	// least ceil(q × Count). Unset (null) when Count ≤ 0 or no bucket
+	// qualifies.
+	P50, P95, P99 UpperBound
+}
+
+// histogramWire is the JSON object of a known Histogram.
+type histogramWire struct {
+	Count           pyFloat    `json:"count"`
+	Sum             pyFloat    `json:"sum"`
+	PercentileBasis string     `json:"percentile_basis"`
+	P50             UpperBound `json:"p50"`
+	P95             UpperBound `json:"p95"`
+	P99             UpperBound `json:"p99"`
+}
+
+// MarshalJSON writes "unknown" or the object of the type comment.
+func (h Histogram) MarshalJSON() ([]byte, error) {
+	if !h.Known {
+		return []byte(`"unknown"`), nil
+	}
+	return json.Marshal(histogramWire{pyFloat(h.Count), pyFloat(h.Sum), h.PercentileBasis, h.P50, h.P95, h.P99})
+}
+
+// UnmarshalJSON reads "unknown" or the object of the type comment.
+func (h *Histogram) UnmarshalJSON(b []byte) error {
+	if isUnknown(b) {
+		*h = Histogram{}
+		return nil
+	}
+	var w histogramWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return fmt.Errorf("serving: histogram must be %q or an object: %w", Unknown, err)
+	}
+	*h = Histogram{true, float64(w.Count), float64(w.Sum), w.PercentileBasis, w.P50, w.P95, w.P99}
+	return nil
+}
+
+// Counters holds the change of each vLLM counter over a run: after minus
+// before, read with [Snapshot.Counter], "unknown" when either reading lacks
+// the counter or a reading is missing. Other clients of the same server
+// move these counters too. Fields are in JSON key order.
+type Counters struct {
+	PrefixCacheHits    Value `json:"prefix_cache_hits"`    // vllm:prefix_cache_hits
+	PrefixCacheQueries Value `json:"prefix_cache_queries"` // vllm:prefix_cache_queries
+	MMCacheHits        Value `json:"mm_cache_hits"`        // vllm:mm_cache_hits
+	MMCacheQueries     Value `json:"mm_cache_queries"`     // vllm:mm_cache_queries
+	PromptTokens       Value `json:"prompt_tokens"`        // vllm:prompt_tokens
+	PromptTokensCached Value `json:"prompt_tokens_cached"` // vllm:prompt_tokens_cached
+	GenerationTokens   Value `json:"generation_tokens"`    // vllm:generation_tokens
+	RequestSuccess     Value `json:"request_success"`      // vllm:request_success, summed over finished_reason
+	Preemptions        Value `json:"preemptions"`          // vllm:num_preemptions
+}
+
+// counterFields pairs each counter name with its field, in key order.
+func (c *Counters) counterFields() [9]struct {
+	name string
+	v    *Value
+} {
+	return [9]struct {
+		name string
+		v    *Value
+	}{
+		{PrefixCacheHitsCounter, &c.PrefixCacheHits},
+		{PrefixCacheQueriesCounter, &c.PrefixCacheQueries},
+		{MMCacheHitsCounter, &c.MMCacheHits},
+		{MMCacheQueriesCounter, &c.MMCacheQueries},
+		{PromptTokensCounter, &c.PromptTokens},
+		{PromptTokensCachedCounter, &c.PromptTokensCached},
+		{GenerationTokensCounter, &c.GenerationTokens},
+		{RequestSuccessCounter, &c.RequestSuccess},
+		{PreemptionsCounter, &c.Preemptions},
+	}
+}
+
+// Gauge is one vLLM gauge read before and after a run: point readings, not
+// peaks. Its JSON form is {"before": v, "after": v}, each v a number or
+// "unknown" when that reading lacks the gauge; or the plain string
+// "unknown" when Present is false. The zero Gauge is "unknown".
+type Gauge struct {
+	// Before is the gauge in the reading taken before the run.
+	Before Value
+	// After is the gauge in the reading taken after the run.
+	After Value
+	// Present is false when either whole reading was missing.
+	Present bool
+}
+
+type gaugeWire struct {
+	Before Value `json:"before"`
+	After  Value `json:"after"`
+}
+
+// MarshalJSON writes "unknown" or {"before": …, "after": …}.
+func (g Gauge) MarshalJSON() ([]byte, error) {
+	if !g.Present {
+		return []byte(`"unknown"`), nil
+	}
+	return json.Marshal(gaugeWire{g.Before, g.After})
+}
+
+// UnmarshalJSON reads "unknown" or {"before": …, "after": …}.
+func (g *Gauge) UnmarshalJSON(b []byte) error {
+	if isUnknown(b) {
+		*g = Gauge{}
+		return nil
+	}
+	var w gaugeWire
+	if err := json.Unmarshal(b, &w); err != nil {
+		return fmt.Errorf("serving: gauge must be %q or an object: %w", Unknown, err)
+	}
+	*g = Gauge{Before: w.Before, After: w.After, Present: true}
+	return nil
+}
+
+// Gauges holds the three vLLM gauges of a run, in JSON key order. Summed
+// over model_name; a gauge that carries several engine labels in one
+// reading is refused (see [EngineError]).
+type Gauges struct {
+	KVCacheUsagePerc   Gauge `json:"kv_cache_usage_perc"`  // vllm:kv_cache_usage_perc
+	NumRequestsRunning Gauge `json:"num_requests_running"` // vllm:num_requests_running
+	NumRequestsWaiting Gauge `json:"num_requests_waiting"` // vllm:num_requests_waiting
+}
+
+// gaugeFields pairs each gauge name with its field, in key order.
+func (g *Gauges) gaugeFields() [3]struct {
+	name string
+	v    *Gauge
+} {
+	return [3]struct {
+		name string
+		v    *Gauge
+	}{
+		{KVCacheUsageGauge, &g.KVCacheUsagePerc},
+		{RequestsRunningGauge, &g.NumRequestsRunning},
+		{RequestsWaitingGauge, &g.NumRequestsWaiting},
+	}
+}
+
+// Delta is the four-key server block of one throughput-sweep level
+// (serving spec §1.6), built by [ServerDelta]. JSON key order: e2e, queue,
+// prefill, prefix_cache_hit_rate.
+type Delta struct {
+	// E2E is the change of vllm:e2e_request_latency_seconds.
+	E2E Histogram `json:"e2e"`
+	// Queue is the change of vllm:request_queue_time_seconds.
+	Queue Histogram `json:"queue"`
+	// Prefill is the change of vllm:request_prefill_time_seconds.
+	Prefill Histogram `json:"prefill"`
+	// PrefixCacheHitRate is Δ prefix-cache hits / Δ prefix-cache queries;
+	// see [PrefixCacheHitRate].
+	PrefixCacheHitRate Value `json:"prefix_cache_hit_rate"`
+	// Warnings says why a present reading counted as missing (a
+	// [*ReadingError] for a text that is not valid exposition). Not part
+	// of the JSON.
+	Warnings []error `json:"-"`
+}
+
+// RunDelta is the six-key server block of an image run's throughput record
+// (serving spec §1.7, judgment spec §9.6), built by [RunServerDelta]. JSON
+// key order: e2e, queue, prefill, prefix_cache_hit_rate, counters, gauges.
+type RunDelta struct {
+	Delta
+	// Counters are the counter changes.
+	Counters Counters `json:"counters"`
+	// Gauges are the gauges before and after the run.
+	Gauges Gauges `json:"gauges"`
+}
+
+// HistogramChange returns the change of histogram base between two
+// snapshots (serving spec §1.4).
+func HistogramChange(before, after Snapshot, base string) Histogram {
+	bCount, ok1 := before.Get(base + "_count")
+	bSum, ok2 := before.Get(base + "_sum")
+	aCount, ok3 := after.Get(base + "_count")
+	aSum, ok4 := after.Get(base + "_sum")
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return Histogram{}
+	}
+	bEdges, aEdges := bucketEdges(before, base), bucketEdges(after, base)
+	if len(aEdges) == 0 || !slices.Equal(bEdges, aEdges) {
+		return Histogram{}
+	}
+	type edge struct {
+		le    string
+		bound float64
+	}
+	edges := make([]edge, len(aEdges))
+	for i, le := range aEdges {
+		f := math.Inf(1)
+		if le != "+Inf" {
+			var ok bool
+			if f, ok = parsePyFloat(le); !ok || math.IsNaN(f) || math.IsInf(f, -1) {
+				return Histogram{}
+			}
+		}
+		edges[i] = edge{le, f}
+	}
+	sort.SliceStable(edges, func(i, j int) bool { return edges[i].bound < edges[j].bound })
+	h := Histogram{
+		Known:           true,
+		Count:           aCount - bCount,
+		Sum:             aSum - bSum,
+		PercentileBasis: PercentileBasisUpperBound,
+	}
+	if !Known(h.Count).Known || !Known(h.Sum).Known {
+		return Histogram{}
+	}
+	for i, p := range []*UpperBound{&h.P50, &h.P95, &h.P99} {
+		if h.Count <= 0 {
+			break
+		}
+		rank := math.Ceil(Quantiles[i] * h.Count)
+		for _, e := range edges {
+			k := Key{Name: base + "_bucket", LE: e.le, HasLE: true}
+			if after[k]-before[k] >= rank {
+				*p = UpperBound{Edge: e.bound, Set: true}
+				break
+			}
+		}
+	}
+	return h
+}
+
+// bucketEdges returns the sorted le strings of base's buckets in s.
+func bucketEdges(s Snapshot, base string) []string {
+	var les []string
+	for k := range s {
+		if k.HasLE && k.Name == base+"_bucket" {
+			les = append(les, k.LE)
+		}
+	}
+	slices.Sort(les)
+	return les
+}
+
+// CounterChange returns after − before of counter name (without _total),
+// each read with [Snapshot.Counter]; unknown when either lacks it. The two
+// snapshots may spell the counter differently (x_total before, x after).
+func CounterChange(before, after Snapshot, name string) Value {
+	b, ok1 := before.Counter(name)
+	a, ok2 := after.Counter(name)
+	if !ok1 || !ok2 {
+		return Value{}
+	}
+	return Known(a - b)
+}
+
+// PrefixCacheHitRate returns Δ vllm:prefix_cache_hits / Δ
+// vllm:prefix_cache_queries between two snapshots; unknown when any of
+// the four values is missing or the queries did not grow (no query ran, or
+// the counter was reset).
+func PrefixCacheHitRate(before, after Snapshot) Value {
+	hb, ok1 := before.Counter(PrefixCacheHitsCounter)
+	ha, ok2 := after.Counter(PrefixCacheHitsCounter)
+	qb, ok3 := before.Counter(PrefixCacheQueriesCounter)
+	qa, ok4 := after.Counter(PrefixCacheQueriesCounter)
+	if !ok1 || !ok2 || !ok3 || !ok4 || !(qa > qb) {
+		return Value{}
+	}
+	return Known((ha - hb) / (qa - qb))
+}
+
+// ServerDelta returns the four-key server block of a sweep level from the
+// readings before and after it (serving spec §1.6). A missing reading, or
+// one that is not valid exposition text (see [ParseSnapshot]; the reason
+// is in Warnings), makes every key "unknown". No engine check is made.
+func ServerDelta(before, after Reading) Delta {
+	b, a, warnings := snapshots(before, after, false)
+	d := delta(b.snap, a.snap)
+	d.Warnings = warnings
+	return d
+}
+
+// RunServerDelta returns the six-key server block of an image run from the
+// readings taken before and after it (serving spec §1.7).
+//
+// Each present reading is first checked on its own, before then after: a
+// gauge whose samples carry more than one engine label value (a missing
+// label counts as its own engine) is refused with an [*EngineError]. Then
+// a missing or invalid reading (reason in Warnings) makes every histogram
+// and the hit rate "unknown", and counters and gauges map every key to the
+// string "unknown"; otherwise counters hold their changes and gauges their
+// before and after values.
+func RunServerDelta(before, after Reading) (RunDelta, error) {
+	b, a, warnings := snapshots(before, after, true)
+	for _, p := range []parsed{b, a} {
+		if err := p.engineError(); err != nil {
+			return RunDelta{}, err
+		}
+	}
+	r := RunDelta{Delta: delta(b.snap, a.snap)}
+	r.Warnings = warnings
+	if b.snap == nil || a.snap == nil {
+		return r, nil // zero Counters and Gauges are all "unknown"
+	}
+	for _, f := range r.Counters.counterFields() {
+		*f.v = CounterChange(b.snap, a.snap, f.name)
+	}
+	for _, f := range r.Gauges.gaugeFields() {
+		*f.v = Gauge{Before: gaugeValue(b.snap, f.name), After: gaugeValue(a.snap, f.name), Present: true}
+	}
+	return r, nil
+}
+
+func gaugeValue(s Snapshot, name string) Value {
+	v, ok := s.Get(name)
+	if !ok {
+		return Value{}
+	}
+	return Known(v)
+}
+
+// delta builds the four keys; a nil snapshot is a missing reading.
+func delta(b, a Snapshot) Delta {
+	if b == nil || a == nil {
+		return Delta{}
+	}
+	return Delta{
+		E2E:                HistogramChange(b, a, E2ELatencyHistogram),
+		Queue:              HistogramChange(b, a, QueueTimeHistogram),
+		Prefill:            HistogramChange(b, a, PrefillTimeHistogram),
+		PrefixCacheHitRate: PrefixCacheHitRate(b, a),
+	}
+}
+
+// parsed is one reading after parsing: its snapshot (nil when missing or
+// invalid) and, when asked for, the engine ids of each gauge.
+type parsed struct {
+	snap    Snapshot
+	engines map[string]map[string]bool // gauge name -> engine ids
+}
+
+// noEngine stands for a gauge sample without an engine label, spelled as
+// typevet's message spells it.
+const noEngine = "(none)"
+
+// snapshots parses both readings, collecting engine ids when engines is set.
+func snapshots(before, after Reading, engines bool) (b, a parsed, warnings []error) {
+	parse := func(which string, r Reading) parsed {
+		if !r.OK {
+			return parsed{}
+		}
+		p := parsed{snap: Snapshot{}}
+		if engines {
+			p.engines = map[string]map[string]bool{}
+		}
+		err := eachSample(r.Text, func(s sample) {
+			p.snap[s.key] += s.value
+			if !engines {
+				return
+			}
+			switch s.key.Name {
+			case KVCacheUsageGauge, RequestsRunningGauge, RequestsWaitingGauge:
+				id := noEngine
+				for _, l := range s.labels {
+					if l.GetName() == "engine" {
+						id = l.GetValue()
+						break
+					}
+				}
+				if p.engines[s.key.Name] == nil {
+					p.engines[s.key.Name] = map[string]bool{}
+				}
+				p.engines[s.key.Name][id] = true
+			}
+		})
+		if err != nil {
+			warnings = append(warnings, &ReadingError{Reading: which, Err: err})
+			return parsed{}
+		}
+		return p
+	}
+	return parse("before", before), parse("after", after), warnings
+}
+
+// engineError returns the refusal for the first gauge, in name order, that
+// carries more than one engine id.
+func (p parsed) engineError() error {
+	for _, name := range []string{KVCacheUsageGauge, RequestsRunningGauge, RequestsWaitingGauge} { // sorted
+		ids := p.engines[name]
+		if len(ids) > 1 {
+			list := make([]string, 0, len(ids))
+			for id := range ids {
+				list = append(list, id)
+			}
+			slices.Sort(list)
+			return &EngineError{Gauge: name, Engines: list}
+		}
+	}
+	return nil
+}
+
+// isUnknown reports whether b is the JSON string "unknown".
+func isUnknown(b []byte) bool {
+	var s string
+	return len(b) > 0 && b[0] == '"' && json.Unmarshal(b, &s) == nil && s == Unknown
+}
