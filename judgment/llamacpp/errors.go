@@ -2,9 +2,7 @@ package llamacpp
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"net/url"
 	"strconv"
 
 	"github.com/typevet/typevet-go/judgment"
@@ -36,13 +34,7 @@ func errNonJSON() error {
 // header. The cause stays reachable through Unwrap (a session with secrets
 // drops it when masking).
 func transportError(ctx context.Context, err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
-		err = ctxErr
-	}
+	err = backendhttp.Cause(ctx, err)
 	return &judgment.TransportError{Msg: "llama.cpp request failed: " + err.Error(), Err: err}
 }
 

@@ -1,0 +1,201 @@
+package vllm
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+)
+
+// MaxLogprobTokenIDs is the most logprob_token_ids vLLM accepts; a request
+// with more candidates is refused before any HTTP call.
+const MaxLogprobTokenIDs = 128
+
+// Client speaks the vLLM OpenAI-compatible API. It implements
+// [judgment.Scorer], holds no mutable state and is safe for concurrent use.
+type Client struct {
+	base      *url.URL
+	http      *http.Client
+	secrets   []string
+	requestID string   // request-id header name, "" for none
+	fixedID   string   // the request id when the extra headers set it
+	sent      []string // canonical names of the headers every request sends
+	now       func() time.Time
+}
+
+// NewClient returns a client for the server of s. It makes no HTTP call.
+// hc supplies the transport (nil: a private pool) and is not modified.
+// Invalid settings give a [*backendhttp.SettingError].
+func NewClient(s Settings, hc *http.Client) (*Client, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	s = s.withDefaults()
+	base, _ := url.Parse(strings.TrimRight(s.BaseURL, "/"))
+	c := &Client{
+		base:      base,
+		http:      backendhttp.NewHTTPClient(hc, s.Auth, s.Timeout),
+		secrets:   s.Auth.Secrets(),
+		requestID: s.RequestIDHeader,
+		sent:      append(s.Auth.SentHeaderNames(), "Content-Type", "Accept"),
+		now:       time.Now,
+	}
+	if c.requestID != "" {
+		c.sent = append(c.sent, http.CanonicalHeaderKey(c.requestID))
+		for _, h := range s.Auth.Headers {
+			if strings.EqualFold(h.Name, c.requestID) {
+				c.fixedID = h.Value
+			}
+		}
+	}
+	return c, nil
+}
+
+// Tokenize returns the token ids of text without special tokens
+// (POST /tokenize, add_special_tokens false).
+func (c *Client) Tokenize(ctx context.Context, model, text string) ([]int, error) {
+	body, _, err := c.do(ctx, "/tokenize", TokenizeRequest{Model: model, Prompt: text})
+	if err != nil {
+		return nil, err
+	}
+	return decodeTokenize(body)
+}
+
+// ScoreCandidates scores one request with POST /v1/chat/completions (spec
+// §5.3): the raw logprobs of exactly the candidate ids at the first
+// generated position. More than [MaxLogprobTokenIDs] candidates are
+// refused before any HTTP call. The result's RequestID is the id sent in
+// the request-id header, if one is configured.
+func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringRequest) (judgment.ScoringResult, error) {
+	if n := len(req.Candidates); n > MaxLogprobTokenIDs {
+		return judgment.ScoringResult{}, &judgment.ScoringUnsupportedCapabilityError{
+			Msg: "vLLM accepts at most 128 logprob_token_ids; got " + itoa(n) + " candidates"}
+	}
+	if err := req.Validate(); err != nil {
+		return judgment.ScoringResult{}, err
+	}
+	body, id, err := c.do(ctx, "/v1/chat/completions", chatRequest(ctx, req))
+	if err != nil {
+		return judgment.ScoringResult{}, err
+	}
+	res, err := decodeChat(body, req)
+	if err != nil {
+		return judgment.ScoringResult{}, err
+	}
+	res.RequestID = id
+	return res, nil
+}
+
+// do sends one POST of in as JSON and returns the body of a 2xx answer and
+// the request id sent. Nothing is retried (spec §5.5). Failures are
+// [judgment.TransportError] and [judgment.BackendHTTPError] values carrying
+// the request id.
+func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, error) {
+	payload, err := json.Marshal(in)
+	if err != nil {
+		return nil, "", &judgment.GenerationError{Msg: "vLLM request could not be encoded"}
+	}
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath(path).String(), bytes.NewReader(payload))
+	if err != nil {
+		return nil, "", &judgment.TransportError{Msg: "vLLM request failed: " + err.Error(), Err: err}
+	}
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json")
+	id := c.stampRequestID(r)
+	resp, err := c.http.Do(r)
+	if err != nil {
+		cause := backendhttp.Cause(ctx, err)
+		return nil, id, &judgment.TransportError{Msg: "vLLM request failed: " + cause.Error(), RequestID: id, Err: cause}
+	}
+	body, err := backendhttp.ReadBody(resp)
+	if err != nil {
+		cause := backendhttp.Cause(ctx, err)
+		return nil, id, &judgment.TransportError{Msg: "vLLM request failed: " + cause.Error(), RequestID: id, Err: cause}
+	}
+	if resp.StatusCode >= 300 {
+		return nil, id, c.statusError(resp, body, id)
+	}
+	return body, id, nil
+}
+
+// stampRequestID sets the request-id header to a fresh UUID4 hex and
+// returns the id ("" when no header is configured). An id fixed by the
+// extra headers is kept.
+func (c *Client) stampRequestID(r *http.Request) string {
+	if c.requestID == "" {
+		return ""
+	}
+	if c.fixedID != "" {
+		return c.fixedID
+	}
+	id := uuid4Hex()
+	r.Header.Set(c.requestID, id)
+	return id
+}
+
+// uuid4Hex returns a random UUID version 4 as 32 lower-case hex digits.
+func uuid4Hex() string {
+	var u [16]byte
+	rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return hex.EncodeToString(u[:])
+}
+
+// chatRequest builds the body of a scoring request.
+func chatRequest(ctx context.Context, req judgment.ScoringRequest) ChatRequest {
+	ids := make([]int, len(req.Candidates))
+	for i, c := range req.Candidates {
+		ids[i] = c.TokenID
+	}
+	return ChatRequest{
+		Model:                  req.Model,
+		Messages:               []ChatMessage{{Role: "user", Content: content(ctx, req.Prefix, req.Media)}},
+		MaxTokens:              1,
+		Logprobs:               true,
+		LogprobTokenIDs:        ids,
+		ReturnTokensAsTokenIDs: true,
+		AddGenerationPrompt:    true,
+	}
+}
+
+// content builds the message content (spec §5.4): the prefix string
+// without images; with images the prefix split at each "<__media__>": the
+// first piece as a text block when non-empty, then per image an image_url
+// block followed by the next piece, minus one leading "\n", when
+// non-empty.
+func content(ctx context.Context, prefix string, media []judgment.Image) Content {
+	if len(media) == 0 {
+		return Content{Text: prefix}
+	}
+	pieces := strings.Split(prefix, judgment.MediaMarker)
+	blocks := make([]ContentBlock, 0, 2*len(media)+1)
+	if pieces[0] != "" {
+		blocks = append(blocks, ContentBlock{Type: "text", Text: pieces[0]})
+	}
+	for i, im := range media {
+		blocks = append(blocks, ContentBlock{Type: "image_url", ImageURL: &ImageURL{URL: backendhttp.DataURI(ctx, im)}})
+		if i+1 < len(pieces) {
+			if t := strings.TrimPrefix(pieces[i+1], "\n"); t != "" {
+				blocks = append(blocks, ContentBlock{Type: "text", Text: t})
+			}
+		}
+	}
+	return Content{Blocks: blocks}
+}
+
+// HTTPClient returns the configured HTTP client: session headers, timeout,
+// no redirects. Other packages use it for /metrics, /version and
+// /v1/models reads.
+func (c *Client) HTTPClient() *http.Client { return c.http }
+
+// BaseURL returns the server base URL without a trailing slash.
+func (c *Client) BaseURL() string { return c.base.String() }

@@ -1,0 +1,87 @@
+package vllm
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+)
+
+// OpenOptions tunes [Open]. The zero value means defaults.
+type OpenOptions struct {
+	// Model overrides Settings.Model when non-empty.
+	Model string
+	// HTTPClient supplies the transport (e.g. an httptest server's
+	// client); nil means a private connection pool. It is not modified.
+	HTTPClient *http.Client
+	// TextParts substitutes the prompt templates; the zero value means
+	// typevet's defaults.
+	TextParts judgment.TextParts
+}
+
+// Session is an open vLLM judgment session (typevet open_vllm_judgment).
+// It implements [judgment.Port], pinned to the served model name, and is
+// safe for concurrent use by many goroutines over one pooled client.
+type Session struct {
+	client  *Client
+	judge   *judgment.Judge
+	model   string
+	secrets []string
+}
+
+// Open returns a session. It makes no HTTP call: the first one happens in
+// the first Judge. Invalid settings give a [*backendhttp.SettingError].
+func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
+	if opts.Model != "" {
+		s.Model = opts.Model
+	}
+	c, err := NewClient(s, opts.HTTPClient)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{
+		client:  c,
+		judge:   judgment.NewJudge(c, judgment.JudgeOptions{Model: s.Model, Family: judgment.FamilyChat, TextParts: opts.TextParts}),
+		model:   s.Model,
+		secrets: c.secrets,
+	}, nil
+}
+
+// Judge judges req (see [judgment.Port]). Each image is base64-encoded
+// once for all the questions of req. With secrets configured every error
+// is masked by [judgment.MaskSecrets].
+func (s *Session) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
+	resp, err := s.judge.Judge(backendhttp.WithMedia(ctx, req.Media), req)
+	if err != nil {
+		return resp, judgment.MaskSecrets(err, s.secrets)
+	}
+	return resp, nil
+}
+
+// Model returns the pinned served model name.
+func (s *Session) Model() string { return s.model }
+
+// ServedTemplate returns [judgment.FamilyChat]; its String is the
+// receipt's served_template ("vllm_chat").
+func (s *Session) ServedTemplate() judgment.Family { return judgment.FamilyChat }
+
+// Client returns the session's client (a [judgment.Scorer]).
+func (s *Session) Client() *Client { return s.client }
+
+// HTTPClient returns the configured HTTP client, with the session's auth
+// and extra headers, for /metrics, /version and /v1/models reads.
+func (s *Session) HTTPClient() *http.Client { return s.client.http }
+
+// BaseURL returns the server base URL without a trailing slash.
+func (s *Session) BaseURL() string { return s.client.BaseURL() }
+
+// Secrets returns the values the session masks: the API key and extra
+// header values.
+func (s *Session) Secrets() []string { return append([]string(nil), s.secrets...) }
+
+// Close releases idle connections. The session must not be used after.
+func (s *Session) Close() error {
+	s.client.http.CloseIdleConnections()
+	return nil
+}

@@ -1,0 +1,151 @@
+package vllm
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+)
+
+// Settings configures a vLLM session (spec §7, TYPEVET_VLLM__*). BaseURL
+// and Model are required; every other zero field means its default.
+// Settings never print the API key or header values.
+type Settings struct {
+	// BaseURL is the server address without a trailing slash (required).
+	// TYPEVET_VLLM__BASE_URL.
+	BaseURL string
+	// Model is the served model name, equal to --served-model-name
+	// (required). TYPEVET_VLLM__MODEL.
+	Model string
+	// Timeout bounds each whole HTTP request; 0 means 300 s.
+	// TYPEVET_VLLM__TIMEOUT (seconds, finite, > 0).
+	Timeout time.Duration
+	// Auth holds the API key (sent as "<AuthHeader>: <AuthScheme> <key>"),
+	// auth header and scheme, extra headers and user agent
+	// (TYPEVET_VLLM__API_KEY, __AUTH_HEADER, __AUTH_SCHEME, __HEADERS,
+	// __USER_AGENT).
+	backendhttp.Auth
+	// RequestIDHeader, when set, names a header that carries a fresh UUID4
+	// hex on each request; scoring ids land in judgment.Response.RequestIDs.
+	// TYPEVET_VLLM__REQUEST_ID_HEADER.
+	RequestIDHeader string
+	// MaxConcurrency is typevet's async generation POST limit; 0 means 1.
+	// Judgment sessions do not use it (one pooled client serves any number
+	// of goroutines); it is parsed and kept for receipts and callers.
+	// TYPEVET_VLLM__MAX_CONCURRENCY.
+	MaxConcurrency int
+}
+
+// Defaults of [Settings].
+const (
+	DefaultTimeout        = 300 * time.Second
+	DefaultMaxConcurrency = 1
+)
+
+// envPrefix is the prefix of every vLLM variable.
+const envPrefix = "TYPEVET_VLLM__"
+
+// SettingsFromEnv builds Settings from environment variables read through
+// lookup (pass [os.LookupEnv]). TYPEVET_VLLM__BASE_URL and
+// TYPEVET_VLLM__MODEL are required; other empty variables count as unset,
+// except TYPEVET_VLLM__AUTH_SCHEME, which set but empty sends the key bare.
+// Errors are [*backendhttp.SettingError] values naming the variable, never
+// its value.
+func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
+	l := backendhttp.Lookup(lookup)
+	s := Settings{Timeout: DefaultTimeout, MaxConcurrency: DefaultMaxConcurrency}
+	v, name, ok := l.Get(envPrefix + "BASE_URL")
+	if !ok {
+		return Settings{}, &backendhttp.SettingError{Variable: name, Rule: "is required"}
+	}
+	var err error
+	if s.BaseURL, err = backendhttp.ParseBaseURL(v, name); err != nil {
+		return Settings{}, err
+	}
+	if s.Model, name, ok = l.Get(envPrefix + "MODEL"); !ok || isBlank(s.Model) {
+		return Settings{}, &backendhttp.SettingError{Variable: name, Rule: "is required"}
+	}
+	if v, name, ok := l.Get(envPrefix + "TIMEOUT"); ok {
+		if s.Timeout, err = backendhttp.ParseSeconds(v, name); err != nil {
+			return Settings{}, err
+		}
+	}
+	if v, name, ok := l.Get(envPrefix + "MAX_CONCURRENCY"); ok {
+		if s.MaxConcurrency, err = backendhttp.ParsePositiveInt(v, name); err != nil {
+			return Settings{}, err
+		}
+	}
+	if s.Auth, err = backendhttp.AuthFromEnv(l, envPrefix); err != nil {
+		return Settings{}, err
+	}
+	if v, name, ok := l.Get(envPrefix + "REQUEST_ID_HEADER"); ok {
+		if err := s.Auth.ValidateHeaderName(v, name); err != nil {
+			return Settings{}, err
+		}
+		s.RequestIDHeader = v
+	}
+	return s, nil
+}
+
+// isBlank reports whether s holds only whitespace.
+func isBlank(s string) bool { return strings.TrimSpace(s) == "" }
+
+// withDefaults fills the zero optional fields.
+func (s Settings) withDefaults() Settings {
+	if s.Timeout == 0 {
+		s.Timeout = DefaultTimeout
+	}
+	if s.MaxConcurrency == 0 {
+		s.MaxConcurrency = DefaultMaxConcurrency
+	}
+	return s
+}
+
+// Validate checks settings built in code by the rules [SettingsFromEnv]
+// applies; errors name the field ("vllm.Settings.BaseURL").
+func (s Settings) Validate() error {
+	if s.BaseURL == "" {
+		return &backendhttp.SettingError{Variable: "vllm.Settings.BaseURL", Rule: "is required"}
+	}
+	if _, err := backendhttp.ParseBaseURL(s.BaseURL, "vllm.Settings.BaseURL"); err != nil {
+		return err
+	}
+	if isBlank(s.Model) {
+		return &backendhttp.SettingError{Variable: "vllm.Settings.Model", Rule: "is required"}
+	}
+	if s.Timeout < 0 {
+		return &backendhttp.SettingError{Variable: "vllm.Settings.Timeout", Rule: "must be greater than 0"}
+	}
+	if s.MaxConcurrency < 0 {
+		return &backendhttp.SettingError{Variable: "vllm.Settings.MaxConcurrency", Rule: "must be a whole number of at least 1"}
+	}
+	if err := s.Auth.Validate(backendhttp.FieldNames("vllm.Settings")); err != nil {
+		return err
+	}
+	if s.RequestIDHeader != "" {
+		return s.Auth.ValidateHeaderName(s.RequestIDHeader, "vllm.Settings.RequestIDHeader")
+	}
+	return nil
+}
+
+// String returns s without secrets.
+func (s Settings) String() string { return fmt.Sprint(s) }
+
+// GoString returns a Go-syntax form of s without secrets.
+func (s Settings) GoString() string { return fmt.Sprintf("%#v", s) }
+
+// Format prints s for every verb with the API key and header values
+// replaced by "***".
+func (s Settings) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('#'):
+		fmt.Fprintf(f, "vllm.Settings{BaseURL:%q, Model:%q, Timeout:%d, Auth:%#v, RequestIDHeader:%q, MaxConcurrency:%d}",
+			s.BaseURL, s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.MaxConcurrency)
+	case verb == 'v' && f.Flag('+'):
+		fmt.Fprintf(f, "{BaseURL:%s Model:%s Timeout:%s Auth:%+v RequestIDHeader:%s MaxConcurrency:%d}",
+			s.BaseURL, s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.MaxConcurrency)
+	default:
+		fmt.Fprintf(f, "{%s %s %s %v %s %d}", s.BaseURL, s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.MaxConcurrency)
+	}
+}
