@@ -110,12 +110,8 @@ func TestReadThroughputValues(t *testing.T) {
 	if th.LatencySeconds.N != 63 || th.LatencySeconds.P50 == nil || *th.LatencySeconds.P50 != 1.3526233648881316 {
 		t.Errorf("latency_seconds = %+v", th.LatencySeconds)
 	}
-	var server struct {
-		E2E struct {
-			Count float64 `json:"count"`
-		} `json:"e2e"`
-	}
-	if err := json.Unmarshal(th.Server, &server); err != nil || server.E2E.Count != 252 {
-		t.Errorf("server block = %s (%v)", th.Server, err)
+	if s := th.Server; s == nil || !s.E2E.Known || s.E2E.Count != 252 || !s.PrefixCacheHitRate.Known ||
+		s.PrefixCacheHitRate.Number != 0.5506054110422339 {
+		t.Errorf("server block = %+v", th.Server)
 	}
 }

@@ -1,9 +1,10 @@
 package receipt
 
 import (
-	"encoding/json"
 	"math"
 	"slices"
+
+	"github.com/typevet/typevet-go/serving"
 )
 
 // Quantiles are the client-latency quantiles a throughput block reports.
@@ -35,10 +36,10 @@ type Throughput struct {
 	// failure and were dropped by design (judgment spec §9.4); the same
 	// number as stopped.discarded.
 	Discarded int `json:"discarded"`
-	// Server is the vLLM /metrics delta block (judgment spec §9.6) as raw
-	// JSON, or nil (written as null) when no reading was requested, as on
-	// llama.cpp.
-	Server json.RawMessage `json:"server"`
+	// Server is the vLLM /metrics delta block (judgment spec §9.6,
+	// [serving.RunServerDelta]), or nil (written as null) when no reading
+	// was requested, as on llama.cpp.
+	Server *serving.RunDelta `json:"server"`
 }
 
 // LatencySummary is the latency_seconds block: nearest-rank percentiles of
@@ -59,7 +60,7 @@ type LatencySummary struct {
 // judgment carried, the unrounded wall time in seconds, the concurrency,
 // the discarded count and the server delta block (nil when /metrics was not
 // read).
-func NewThroughput(latencies []float64, imagesPerJudgment int, wall float64, concurrency, discarded int, server json.RawMessage) Throughput {
+func NewThroughput(latencies []float64, imagesPerJudgment int, wall float64, concurrency, discarded int, server *serving.RunDelta) Throughput {
 	judgments := len(latencies)
 	images := judgments * imagesPerJudgment
 	t := Throughput{

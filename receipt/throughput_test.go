@@ -5,6 +5,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/typevet/typevet-go/serving"
 )
 
 func f64(v float64) *float64 { return &v }
@@ -53,7 +55,7 @@ func TestNewThroughput(t *testing.T) {
 	for i := range perm20 {
 		perm20[i] = float64(7*i%20 + 1)
 	}
-	server := json.RawMessage(`{"e2e":"unknown"}`)
+	server := &serving.RunDelta{} // every value unknown
 	tests := []struct {
 		name        string
 		latencies   []float64
@@ -61,7 +63,7 @@ func TestNewThroughput(t *testing.T) {
 		wall        float64
 		concurrency int
 		discarded   int
-		server      json.RawMessage
+		server      *serving.RunDelta
 		want        Throughput
 	}{
 		{
