@@ -1,0 +1,51 @@
+// Package judgmenttest provides fake llama-server and vLLM servers that
+// speak the wire APIs of typevet's judgment backends with a scripted model,
+// injectable faults, and a conformance suite for any [judgment.Port].
+//
+// # Servers
+//
+// [NewLlamaCPP] and [NewVLLM] start an [httptest.Server]-like [Server] on a
+// loopback port; the NewUnstarted variants let a test set knobs first.
+// Both servers check the scoring bodies exactly as the spec writes them and
+// answer a drifting client with HTTP 400 naming the field (messages prefixed
+// "judgmenttest:").
+//
+// The llama.cpp fake serves GET /props, POST /apply-template,
+// POST /tokenize, POST /completion, GET /v1/models (and /models, /health).
+// /completion returns min(n_probs, Model.NVocab) entries of the scripted
+// next-token distribution, which sums to 1 over the whole vocabulary, so a
+// small NVocab exercises the off-option mass rule quickly. A nested
+// {prompt_string, multimodal_data} prompt must hold the current media
+// marker once per image, else HTTP 400 "Failed to tokenize prompt" (a stale
+// router marker, typevet #322); a top-level multimodal_data beside a string
+// prompt is accepted and the image silently dropped, as the real server does.
+//
+// The vLLM fake serves POST /tokenize, POST /v1/chat/completions,
+// GET /v1/models, GET /version, GET /metrics (and /health). A scoring answer
+// lists the sampled token and each requested logprob_token_ids entry in
+// "token_id:N" form.
+//
+// # Scripted model
+//
+// A [Model] names its control-token vocabulary and returns, per prompt and
+// images, the logprob of each control string. [Script] keys those answers by
+// question name (the "<name>: " line of typevet's field block), by whether
+// an image was sent, and by image bytes. [Probs] turns probabilities into
+// logprobs.
+//
+// # Faults
+//
+// [Server.Inject] adds a [Fault] for a path and request number: a status
+// with a JSON, plain or HTML body, a redirect, a non-JSON 200, an early
+// connection close, a slow answer, extra headers (Retry-After,
+// x-ratelimit-*), or a [Tamper] of the scoring answer (missing, duplicated,
+// positive or non-finite candidate logprob, dropped image).
+// [Server.RotateMarker] and [Server.RotateMarkerEvery] reproduce llama.cpp
+// router reloads.
+//
+// # Conformance
+//
+// [Run] runs named subtests against a Port built on a server scripted with
+// [ConformanceModel], or on the offline fake loaded with
+// [ConformanceDistributions].
+package judgmenttest

@@ -1,0 +1,434 @@
+package judgmenttest
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Model is the scripted model behind a fake server: a served id, a
+// vocabulary, and the next-token log-probabilities of the control strings
+// for each prompt. The zero value is usable: it serves [DefaultModelID]
+// with the [DefaultVocab], [DefaultNVocab] entries and a uniform answer over
+// every control. A Model must not be changed after the server starts; its
+// functions are called from many goroutines at once.
+type Model struct {
+	// ID is the served model id ("" = DefaultModelID). Requests naming
+	// another id (other than one of Aliases) are refused like the real
+	// servers refuse an unknown model.
+	ID string
+
+	// Aliases are extra ids the llama.cpp router accepts and lists in
+	// /v1/models.
+	Aliases []string
+
+	// NVocab is the vocabulary size (0 = DefaultNVocab). llama.cpp
+	// /completion returns min(n_probs, NVocab) entries, so a small NVocab
+	// (for example 64) keeps tests fast while the full distribution stays
+	// exercisable. It must be at least len(Vocab)+1.
+	NVocab int
+
+	// Vocab maps each control string to its token id (nil = DefaultVocab()).
+	// Control strings missing from Vocab are not single tokens.
+	Vocab map[string]int
+
+	// Tokenize, when set, replaces the default tokenizer (see
+	// Model.Tokens) for /tokenize and for token counts.
+	Tokenize func(text string) []int
+
+	// Logprobs returns the next-token log-probability of each control
+	// string (for example "0", "1", "A") at the answer position of prompt.
+	// images are the decoded image bytes the model saw, in marker order
+	// (nil for a text prompt or a dropped image). Controls missing from the
+	// map get UnknownLogprob. The remaining probability mass goes to
+	// non-control tokens (see OffToken). nil = every control gets
+	// UnknownLogprob, which decodes to a uniform answer. Script.Logprobs
+	// fits this field.
+	Logprobs func(prompt string, images [][]byte) map[string]float64
+
+	// Delay, when set, returns how long the server thinks before answering a
+	// scoring request with this prompt. The wait ends early when the request
+	// context ends or the server closes.
+	Delay func(prompt string) time.Duration
+
+	// TextOnly makes llama.cpp /props report modalities.vision false and
+	// refuses media on both servers.
+	TextOnly bool
+
+	// ImageTokens is the number of prompt tokens one image costs
+	// (0 = DefaultImageTokens).
+	ImageTokens int
+
+	// OffToken is the id of the most likely non-control token (0 =
+	// DefaultOffToken). It carries half of the non-control mass (all of it
+	// when the vocabulary has no other token); on vLLM it is the sampled
+	// token whenever it beats every requested candidate.
+	OffToken int
+}
+
+// Defaults of the zero Model.
+const (
+	// DefaultModelID is the served name of the tested vLLM pin (spec §5.8).
+	DefaultModelID = "gemma-4-31b-it"
+	// DefaultNVocab is the Gemma 4 vocabulary size (spec §4.2).
+	DefaultNVocab = 262144
+	// DefaultImageTokens is the prompt-token cost of one image.
+	DefaultImageTokens = 256
+	// DefaultOffToken is the sampled token of the spec's vLLM example (§5.3).
+	DefaultOffToken = 9366
+	// UnknownLogprob is the logprob of a control the script does not name.
+	UnknownLogprob = -40.0
+)
+
+// Controls is the control alphabet of spec §2.2 in binding order:
+// "0".."9" then "A".."Z".
+var Controls = func() []string {
+	var c []string
+	for r := '0'; r <= '9'; r++ {
+		c = append(c, string(r))
+	}
+	for r := 'A'; r <= 'Z'; r++ {
+		c = append(c, string(r))
+	}
+	return c
+}()
+
+// DefaultVocab returns a fresh copy of the default control vocabulary. The
+// ids of "0".."3" are the real Gemma 4 ids (spec §2.2: 236771, 236770,
+// 236778, 236800); the ids of "4".."9" (236801..236806) and "A".."Z"
+// (236900..236925) are invented but distinct.
+func DefaultVocab() map[string]int {
+	v := map[string]int{"0": 236771, "1": 236770, "2": 236778, "3": 236800}
+	for i, c := range Controls[4:10] {
+		v[c] = 236801 + i
+	}
+	for i, c := range Controls[10:] {
+		v[c] = 236900 + i
+	}
+	return v
+}
+
+// Probs returns a control-string logprob map from probabilities in control
+// order: Probs(0.16, 0.04) is {"0": log 0.16, "1": log 0.04}. A zero
+// probability is left out (it then gets UnknownLogprob). Handy for
+// Model.Logprobs and Script.
+func Probs(p ...float64) map[string]float64 {
+	if len(p) > len(Controls) {
+		panic("judgmenttest: Probs takes at most 36 probabilities")
+	}
+	m := make(map[string]float64, len(p))
+	for i, v := range p {
+		if v < 0 || v > 1 || math.IsNaN(v) {
+			panic("judgmenttest: Probs needs probabilities in [0, 1]")
+		}
+		if v > 0 {
+			m[Controls[i]] = math.Log(v)
+		}
+	}
+	return m
+}
+
+// Script is the common scripted model: answers keyed by question name,
+// optionally by whether an image was sent and by its bytes. Use its
+// Logprobs method as Model.Logprobs.
+//
+// The question name is found in the prompt the way typevet renders a field
+// block (spec §2.3): a line that starts with "<name>: ". When several
+// scripted names occur, the one that starts latest in the prompt wins (the
+// field block follows the state), and for equal positions the longest name.
+type Script struct {
+	// Text holds the answer per question name for prompts without images.
+	Text map[string]map[string]float64
+	// Image holds the answer per question name for prompts with at least
+	// one image; a name missing here falls back to Text.
+	Image map[string]map[string]float64
+	// ByImage holds answers keyed by ImageKey(first image) and then by
+	// question name; it wins over Image.
+	ByImage map[string]map[string]map[string]float64
+	// Delay holds a thinking time per question name (see Model.Delay).
+	Delay map[string]time.Duration
+}
+
+// ImageKey is the key of an image in Script.ByImage: the hex SHA-256 of its
+// bytes.
+func ImageKey(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Logprobs returns the scripted answer for prompt and images; nil when the
+// question is not scripted (every control then gets UnknownLogprob, a
+// uniform answer).
+func (s Script) Logprobs(prompt string, images [][]byte) map[string]float64 {
+	if len(images) > 0 {
+		if byName, ok := s.ByImage[ImageKey(images[0])]; ok {
+			if m, ok := byName[QuestionName(prompt, keys(byName))]; ok {
+				return m
+			}
+		}
+		if m, ok := s.Image[QuestionName(prompt, keys(s.Image))]; ok {
+			return m
+		}
+	}
+	if m, ok := s.Text[QuestionName(prompt, keys(s.Text))]; ok {
+		return m
+	}
+	return nil
+}
+
+// ThinkTime returns the scripted delay of the question in prompt; use it as
+// Model.Delay.
+func (s Script) ThinkTime(prompt string) time.Duration {
+	return s.Delay[QuestionName(prompt, keys(s.Delay))]
+}
+
+func keys[V any](m map[string]V) []string {
+	k := make([]string, 0, len(m))
+	for name := range m {
+		k = append(k, name)
+	}
+	return k
+}
+
+// QuestionName returns the name among names whose field-block line
+// "<name>: " starts latest in prompt (at the start of the prompt or of a
+// line); "" when none does.
+func QuestionName(prompt string, names []string) string {
+	best, bestAt := "", -1
+	for _, name := range names {
+		if name == "" {
+			continue
+		}
+		needle := name + ": "
+		at := -1
+		if i := strings.LastIndex(prompt, "\n"+needle); i >= 0 {
+			at = i + 1
+		} else if strings.HasPrefix(prompt, needle) {
+			at = 0
+		}
+		if at > bestAt || (at == bestAt && at >= 0 && len(name) > len(best)) {
+			best, bestAt = name, at
+		}
+	}
+	return best
+}
+
+// model is a started Model with its defaults filled in and its
+// distribution tables built.
+type model struct {
+	Model
+	controls []string       // vocabulary controls, in Controls order
+	byID     map[int]string // control id -> control string
+	fillers  []int          // non-control ids other than OffToken
+}
+
+func newModel(m *Model) *model {
+	if m == nil {
+		m = &Model{}
+	}
+	mm := &model{Model: *m}
+	if mm.ID == "" {
+		mm.ID = DefaultModelID
+	}
+	if mm.NVocab == 0 {
+		mm.NVocab = DefaultNVocab
+	}
+	if mm.Vocab == nil {
+		mm.Vocab = DefaultVocab()
+	}
+	if mm.ImageTokens == 0 {
+		mm.ImageTokens = DefaultImageTokens
+	}
+	if mm.OffToken == 0 {
+		mm.OffToken = DefaultOffToken
+	}
+	if mm.NVocab < len(mm.Vocab)+1 {
+		panic("judgmenttest: Model.NVocab must be at least len(Vocab)+1")
+	}
+	mm.byID = make(map[int]string, len(mm.Vocab))
+	for _, c := range Controls {
+		if id, ok := mm.Vocab[c]; ok {
+			mm.controls = append(mm.controls, c)
+			mm.byID[id] = c
+		}
+	}
+	for c, id := range mm.Vocab {
+		if _, ok := mm.byID[id]; ok && mm.byID[id] != c {
+			panic("judgmenttest: Model.Vocab maps two strings to one id")
+		}
+		if _, ok := mm.byID[id]; !ok { // a non-alphabet vocabulary entry
+			mm.controls = append(mm.controls, c)
+			mm.byID[id] = c
+		}
+	}
+	if _, ok := mm.byID[mm.OffToken]; ok {
+		panic("judgmenttest: Model.OffToken is a control token id")
+	}
+	for id := 0; len(mm.fillers) < mm.NVocab-len(mm.controls)-1; id++ {
+		if _, ok := mm.byID[id]; ok || id == mm.OffToken {
+			continue
+		}
+		mm.fillers = append(mm.fillers, id)
+	}
+	return mm
+}
+
+func (m *model) accepts(id string) bool {
+	if id == m.ID {
+		return true
+	}
+	for _, a := range m.Aliases {
+		if id == a {
+			return true
+		}
+	}
+	return false
+}
+
+// textTokenBase offsets the ids of text outside the vocabulary so they stay
+// below the Gemma control ids.
+const textTokenBase = 1000
+
+// tokens tokenizes text without special tokens: each vocabulary entry that
+// matches at the current position (longest first) is one token, every other
+// rune is one token with id textTokenBase + rune%200000.
+func (m *model) tokens(text string) []int {
+	if m.Tokenize != nil {
+		return m.Tokenize(text)
+	}
+	out := make([]int, 0, utf8.RuneCountInString(text))
+	for len(text) > 0 {
+		best := ""
+		for s := range m.Vocab {
+			if len(s) > len(best) && strings.HasPrefix(text, s) {
+				best = s
+			}
+		}
+		if best != "" {
+			out = append(out, m.Vocab[best])
+			text = text[len(best):]
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(text)
+		out = append(out, textTokenBase+int(r)%200000)
+		text = text[size:]
+	}
+	return out
+}
+
+// countTokens is the prompt-token count of text plus images: the tokens of
+// text (media markers included as text) and ImageTokens per image.
+func (m *model) countTokens(text string, images int) int {
+	if m.Tokenize != nil {
+		return len(m.Tokenize(text)) + images*m.ImageTokens
+	}
+	return utf8.RuneCountInString(text) + images*m.ImageTokens
+}
+
+// tokenString is the text of a token id in responses.
+func (m *model) tokenString(id int) string {
+	if c, ok := m.byID[id]; ok {
+		return c
+	}
+	if id == m.OffToken {
+		return " The"
+	}
+	return "<unused" + strconv.Itoa(id) + ">"
+}
+
+// entry is one token of a next-token distribution.
+type entry struct {
+	id      int
+	logprob float64
+}
+
+// dist is the scripted next-token distribution at one answer position.
+type dist struct {
+	controls map[int]float64 // control id -> logprob
+	off      float64         // logprob of OffToken
+	filler   float64         // logprob of each filler token
+}
+
+func (m *model) distribution(prompt string, images [][]byte) dist {
+	var script map[string]float64
+	if m.Logprobs != nil {
+		script = m.Logprobs(prompt, images)
+	}
+	d := dist{controls: make(map[int]float64, len(m.controls))}
+	mass := 0.0
+	for _, c := range m.controls {
+		lp, ok := script[c]
+		if !ok {
+			lp = UnknownLogprob
+		}
+		d.controls[m.Vocab[c]] = lp
+		mass += math.Exp(lp)
+	}
+	rest := max(1-mass, 1e-12)
+	if len(m.fillers) == 0 {
+		d.off = math.Log(rest)
+	} else {
+		d.off = math.Log(rest / 2)
+		d.filler = math.Log(rest / 2 / float64(len(m.fillers)))
+	}
+	return d
+}
+
+// logprob returns the logprob of any token id.
+func (d dist) logprob(m *model, id int) float64 {
+	if lp, ok := d.controls[id]; ok {
+		return lp
+	}
+	if id == m.OffToken {
+		return d.off
+	}
+	return d.filler
+}
+
+// top returns the n most likely tokens, most likely first (ties by id).
+func (d dist) top(m *model, n int) []entry {
+	n = min(n, m.NVocab)
+	all := make([]entry, 0, len(d.controls)+1)
+	for id, lp := range d.controls {
+		all = append(all, entry{id, lp})
+	}
+	all = append(all, entry{m.OffToken, d.off})
+	sortEntries(all)
+	// Fillers all share one logprob and come in id order, so merge them in.
+	out := make([]entry, 0, n)
+	fi := 0
+	for _, e := range all {
+		for fi < len(m.fillers) && len(out) < n && (d.filler > e.logprob || (d.filler == e.logprob && m.fillers[fi] < e.id)) {
+			out = append(out, entry{m.fillers[fi], d.filler})
+			fi++
+		}
+		if len(out) == n {
+			return out
+		}
+		out = append(out, e)
+	}
+	for ; fi < len(m.fillers) && len(out) < n; fi++ {
+		out = append(out, entry{m.fillers[fi], d.filler})
+	}
+	return out
+}
+
+func sortEntries(e []entry) {
+	// insertion sort: the list holds at most a few dozen control entries.
+	for i := 1; i < len(e); i++ {
+		for j := i; j > 0 && less(e[j], e[j-1]); j-- {
+			e[j], e[j-1] = e[j-1], e[j]
+		}
+	}
+}
+
+func less(a, b entry) bool {
+	if a.logprob != b.logprob {
+		return a.logprob > b.logprob
+	}
+	return a.id < b.id
+}

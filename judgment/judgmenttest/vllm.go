@@ -1,0 +1,301 @@
+package judgmenttest
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// vllmError is vLLM's OpenAI-style error body.
+func vllmError(code int, msg, typ string) map[string]any {
+	return map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}}
+}
+
+func (x *exchange) vllmBad(msg string) {
+	x.json(http.StatusBadRequest, vllmError(400, msg, "BadRequestError"))
+}
+
+// maxLogprobTokenIDs is vLLM's limit on logprob_token_ids (spec §5.3).
+const maxLogprobTokenIDs = 128
+
+func (s *Server) vllmRoute(x *exchange) {
+	type endpoint struct {
+		method string
+		handle func(*exchange)
+	}
+	routes := map[string]endpoint{
+		"/health":              {http.MethodGet, func(x *exchange) { x.raw(http.StatusOK, "application/json", nil) }},
+		"/version":             {http.MethodGet, s.vllmVersion},
+		"/metrics":             {http.MethodGet, s.vllmMetrics},
+		"/tokenize":            {http.MethodPost, s.vllmTokenize},
+		"/v1/models":           {http.MethodGet, s.vllmModels},
+		"/v1/chat/completions": {http.MethodPost, s.vllmChat},
+	}
+	e, ok := routes[x.r.URL.Path]
+	switch {
+	case !ok:
+		x.json(http.StatusNotFound, map[string]string{"detail": "Not Found"})
+	case x.r.Method != e.method:
+		x.json(http.StatusMethodNotAllowed, map[string]string{"detail": "Method Not Allowed"})
+	default:
+		e.handle(x)
+	}
+}
+
+func (s *Server) vllmVersion(x *exchange) {
+	v := s.Version
+	if v == "" {
+		v = defaultVersion
+	}
+	x.json(http.StatusOK, map[string]string{"version": v})
+}
+
+func (s *Server) vllmModels(x *exchange) {
+	x.json(http.StatusOK, map[string]any{"object": "list", "data": []any{map[string]any{
+		"id": s.model.ID, "object": "model", "created": 1767225600, "owned_by": "vllm",
+		"root": s.model.ID, "parent": nil, "max_model_len": s.nCtx(), "permission": []any{},
+	}}})
+}
+
+func (s *Server) vllmTokenize(x *exchange) {
+	m, err := object(x.body)
+	if err != nil {
+		x.vllmBad(err.Error())
+		return
+	}
+	if !s.knownModel(x, m["model"]) {
+		return
+	}
+	prompt, ok := m["prompt"].(string)
+	if !ok {
+		x.vllmBad("judgmenttest: /tokenize: field \"prompt\" must be a string")
+		return
+	}
+	toks := s.model.tokens(prompt)
+	if add, ok := m["add_special_tokens"].(bool); !ok || add { // vLLM's default is true
+		toks = append([]int{bosID}, toks...)
+	}
+	x.json(http.StatusOK, map[string]any{"count": len(toks), "max_model_len": s.nCtx(), "tokens": toks, "token_strs": nil})
+}
+
+// chatRules is the exact scoring body of spec §5.3 (messages and
+// logprob_token_ids are checked apart).
+var chatRules = []rule{
+	{"model", "a string", isString},
+	{"messages", "a list", func(v any) bool { _, ok := v.([]any); return ok }},
+	{"max_tokens", "1", number(1)},
+	{"temperature", "0", number(0)},
+	{"logprobs", "true", boolean(true)},
+	{"logprob_token_ids", "a list", func(v any) bool { _, ok := v.([]any); return ok }},
+	{"return_tokens_as_token_ids", "true", boolean(true)},
+	{"add_generation_prompt", "true", boolean(true)},
+	{"chat_template_kwargs", `{"enable_thinking": false}`, func(v any) bool {
+		m, ok := v.(map[string]any)
+		return ok && len(m) == 1 && boolean(false)(m["enable_thinking"])
+	}},
+}
+
+const mediaMarker = "<__media__>"
+
+func (s *Server) vllmChat(x *exchange) {
+	m, err := object(x.body)
+	if err != nil {
+		x.vllmBad(err.Error())
+		return
+	}
+	if ids, ok := m["logprob_token_ids"].([]any); ok && len(ids) > maxLogprobTokenIDs {
+		x.vllmBad(fmt.Sprintf("Requested logprob_token_ids of length %d, which is greater than max allowed: %d", len(ids), maxLogprobTokenIDs))
+		return
+	}
+	if err := checkFields("/v1/chat/completions", m, chatRules); err != nil {
+		x.vllmBad(err.Error())
+		return
+	}
+	if !s.knownModel(x, m["model"]) {
+		return
+	}
+	var ids []int
+	for _, v := range m["logprob_token_ids"].([]any) {
+		id, ok := integer(v)
+		if !ok || id < 0 {
+			x.vllmBad("judgmenttest: /v1/chat/completions: logprob_token_ids must hold non-negative integers")
+			return
+		}
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		x.vllmBad("judgmenttest: /v1/chat/completions: logprob_token_ids is empty")
+		return
+	}
+	msgs := m["messages"].([]any)
+	msg, _ := msgs[0].(map[string]any)
+	if len(msgs) != 1 || msg["role"] != "user" || len(msg) != 2 {
+		x.vllmBad("judgmenttest: /v1/chat/completions: messages must be one user message {role, content}")
+		return
+	}
+	user, images, err := userContent(msg["content"])
+	if err != nil {
+		x.vllmBad(err.Error())
+		return
+	}
+	x.images, x.markers = len(images), countMarkers(strings.ReplaceAll(user, mediaMarker, ""))
+	if len(images) > 0 && s.model.TextOnly {
+		x.vllmBad(s.model.ID + " is not a multimodal model")
+		return
+	}
+	if s.MaxImagesPerPrompt > 0 && len(images) > s.MaxImagesPerPrompt {
+		x.vllmBad(fmt.Sprintf("At most %d image(s) may be provided in one prompt.", s.MaxImagesPerPrompt))
+		return
+	}
+	// The server applies its (Gemma 4) chat template with thinking off.
+	prompt := "<bos><|turn>user\n" + user + "<turn|>\n<|turn>model\n"
+	textOnly := s.model.countTokens(strings.ReplaceAll(prompt, mediaMarker, ""), 0)
+	promptTokens := textOnly + len(images)*s.model.ImageTokens
+	if x.tamper == TamperDropImage {
+		images, promptTokens = nil, textOnly
+	}
+	s.mu.Lock()
+	s.counters.Running++
+	s.mu.Unlock()
+	ok := x.waitModel(prompt)
+	s.mu.Lock()
+	s.counters.Running--
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	d := s.model.distribution(prompt, images)
+	body := s.vllmChatBody(d, ids, promptTokens, x.tamper)
+	s.mu.Lock()
+	s.counters.add(s.model.ID, prompt, promptTokens, s.model.Delay)
+	s.mu.Unlock()
+	x.raw(http.StatusOK, "application/json", body)
+}
+
+// userContent returns the user text as typevet composed it (spec §5.4
+// reversed: each image block becomes "<__media__>" plus the "\n" the client
+// removed) and the decoded images.
+func userContent(v any) (string, [][]byte, error) {
+	if s, ok := v.(string); ok {
+		return s, nil, nil
+	}
+	blocks, ok := v.([]any)
+	if !ok || len(blocks) == 0 {
+		return "", nil, fmt.Errorf("judgmenttest: /v1/chat/completions: content must be a string or a non-empty list of blocks")
+	}
+	var b strings.Builder
+	var images [][]byte
+	for i, raw := range blocks {
+		blk, _ := raw.(map[string]any)
+		switch blk["type"] {
+		case "text":
+			text, ok := blk["text"].(string)
+			if !ok || len(blk) != 2 {
+				return "", nil, fmt.Errorf("judgmenttest: content[%d]: a text block is {type, text}", i)
+			}
+			b.WriteString(text)
+		case "image_url":
+			iu, _ := blk["image_url"].(map[string]any)
+			url, _ := iu["url"].(string)
+			img, err := dataURI(url)
+			if err != nil || len(blk) != 2 || len(iu) != 1 {
+				return "", nil, fmt.Errorf("judgmenttest: content[%d]: an image block is {type, image_url: {url: data:<mime>;base64,<data>}}", i)
+			}
+			images = append(images, img)
+			b.WriteString(mediaMarker + "\n")
+		default:
+			return "", nil, fmt.Errorf("judgmenttest: content[%d]: unknown block type", i)
+		}
+	}
+	return b.String(), images, nil
+}
+
+// dataURI decodes a data:image/(png|jpeg|webp);base64, URI.
+func dataURI(url string) ([]byte, error) {
+	for _, mime := range []string{"image/png", "image/jpeg", "image/webp"} {
+		if rest, ok := strings.CutPrefix(url, "data:"+mime+";base64,"); ok {
+			img, err := base64.StdEncoding.DecodeString(rest)
+			if err == nil && len(img) == 0 {
+				err = fmt.Errorf("empty image")
+			}
+			return img, err
+		}
+	}
+	return nil, fmt.Errorf("not a data URI of a supported image type")
+}
+
+// vllmChatBody writes the chat answer: top_logprobs holds the sampled token
+// first, then each requested id once, in request order.
+func (s *Server) vllmChatBody(d dist, ids []int, promptTokens int, t Tamper) []byte {
+	sampled := entry{s.model.OffToken, d.off}
+	for _, id := range ids {
+		if e := (entry{id, d.logprob(s.model, id)}); less(e, sampled) {
+			sampled = e
+		}
+	}
+	list := []entry{sampled}
+	for _, id := range ids {
+		dup := false
+		for _, e := range list {
+			dup = dup || e.id == id
+		}
+		if !dup {
+			list = append(list, entry{id, d.logprob(s.model, id)})
+		}
+	}
+	id := fmt.Sprintf("chatcmpl-%032x", s.chatIDs.Add(1))
+
+	tokenEntry := func(b []byte, e entry, lit string) []byte {
+		b = append(b, `"token":"token_id:`...)
+		b = strconv.AppendInt(b, int64(e.id), 10)
+		b = append(b, `","logprob":`...)
+		if lit != "" {
+			b = append(b, lit...)
+		} else {
+			b = appendFloat(b, e.logprob)
+		}
+		b = append(b, `,"bytes":`...)
+		return appendBytes(b, s.model.tokenString(e.id))
+	}
+	b := make([]byte, 0, 512+len(list)*64)
+	b = append(b, `{"id":`...)
+	b = appendString(b, id)
+	b = append(b, `,"object":"chat.completion","created":1767225600,"model":`...)
+	b = appendString(b, s.model.ID)
+	b = append(b, `,"choices":[{"index":0,"message":{"role":"assistant","content":`...)
+	b = appendString(b, s.model.tokenString(sampled.id))
+	b = append(b, `,"reasoning_content":null,"tool_calls":[]},"logprobs":{"content":[{`...)
+	b = tokenEntry(b, sampled, "")
+	b = append(b, `,"top_logprobs":[`...)
+	n := 0
+	for _, e := range list {
+		lit, copies := "", 1
+		if e.id == ids[0] {
+			switch t {
+			case TamperMissingCandidate:
+				copies = 0
+			case TamperDuplicateCandidate:
+				copies = 2
+			default:
+				lit = tamperedLogprob(t)
+			}
+		}
+		for range copies {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '{')
+			b = tokenEntry(b, e, lit)
+			b = append(b, '}')
+			n++
+		}
+	}
+	b = append(b, `]}]},"finish_reason":"length","stop_reason":null}],"usage":{"prompt_tokens":`...)
+	b = strconv.AppendInt(b, int64(promptTokens), 10)
+	b = append(b, `,"total_tokens":`...)
+	b = strconv.AppendInt(b, int64(promptTokens+1), 10)
+	b = append(b, `,"completion_tokens":1,"prompt_tokens_details":null},"prompt_logprobs":null}`...)
+	return b
+}
