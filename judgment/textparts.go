@@ -165,9 +165,13 @@ func parseFormat(part, s string, known []placeholder) ([]segment, error) {
 				return nil, refused(part, "malformed template", phNone)
 			}
 			field := s[i+1 : i+1+end]
-			if strings.IndexByte(field, '{') >= 0 {
-				// A nested field only exists inside a format spec.
-				return nil, refused(part, "format spec or conversion in a placeholder", phNone)
+			if k := strings.IndexByte(field, '{'); k >= 0 {
+				// A nested field only exists inside a format spec;
+				// anywhere else "{" cannot appear in a field.
+				if c := strings.IndexByte(field, ':'); c >= 0 && c < k {
+					return nil, refused(part, "format spec or conversion in a placeholder", phNone)
+				}
+				return nil, refused(part, "malformed template", phNone)
 			}
 			name, spec := field, false
 			if j := strings.IndexAny(field, "!:"); j >= 0 {
