@@ -431,7 +431,9 @@ func snapshots(before, after Reading, engines bool) (b, a parsed, warnings []err
 		}
 		return p
 	}
-	return parse("before", before), parse("after", after), warnings
+	b = parse("before", before)
+	a = parse("after", after)
+	return b, a, warnings
 }
 
 // engineError returns the refusal for the first gauge, in name order, that
