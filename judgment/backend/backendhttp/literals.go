@@ -80,6 +80,9 @@ func (n *Number) UnmarshalJSON(data []byte) error {
 		return errNotNumber
 	}
 	f, err := strconv.ParseFloat(string(data), 64)
+	if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
+		err = nil // -1e400 is valid JSON that Python reads as -inf
+	}
 	if err != nil {
 		return errNotNumber
 	}

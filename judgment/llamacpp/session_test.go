@@ -1,0 +1,241 @@
+package llamacpp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/judgmenttest"
+	"github.com/typevet/typevet-go/judgment/llamacpp"
+)
+
+func TestOpen(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{})
+	if got := sess.ServedTemplate(); got != judgment.FamilyGemma4Turn {
+		t.Errorf("ServedTemplate = %v, want native_gemma4_turn", got)
+	}
+	if sess.Model() != judgmenttest.DefaultModelID || sess.BaseURL() != srv.URL {
+		t.Errorf("Model, BaseURL = %q, %q", sess.Model(), sess.BaseURL())
+	}
+	if p := sess.Props(); p.MediaMarker != srv.CurrentMarker() || p.BuildInfo == "unknown" || p.NCtx == nil {
+		t.Errorf("Props = %+v, want the server's marker, build and n_ctx", p)
+	}
+	if n := srv.Count("/props") + srv.Count("/apply-template"); n != 2 || srv.Count("") != 2 {
+		t.Errorf("open made %d requests, want one /props and one /apply-template", srv.Count(""))
+	}
+}
+
+func TestOpenRefusals(t *testing.T) {
+	tests := []struct {
+		name        string
+		textOnly    bool
+		template    judgmenttest.Template
+		allowGemma3 bool
+		want        string // "" = opens
+	}{
+		{name: "text-only model", textOnly: true, want: "model reports text-only input modalities"},
+		{name: "gemma3 refused by default", template: judgmenttest.TemplateGemma3, want: "expected NATIVE_GEMMA4_TURN, got native_gemma3_turn"},
+		{name: "chatml refused by default", template: judgmenttest.TemplateChatML, want: "expected NATIVE_GEMMA4_TURN, got degraded_chatml"},
+		{name: "gemma3 allowed", template: judgmenttest.TemplateGemma3, allowGemma3: true},
+		{name: "chatml not native", template: judgmenttest.TemplateChatML, allowGemma3: true, want: "unsupported served template for native vision: degraded_chatml"},
+		{name: "mixed markers", template: judgmenttest.TemplateMixed, allowGemma3: true, want: "unsupported served template for native vision: unsupported",
+			/* reason: two marker sets classify as unsupported (spec §4.2) */},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := smallModel()
+			m.TextOnly = tt.textOnly
+			srv := newServer(t, m, func(s *judgmenttest.Server) { s.Template = tt.template })
+			_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: srv.URL},
+				llamacpp.OpenOptions{Model: judgmenttest.DefaultModelID, AllowGemma3: tt.allowGemma3})
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("Open: %v", err)
+				}
+				return
+			}
+			var pe *llamacpp.ProbeError
+			if !errors.As(err, &pe) || pe.Msg != tt.want {
+				t.Fatalf("Open error = %v, want ProbeError %q", err, tt.want)
+			}
+			if judgment.IsGenerationError(err) {
+				t.Error("a probe refusal must not be a GenerationError (typevet raises ValueError)")
+			}
+		})
+	}
+}
+
+// A check judgment (four questions, one PNG) makes exactly four scoring
+// calls, each with exactly one image and one marker, and no other call.
+func TestJudgeCheckFourCallsOneImageEach(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{NVocab: 64})
+	before := len(srv.Requests())
+	resp, err := sess.Judge(context.Background(), checkRequest(checkPNG(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scoring int
+	for _, r := range srv.Requests()[before:] {
+		if r.Path != "/completion" {
+			continue
+		}
+		scoring++
+		if r.Images != 1 || r.Markers != 1 {
+			t.Errorf("request %d: %d images, %d markers; want 1 and 1", r.Index, r.Images, r.Markers)
+		}
+		body := r.JSON.(map[string]any)
+		prompt := body["prompt"].(map[string]any)
+		if ps := prompt["prompt_string"].(string); !strings.Contains(ps, srv.CurrentMarker()) || strings.Contains(ps, judgment.MediaMarker) {
+			t.Errorf("prompt_string must hold the router marker in place of <__media__>")
+		}
+		if _, top := body["multimodal_data"]; top {
+			t.Error("multimodal_data must be nested in the prompt, never top-level")
+		}
+	}
+	if scoring != 4 {
+		t.Errorf("%d /completion calls, want 4", scoring)
+	}
+	if got := srv.Count("/tokenize"); got != 2+2+3+3 {
+		t.Errorf("%d /tokenize calls, want one per control per question (10)", got)
+	}
+	if n, _ := resp.Noul("amounts_match"); math.Abs(n.Noul-0.7/0.9) > 1e-9 {
+		t.Errorf("amounts_match = %v, want %v", n.Noul, 0.7/0.9)
+	}
+	if c, _ := resp.Choice("payee_legible"); c.Choice != "legible" {
+		t.Errorf("payee_legible = %q, want legible", c.Choice)
+	}
+	if resp.Usage.InputTokens == nil || *resp.Usage.InputTokens < 4*judgmenttest.DefaultImageTokens {
+		t.Errorf("input tokens %v must include four images' tokens", resp.Usage.InputTokens)
+	}
+	for _, o := range resp.OffOption {
+		if o.OffOption.Mass == nil {
+			t.Errorf("%s: off-option mass missing with n_vocab = 64 entries returned", o.Name)
+		}
+	}
+}
+
+// The /completion body is exactly spec §4.4, key for key in order.
+func TestCompletionBodyExact(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{})
+	req := checkRequest(nil)
+	req.Media = nil
+	req.Questions = checkQuestions[:1]
+	if _, err := sess.Judge(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	var body []byte
+	for _, r := range srv.Requests() {
+		if r.Path == "/completion" {
+			body = r.Body
+		}
+	}
+	var prompt string
+	var raw map[string]json.RawMessage
+	json.Unmarshal(body, &raw)
+	json.Unmarshal(raw["prompt"], &prompt)
+	want := `{"prompt":` + string(raw["prompt"]) + `,"model":"gemma-4-31b-it","n_predict":0,"n_probs":262144,"temperature":0,"top_k":0,"top_p":1,"post_sampling_probs":false,"stream":false,"cache_prompt":false}`
+	if string(body) != want {
+		t.Errorf("body\n got %s\nwant %s", body, want)
+	}
+	if !strings.HasPrefix(prompt, "<|turn>user\n") || !strings.HasSuffix(prompt, "<turn|>\n<|turn>model\n<|channel>thought\n<channel|>") {
+		t.Errorf("text prompt must be the Gemma 4 prefix string, got %q", prompt)
+	}
+}
+
+// Off-option mass needs the full distribution (spec §2.8, §4.6).
+func TestOffOptionMassAndVocabRead(t *testing.T) {
+	tests := []struct {
+		name       string
+		nVocab     int
+		hideVocab  bool
+		judgments  int
+		wantMass   bool
+		wantModels int
+		reason     string
+	}{
+		{name: "configured size matches", nVocab: 64, judgments: 2, wantMass: true, wantModels: 0, reason: "a given n_vocab never reads /v1/models"},
+		{name: "default size mismatches", nVocab: 0, judgments: 1, wantMass: false, wantModels: 0, reason: "262144 assumed, 64 returned: not the full distribution"},
+		{name: "discovered once and cached", nVocab: llamacpp.DiscoverNVocab, judgments: 3, wantMass: true, wantModels: 1, reason: "typevet #321: read after /completion, cached per model"},
+		{name: "unknown size read at most three times", nVocab: llamacpp.DiscoverNVocab, hideVocab: true, judgments: 3, wantMass: false, wantModels: 3, reason: "_MAX_VOCAB_READS = 3; a failed read never fails scoring"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, smallModel(), func(s *judgmenttest.Server) { s.HideVocab = tt.hideVocab })
+			sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{NVocab: tt.nVocab})
+			req := checkRequest(nil)
+			req.Media = nil
+			req.Questions = checkQuestions[:2]
+			for range tt.judgments {
+				resp, err := sess.Judge(context.Background(), req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := resp.OffOption[0].OffOption.Mass != nil; got != tt.wantMass {
+					t.Fatalf("mass present = %v, want %v (%s)", got, tt.wantMass, tt.reason)
+				}
+			}
+			if got := srv.Count("/v1/models"); got != tt.wantModels {
+				t.Errorf("/v1/models reads = %d, want %d (%s)", got, tt.wantModels, tt.reason)
+			}
+		})
+	}
+}
+
+// One session shared by many goroutines (run with -race).
+func TestSessionConcurrent(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{NVocab: llamacpp.DiscoverNVocab})
+	pngBytes := checkPNG(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := checkRequest(pngBytes)
+			if i%2 == 0 {
+				req.Media = nil
+			}
+			resp, err := sess.Judge(context.Background(), req)
+			if err == nil && len(resp.Answers) != 4 {
+				err = errors.New("answers missing")
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n := srv.Count("/completion"); n != 64 {
+		t.Errorf("%d scoring calls, want 64", n)
+	}
+}
+
+func TestTimeoutIsTransportError(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	sess := openSession(t, srv, llamacpp.Settings{Timeout: 200 * time.Millisecond}, llamacpp.OpenOptions{})
+	srv.Inject(judgmenttest.Fault{Path: "/completion", Delay: 2 * time.Second})
+	req := checkRequest(nil)
+	req.Media = nil
+	_, err := sess.Judge(context.Background(), req)
+	var te *judgment.TransportError
+	if !errors.As(err, &te) || !strings.HasPrefix(te.Msg, "llama.cpp request failed: ") {
+		t.Fatalf("err = %v, want TransportError", err)
+	}
+	if n := srv.Count("/completion"); n != 1 {
+		t.Errorf("%d /completion requests; a timeout is never retried", n)
+	}
+}
