@@ -55,3 +55,17 @@ func indentJSON(t *testing.T, v any) []byte {
 
 // present is a present reading of text.
 func present(text string) Reading { return Reading{Text: text, OK: true} }
+
+// jsonBuffer encodes compact JSON without HTML escaping, as a receipt
+// writer does.
+type jsonBuffer struct{ bytes.Buffer }
+
+func (b *jsonBuffer) encode(v any) error {
+	enc := json.NewEncoder(&b.Buffer)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	b.Truncate(b.Len() - 1)
+	return nil
+}
