@@ -1,6 +1,7 @@
 package receipt_test
 
 import (
+	"embed"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -91,4 +92,27 @@ func ExampleWrite() {
 	// 64 <nil>
 	// false true
 	// receipt is not key-free: it holds a key or an auth header
+}
+
+// A run embeds its own source files and hashes them under stable logical
+// names, so two builds with different run code never share digests.
+//
+//go:embed round.go throughput.go
+var runSources embed.FS
+
+func ExampleCodeDigests() {
+	digests, err := receipt.CodeDigests(runSources, map[string]string{
+		"throughput": "throughput.go",
+		"round":      "round.go",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, d := range digests { // sorted by name
+		fmt.Println(d.Name, len(d.Value))
+	}
+	// Output:
+	// round 64
+	// throughput 64
 }

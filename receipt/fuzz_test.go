@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf8"
 )
@@ -95,6 +96,37 @@ func FuzzCheckKeyFree(f *testing.F) {
 		}
 		if CheckKeyFree(b, []string{secret}) == nil {
 			t.Fatalf("receipt %s holding secret %q passed", b, secret)
+		}
+	})
+}
+
+// FuzzBaselineCommit reads any HEAD and packed-refs text: the result is
+// "unknown" or a full commit hash that occurs in one of the two files.
+func FuzzBaselineCommit(f *testing.F) {
+	f.Add("ref: refs/heads/main\n", hashA+" refs/heads/main\n")
+	f.Add(hashA, "")
+	f.Add("ref: refs/../x", "# comment\n^"+hashB+"\n")
+	f.Add("ref:refs/heads/a", hash64+" refs/heads/a")
+	f.Fuzz(func(t *testing.T, head, packed string) {
+		root := t.TempDir()
+		gitDir := filepath.Join(root, ".git")
+		if err := os.Mkdir(gitDir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, text := range map[string]string{"HEAD": head, "packed-refs": packed} {
+			if err := os.WriteFile(filepath.Join(gitDir, name), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got := BaselineCommit(root)
+		if got == Unknown {
+			return
+		}
+		if !commitPattern.MatchString(got) {
+			t.Fatalf("BaselineCommit = %q: not a commit hash", got)
+		}
+		if !strings.Contains(head, got) && !strings.Contains(packed, got) {
+			t.Fatalf("BaselineCommit = %q: in neither file", got)
 		}
 	})
 }

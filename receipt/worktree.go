@@ -1,8 +1,10 @@
 package receipt
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"slices"
 	"strings"
 	"unicode"
@@ -29,6 +31,22 @@ type WorkingTree struct {
 	// DirtyDigest is the SHA-256 hex of the sorted porcelain lines joined by
 	// "\n"; "" when clean; [Unknown] when the state is unknown.
 	DirtyDigest string `json:"dirty_digest"`
+}
+
+// MarshalJSON writes the block with dirty_paths as [] when DirtyPaths is
+// nil (typevet never writes null there) and <, > and & unescaped.
+func (w WorkingTree) MarshalJSON() ([]byte, error) {
+	type plain WorkingTree // drops this method
+	if w.DirtyPaths == nil {
+		w.DirtyPaths = []string{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(plain(w)); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // WorkingTreeFromPorcelain derives the working_tree block from the text of

@@ -1,6 +1,8 @@
 package receipt
 
 import (
+	"bytes"
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -140,6 +142,34 @@ func TestPySplitLines(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := pySplitLines(tt.in); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("pySplitLines(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestWorkingTreeJSON(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		wt     WorkingTree
+		want   string
+	}{
+		{name: "nil paths", reason: "typevet writes [] for a clean tree, never null", wt: WorkingTree{}, want: `{"dirty":false,"dirty_paths":[],"dirty_digest":""}`},
+		{name: "html characters", reason: "Python does not escape <, > and &", wt: WorkingTree{Dirty: true, DirtyPaths: []string{"R&D <draft>.md"}, DirtyDigest: "x"},
+			want: `{"dirty":true,"dirty_paths":["R&D <draft>.md"],"dirty_digest":"x"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := Marshal(tt.wt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := json.Compact(&got, b); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != tt.want {
+				t.Errorf("json = %s, want %s", got.String(), tt.want)
 			}
 		})
 	}
