@@ -69,8 +69,8 @@ func NewClient(s Settings, opts ClientOptions) (*Client, error) {
 	}
 	return &Client{
 		base:        base,
-		http:        backendhttp.NewHTTPClient(opts.HTTPClient, s.Auth, s.Timeout),
-		secrets:     s.Auth.Secrets(),
+		http:        backendhttp.NewHTTPClient(opts.HTTPClient, s.auth(), s.Timeout),
+		secrets:     s.auth().Secrets(),
 		nVocab:      nVocab,
 		caps:        make(map[string]Props),
 		vocab:       make(map[string]int),

@@ -39,6 +39,7 @@ func TestOpenRefusals(t *testing.T) {
 		template    judgmenttest.Template
 		allowGemma3 bool
 		want        string // "" = opens
+		reason      string
 	}{
 		{name: "text-only model", textOnly: true, want: "model reports text-only input modalities"},
 		{name: "gemma3 refused by default", template: judgmenttest.TemplateGemma3, want: "expected NATIVE_GEMMA4_TURN, got native_gemma3_turn"},
@@ -46,7 +47,7 @@ func TestOpenRefusals(t *testing.T) {
 		{name: "gemma3 allowed", template: judgmenttest.TemplateGemma3, allowGemma3: true},
 		{name: "chatml not native", template: judgmenttest.TemplateChatML, allowGemma3: true, want: "unsupported served template for native vision: degraded_chatml"},
 		{name: "mixed markers", template: judgmenttest.TemplateMixed, allowGemma3: true, want: "unsupported served template for native vision: unsupported",
-			/* reason: two marker sets classify as unsupported (spec §4.2) */},
+			reason: "two marker sets classify as unsupported (spec §4.2)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -25,11 +25,25 @@ type Settings struct {
 	// given; "" means "gemma-3-4b-it-q4km-mm" (which fails the Gemma 4
 	// requirement: set it). TYPEVET_LLAMA__MULTIMODAL_MODEL.
 	MultimodalModel string
-	// Auth holds the API key, auth header and scheme, extra headers and
-	// user agent (TYPEVET_LLAMA__API_KEY, __AUTH_HEADER, __AUTH_SCHEME,
-	// __HEADERS, __USER_AGENT; #410). There is no request-id header on
-	// llama.cpp.
-	backendhttp.Auth
+	// APIKey is sent as "<AuthHeader>: <AuthScheme> <APIKey>"; "" sends no
+	// key. Printable ASCII only; never printed. TYPEVET_LLAMA__API_KEY.
+	APIKey string
+	// AuthHeader names the header that carries the key; "" means
+	// "Authorization". TYPEVET_LLAMA__AUTH_HEADER.
+	AuthHeader string
+	// AuthScheme prefixes the key; "" means "Bearer" unless BareKey is
+	// set. TYPEVET_LLAMA__AUTH_SCHEME.
+	AuthScheme string
+	// BareKey sends the key without a scheme: what a set-but-empty
+	// TYPEVET_LLAMA__AUTH_SCHEME means (a bool keeps the zero value meaning
+	// "Bearer").
+	BareKey bool
+	// Headers are extra headers sent on every request, in order; their
+	// values are secrets, never printed. TYPEVET_LLAMA__HEADERS (a JSON object).
+	Headers []backendhttp.Header
+	// UserAgent replaces Go's default User-Agent when non-empty.
+	// TYPEVET_LLAMA__USER_AGENT.
+	UserAgent string
 }
 
 // Defaults of [Settings].
@@ -80,7 +94,7 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
-	s.Auth = a
+	s.setAuth(a)
 	return s, nil
 }
 
@@ -108,7 +122,7 @@ func (s Settings) Validate() error {
 	if s.Timeout < 0 {
 		return &backendhttp.SettingError{Variable: "llamacpp.Settings.Timeout", Rule: "must be greater than 0"}
 	}
-	return s.Auth.Validate(backendhttp.FieldNames("llamacpp.Settings"))
+	return s.auth().Validate(backendhttp.FieldNames("llamacpp.Settings"))
 }
 
 // String returns s without secrets.
@@ -123,11 +137,23 @@ func (s Settings) Format(f fmt.State, verb rune) {
 	switch {
 	case verb == 'v' && f.Flag('#'):
 		fmt.Fprintf(f, "llamacpp.Settings{BaseURL:%q, Timeout:%d, DefaultModel:%q, MultimodalModel:%q, Auth:%#v}",
-			s.BaseURL, s.Timeout, s.DefaultModel, s.MultimodalModel, s.Auth)
+			s.BaseURL, s.Timeout, s.DefaultModel, s.MultimodalModel, s.auth())
 	case verb == 'v' && f.Flag('+'):
 		fmt.Fprintf(f, "{BaseURL:%s Timeout:%s DefaultModel:%s MultimodalModel:%s Auth:%+v}",
-			s.BaseURL, s.Timeout, s.DefaultModel, s.MultimodalModel, s.Auth)
+			s.BaseURL, s.Timeout, s.DefaultModel, s.MultimodalModel, s.auth())
 	default:
-		fmt.Fprintf(f, "{%s %s %s %s %v}", s.BaseURL, s.Timeout, s.DefaultModel, s.MultimodalModel, s.Auth)
+		fmt.Fprintf(f, "{%s %s %s %s %v}", s.BaseURL, s.Timeout, s.DefaultModel, s.MultimodalModel, s.auth())
 	}
+}
+
+// auth returns the credential fields of s.
+func (s Settings) auth() backendhttp.Auth {
+	return backendhttp.Auth{APIKey: s.APIKey, AuthHeader: s.AuthHeader, AuthScheme: s.AuthScheme,
+		BareKey: s.BareKey, Headers: s.Headers, UserAgent: s.UserAgent}
+}
+
+// setAuth sets the credential fields of s from a.
+func (s *Settings) setAuth(a backendhttp.Auth) {
+	s.APIKey, s.AuthHeader, s.AuthScheme, s.BareKey, s.Headers, s.UserAgent =
+		a.APIKey, a.AuthHeader, a.AuthScheme, a.BareKey, a.Headers, a.UserAgent
 }

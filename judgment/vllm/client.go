@@ -42,15 +42,15 @@ func NewClient(s Settings, hc *http.Client) (*Client, error) {
 	base, _ := url.Parse(strings.TrimRight(s.BaseURL, "/"))
 	c := &Client{
 		base:      base,
-		http:      backendhttp.NewHTTPClient(hc, s.Auth, s.Timeout),
-		secrets:   s.Auth.Secrets(),
+		http:      backendhttp.NewHTTPClient(hc, s.auth(), s.Timeout),
+		secrets:   s.auth().Secrets(),
 		requestID: s.RequestIDHeader,
-		sent:      append(s.Auth.SentHeaderNames(), "Content-Type", "Accept"),
+		sent:      append(s.auth().SentHeaderNames(), "Content-Type", "Accept"),
 		now:       time.Now,
 	}
 	if c.requestID != "" {
 		c.sent = append(c.sent, http.CanonicalHeaderKey(c.requestID))
-		for _, h := range s.Auth.Headers {
+		for _, h := range s.Headers {
 			if strings.EqualFold(h.Name, c.requestID) {
 				c.fixedID = h.Value
 			}

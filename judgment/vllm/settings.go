@@ -21,11 +21,25 @@ type Settings struct {
 	// Timeout bounds each whole HTTP request; 0 means 300 s.
 	// TYPEVET_VLLM__TIMEOUT (seconds, finite, > 0).
 	Timeout time.Duration
-	// Auth holds the API key (sent as "<AuthHeader>: <AuthScheme> <key>"),
-	// auth header and scheme, extra headers and user agent
-	// (TYPEVET_VLLM__API_KEY, __AUTH_HEADER, __AUTH_SCHEME, __HEADERS,
-	// __USER_AGENT).
-	backendhttp.Auth
+	// APIKey is sent as "<AuthHeader>: <AuthScheme> <APIKey>"; "" sends no
+	// key. Printable ASCII only; never printed. TYPEVET_VLLM__API_KEY.
+	APIKey string
+	// AuthHeader names the header that carries the key; "" means
+	// "Authorization". TYPEVET_VLLM__AUTH_HEADER.
+	AuthHeader string
+	// AuthScheme prefixes the key; "" means "Bearer" unless BareKey is
+	// set. TYPEVET_VLLM__AUTH_SCHEME.
+	AuthScheme string
+	// BareKey sends the key without a scheme: what a set-but-empty
+	// TYPEVET_VLLM__AUTH_SCHEME means (a bool keeps the zero value meaning
+	// "Bearer").
+	BareKey bool
+	// Headers are extra headers sent on every request, in order; their
+	// values are secrets, never printed. TYPEVET_VLLM__HEADERS (a JSON object).
+	Headers []backendhttp.Header
+	// UserAgent replaces Go's default User-Agent when non-empty.
+	// TYPEVET_VLLM__USER_AGENT.
+	UserAgent string
 	// RequestIDHeader, when set, names a header that carries a fresh UUID4
 	// hex on each request; scoring ids land in judgment.Response.RequestIDs.
 	// TYPEVET_VLLM__REQUEST_ID_HEADER.
@@ -76,11 +90,13 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 			return Settings{}, err
 		}
 	}
-	if s.Auth, err = backendhttp.AuthFromEnv(l, envPrefix); err != nil {
+	a, err := backendhttp.AuthFromEnv(l, envPrefix)
+	if err != nil {
 		return Settings{}, err
 	}
+	s.setAuth(a)
 	if v, name, ok := l.Get(envPrefix + "REQUEST_ID_HEADER"); ok {
-		if err := s.Auth.ValidateHeaderName(v, name); err != nil {
+		if err := s.auth().ValidateHeaderName(v, name); err != nil {
 			return Settings{}, err
 		}
 		s.RequestIDHeader = v
@@ -120,11 +136,11 @@ func (s Settings) Validate() error {
 	if s.MaxConcurrency < 0 {
 		return &backendhttp.SettingError{Variable: "vllm.Settings.MaxConcurrency", Rule: "must be a whole number of at least 1"}
 	}
-	if err := s.Auth.Validate(backendhttp.FieldNames("vllm.Settings")); err != nil {
+	if err := s.auth().Validate(backendhttp.FieldNames("vllm.Settings")); err != nil {
 		return err
 	}
 	if s.RequestIDHeader != "" {
-		return s.Auth.ValidateHeaderName(s.RequestIDHeader, "vllm.Settings.RequestIDHeader")
+		return s.auth().ValidateHeaderName(s.RequestIDHeader, "vllm.Settings.RequestIDHeader")
 	}
 	return nil
 }
@@ -141,11 +157,23 @@ func (s Settings) Format(f fmt.State, verb rune) {
 	switch {
 	case verb == 'v' && f.Flag('#'):
 		fmt.Fprintf(f, "vllm.Settings{BaseURL:%q, Model:%q, Timeout:%d, Auth:%#v, RequestIDHeader:%q, MaxConcurrency:%d}",
-			s.BaseURL, s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.MaxConcurrency)
+			s.BaseURL, s.Model, s.Timeout, s.auth(), s.RequestIDHeader, s.MaxConcurrency)
 	case verb == 'v' && f.Flag('+'):
 		fmt.Fprintf(f, "{BaseURL:%s Model:%s Timeout:%s Auth:%+v RequestIDHeader:%s MaxConcurrency:%d}",
-			s.BaseURL, s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.MaxConcurrency)
+			s.BaseURL, s.Model, s.Timeout, s.auth(), s.RequestIDHeader, s.MaxConcurrency)
 	default:
-		fmt.Fprintf(f, "{%s %s %s %v %s %d}", s.BaseURL, s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.MaxConcurrency)
+		fmt.Fprintf(f, "{%s %s %s %v %s %d}", s.BaseURL, s.Model, s.Timeout, s.auth(), s.RequestIDHeader, s.MaxConcurrency)
 	}
+}
+
+// auth returns the credential fields of s.
+func (s Settings) auth() backendhttp.Auth {
+	return backendhttp.Auth{APIKey: s.APIKey, AuthHeader: s.AuthHeader, AuthScheme: s.AuthScheme,
+		BareKey: s.BareKey, Headers: s.Headers, UserAgent: s.UserAgent}
+}
+
+// setAuth sets the credential fields of s from a.
+func (s *Settings) setAuth(a backendhttp.Auth) {
+	s.APIKey, s.AuthHeader, s.AuthScheme, s.BareKey, s.Headers, s.UserAgent =
+		a.APIKey, a.AuthHeader, a.AuthScheme, a.BareKey, a.Headers, a.UserAgent
 }
