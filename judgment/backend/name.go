@@ -1,0 +1,49 @@
+package backend
+
+import (
+	"fmt"
+
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+)
+
+// Name is a judgment backend, as TYPEVET_BACKEND and receipts name it.
+// The zero value is [LlamaCPP], typevet's default.
+type Name int
+
+// The backends.
+const (
+	// LlamaCPP is llama.cpp's llama-server ("llama_cpp").
+	LlamaCPP Name = iota
+	// VLLM is an OpenAI-compatible vLLM server ("vllm").
+	VLLM
+	// Fake is the offline deterministic backend ("fake").
+	Fake
+)
+
+// String returns the receipt name: "llama_cpp", "vllm" or "fake".
+func (n Name) String() string {
+	switch n {
+	case LlamaCPP:
+		return "llama_cpp"
+	case VLLM:
+		return "vllm"
+	case Fake:
+		return "fake"
+	}
+	return fmt.Sprintf("Name(%d)", int(n))
+}
+
+// ParseName parses a TYPEVET_BACKEND value: "llama_cpp", "vllm" or
+// "fake"; "" means llama_cpp. Matching is exact. Any other value is a
+// [*backendhttp.SettingError] naming TYPEVET_BACKEND (not the value).
+func ParseName(s string) (Name, error) {
+	switch s {
+	case "", "llama_cpp":
+		return LlamaCPP, nil
+	case "vllm":
+		return VLLM, nil
+	case "fake":
+		return Fake, nil
+	}
+	return 0, &backendhttp.SettingError{Variable: "TYPEVET_BACKEND", Rule: "must be one of llama_cpp, vllm, fake"}
+}
