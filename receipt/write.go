@@ -19,8 +19,11 @@ import (
 // outside printable ASCII is escaped as \uXXXX (surrogate pairs above
 // U+FFFF), as Python's ensure_ascii does.
 //
-// One difference remains: Go writes a float with an integral value without
-// ".0" (252 where Python writes 252.0). Both read back as the same number.
+// One difference remains: a plain float64 field is written as
+// encoding/json writes it, 252 where Python writes 252.0 and 0.00001 where
+// Python writes 1e-05. The numbers are equal and read back the same.
+// (Types with their own MarshalJSON, such as the serving blocks, may write
+// Python's form.)
 func Marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)

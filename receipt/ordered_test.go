@@ -1,0 +1,76 @@
+package receipt
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestOrderedMarshal(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		in     any
+		want   string
+	}{
+		{name: "keeps order", in: Digests{{Name: "verdict", Value: "b"}, {Name: "amounts_match", Value: "a"}}, want: `{"verdict":"b","amounts_match":"a"}`},
+		{name: "nil is empty object", reason: "typevet writes fixture_digests as {}", in: Digests(nil), want: `{}`},
+		{name: "counts", in: Counts{{Name: "judgments", Value: 140}}, want: `{"judgments":140}`},
+		{name: "html unescaped", reason: "Python writes <, > and & raw", in: Digests{{Name: "a<b", Value: "R&D"}}, want: `{"a<b":"R&D"}`},
+		{name: "escapes", in: Digests{{Name: "q\"", Value: "\n"}}, want: `{"q\"":"\n"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b, err := Marshal(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			if err := json.Compact(&got, b); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != tt.want {
+				t.Errorf("Marshal = %s, want %s", got.String(), tt.want)
+			}
+		})
+	}
+}
+
+func TestOrderedUnmarshal(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    Digests
+		wantErr string
+	}{
+		{name: "keeps order", in: `{"z": "1", "a": "2"}`, want: Digests{{Name: "z", Value: "1"}, {Name: "a", Value: "2"}}},
+		{name: "empty", in: `{}`, want: Digests{}},
+		{name: "null", in: `null`, want: nil},
+		{name: "duplicate key", in: `{"a": "1", "a": "2"}`, wantErr: `key "a" given twice`},
+		{name: "array", in: `["a"]`, wantErr: "want a JSON object"},
+		{name: "wrong value type", in: `{"a": 1}`, wantErr: `value of "a"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got Digests
+			err := json.Unmarshal([]byte(tt.in), &got)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err = %v, want one containing %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %#v, want %#v", got, tt.want)
+			}
+			if v, ok := got.Get("a"); len(tt.want) == 2 && (!ok || v != "2") {
+				t.Errorf("Get(a) = %q, %v", v, ok)
+			}
+		})
+	}
+}
