@@ -1,0 +1,2 @@
+// Package wording holds typevet's wording receipt blocks.
+package wording
