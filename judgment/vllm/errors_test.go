@@ -1,0 +1,155 @@
+package vllm_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/judgment/judgmenttest"
+	"github.com/typevet/typevet-go/judgment/vllm"
+)
+
+func ptr(f float64) *float64 { return &f }
+
+// Every HTTP row of the classification table (spec §6.2) and the vLLM
+// rules of §5.5 (no retry of any kind), through a fake vLLM server.
+func TestJudgeErrors(t *testing.T) {
+	const chat = "/v1/chat/completions"
+	long := strings.Repeat("x", 600)
+	tests := []struct {
+		name      string
+		fault     judgmenttest.Fault
+		settings  vllm.Settings
+		wantClass string // judgment.ErrorClass; "" = success
+		wantMsg   string
+		wantSnip  *string
+		wantRetry *float64
+		wantRate  [][2]string
+		wantCalls int // scoring calls
+		reason    string
+	}{
+		{name: "server error", fault: judgmenttest.Fault{Path: chat, Status: 500, Body: `{"error":"boom"}`},
+			wantClass: "BackendHttpError", wantMsg: `vLLM HTTP 500: {"error":"boom"}`, wantCalls: 1, reason: "no retry of any kind"},
+		{name: "snippet cut at 500", fault: judgmenttest.Fault{Path: chat, Status: 400, Body: long},
+			wantClass: "BackendHttpError", wantMsg: "vLLM HTTP 400: " + long[:500], wantSnip: &[]string{long[:500]}[0], wantCalls: 1},
+		{name: "HTML content type withheld", fault: judgmenttest.Fault{Path: chat, Status: 502, Body: "<html>proxy says no</html>", ContentType: "text/html"},
+			wantClass: "BackendHttpError", wantMsg: "vLLM HTTP 502: HTML body withheld", wantSnip: new(string), wantCalls: 1},
+		{name: "body starting with < withheld", fault: judgmenttest.Fault{Path: chat, Status: 503, Body: "<!doctype html>", ContentType: "text/plain"},
+			wantClass: "BackendHttpError", wantMsg: "vLLM HTTP 503: HTML body withheld", wantSnip: new(string), wantCalls: 1},
+		{name: "redirect not followed", fault: judgmenttest.Fault{Path: chat, Status: 302, Header: http.Header{"Location": {"http://evil.invalid/steal"}}},
+			wantClass: "BackendHttpError", wantMsg: "vLLM HTTP 302: redirect not followed", wantSnip: new(string), wantCalls: 1,
+			reason: "the Location is never followed nor recorded"},
+		{name: "retry-after seconds", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "slow down", Header: http.Header{"Retry-After": {"120"}}},
+			wantClass: "BackendHttpError", wantMsg: "vLLM HTTP 429: slow down", wantRetry: ptr(120), wantCalls: 1},
+		{name: "retry-after date minus Date", fault: judgmenttest.Fault{Path: chat, Status: 503, Body: "busy", Header: http.Header{
+			"Retry-After": {"Sun, 29 Nov 2026 12:01:30 GMT"}, "Date": {"Sun, 29 Nov 2026 12:00:00 GMT"}}},
+			wantClass: "BackendHttpError", wantRetry: ptr(90), wantCalls: 1},
+		{name: "retry-after past date floored", fault: judgmenttest.Fault{Path: chat, Status: 503, Body: "busy", Header: http.Header{
+			"Retry-After": {"Sun, 29 Nov 2026 11:00:00 GMT"}, "Date": {"Sun, 29 Nov 2026 12:00:00 GMT"}}},
+			wantClass: "BackendHttpError", wantRetry: ptr(0), wantCalls: 1},
+		{name: "retry-after repeated", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{"Retry-After": {"1", "2"}}},
+			wantClass: "BackendHttpError", wantRetry: nil, wantCalls: 1, reason: "a repeated header is ambiguous: null"},
+		{name: "retry-after over a year", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{"Retry-After": {"31536001"}}},
+			wantClass: "BackendHttpError", wantRetry: nil, wantCalls: 1},
+		{name: "retry-after garbage", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{"Retry-After": {"1.5"}}},
+			wantClass: "BackendHttpError", wantRetry: nil, wantCalls: 1, reason: "delta-seconds are digits only"},
+		{name: "rate-limit headers", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{
+			"X-Ratelimit-Remaining-Requests": {"0"}, "Ratelimit-Reset": {"30"}, "X-Ratelimit-Client": {"echo"}, "X-Other": {"1"}}},
+			settings:  vllm.Settings{Headers: []backendhttp.Header{{Name: "X-Ratelimit-Client", Value: "team-a"}}},
+			wantClass: "BackendHttpError", wantRate: [][2]string{{"ratelimit-reset", "30"}, {"x-ratelimit-remaining-requests", "0"}}, wantCalls: 1,
+			reason: "a header the request sent is never copied (spec §8.4)"},
+		{name: "non-JSON 200", fault: judgmenttest.Fault{Path: chat, Status: 200, Body: "ok"},
+			wantClass: "GenerationError", wantMsg: "vLLM returned non-JSON HTTP body", wantCalls: 1},
+		{name: "missing top_logprobs", fault: judgmenttest.Fault{Path: chat, Status: 200, Body: `{"choices":[{"logprobs":null}]}`},
+			wantClass: "GenerationError", wantMsg: "vLLM chat completion response missing choices[0].logprobs.content[0].top_logprobs", wantCalls: 1},
+		{name: "token not in id form", fault: judgmenttest.Fault{Path: chat, Status: 200, Body: `{"choices":[{"logprobs":{"content":[{"top_logprobs":[{"token":"0","logprob":-1}]}]}}]}`},
+			wantClass: "GenerationError", wantMsg: "vLLM top_logprobs token '0' is not in token_id:N form; send return_tokens_as_token_ids", wantCalls: 1},
+		{name: "bool logprob", fault: judgmenttest.Fault{Path: chat, Status: 200, Body: `{"choices":[{"logprobs":{"content":[{"top_logprobs":[{"token":"token_id:236771","logprob":true}]}]}}]}`},
+			wantClass: "GenerationError", wantMsg: "vLLM chat completion response is malformed", wantCalls: 1, reason: "logprob must be a real number, not a bool"},
+		{name: "candidate missing", fault: judgmenttest.Fault{Path: chat, Tamper: judgmenttest.TamperMissingCandidate},
+			wantClass: "ScoringValidationError", wantMsg: "missing scores for requested candidates: ['False']", wantCalls: 1},
+		{name: "candidate duplicated", fault: judgmenttest.Fault{Path: chat, Tamper: judgmenttest.TamperDuplicateCandidate},
+			wantClass: "ScoringValidationError", wantMsg: "vLLM top_logprobs lists token id 236771 more than once", wantCalls: 1},
+		{name: "positive logprob", fault: judgmenttest.Fault{Path: chat, Tamper: judgmenttest.TamperPositiveLogprob},
+			wantClass: "ScoringValidationError", wantMsg: "positive logprob for candidate 'False'", wantCalls: 1},
+		{name: "non-finite logprob", fault: judgmenttest.Fault{Path: chat, Tamper: judgmenttest.TamperNonFiniteLogprob},
+			wantClass: "ScoringValidationError", wantMsg: "non-finite logprob for candidate 'False'", wantCalls: 1},
+		{name: "NaN logprob", fault: judgmenttest.Fault{Path: chat, Tamper: judgmenttest.TamperNaNLogprob},
+			wantClass: "ScoringValidationError", wantMsg: "non-finite logprob for candidate 'False'", wantCalls: 1},
+		{name: "early close not retried", fault: judgmenttest.Fault{Path: chat, Close: true},
+			wantClass: "TransportError", wantMsg: "vLLM request failed: ", wantCalls: 1, reason: "vLLM has no early-close resend"},
+		{name: "timeout", fault: judgmenttest.Fault{Path: chat, Delay: 2 * time.Second}, settings: vllm.Settings{Timeout: 150 * time.Millisecond},
+			wantClass: "TransportError", wantMsg: "vLLM request failed: ", wantCalls: 1},
+		{name: "tokenize error", fault: judgmenttest.Fault{Path: "/tokenize", Status: 500, Body: "down"},
+			wantClass: "BackendHttpError", wantMsg: "vLLM HTTP 500: down", wantCalls: 0},
+		{name: "tokenize without integers", fault: judgmenttest.Fault{Path: "/tokenize", Status: 200, Body: `{"tokens":"0"}`},
+			wantClass: "GenerationError", wantMsg: "vLLM /tokenize response must hold a list of integer tokens", wantCalls: 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, smallModel(), nil)
+			s := tt.settings
+			s.RequestIDHeader = "X-Request-Id"
+			sess := openSession(t, srv, s)
+			f := tt.fault
+			f.Nth = 1
+			srv.Inject(f)
+			req := checkRequest(nil)
+			_, err := sess.Judge(context.Background(), req)
+			if got := judgment.ErrorClass(err); got != tt.wantClass {
+				t.Fatalf("error %v: class %q, want %q", err, got, tt.wantClass)
+			}
+			if !strings.HasPrefix(err.Error(), tt.wantMsg) {
+				t.Errorf("message %q, want prefix %q", err, tt.wantMsg)
+			}
+			if got := srv.Count("/v1/chat/completions"); got != tt.wantCalls {
+				t.Errorf("scoring calls = %d, want %d (%s)", got, tt.wantCalls, tt.reason)
+			}
+			var he *judgment.BackendHTTPError
+			if errors.As(err, &he) {
+				if tt.wantSnip != nil && he.BodySnippet != *tt.wantSnip {
+					t.Errorf("snippet %q, want %q", he.BodySnippet, *tt.wantSnip)
+				}
+				if (he.RetryAfterSeconds == nil) != (tt.wantRetry == nil) || (he.RetryAfterSeconds != nil && *he.RetryAfterSeconds != *tt.wantRetry) {
+					t.Errorf("RetryAfterSeconds = %v, want %v", deref(he.RetryAfterSeconds), deref(tt.wantRetry))
+				}
+				if tt.wantRate != nil && !reflect.DeepEqual(he.RateLimit, tt.wantRate) {
+					t.Errorf("RateLimit = %v, want %v (%s)", he.RateLimit, tt.wantRate, tt.reason)
+				}
+				if strings.Contains(err.Error(), "evil.invalid") {
+					t.Error("the Location leaked")
+				}
+			}
+			if id := requestID(err); id == "" || len(id) != 32 {
+				if tt.wantClass == "TransportError" || tt.wantClass == "BackendHttpError" {
+					t.Errorf("error carries request id %q, want the id sent", id)
+				}
+			}
+		})
+	}
+}
+
+func deref(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
+}
+
+func requestID(err error) string {
+	var he *judgment.BackendHTTPError
+	var te *judgment.TransportError
+	switch {
+	case errors.As(err, &he):
+		return he.RequestID
+	case errors.As(err, &te):
+		return te.RequestID
+	}
+	return ""
+}

@@ -1,0 +1,108 @@
+package vllm_test
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/color"
+	"image/png"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/judgmenttest"
+	"github.com/typevet/typevet-go/judgment/vllm"
+)
+
+// checkQuestions is a check judgment's question set: four questions, as
+// the check runner asks them about one rendered check.
+var checkQuestions = []judgment.NamedQuestion{
+	{Name: "amounts_match", Question: judgment.Noul{Instructions: "Do the numeric and written amounts agree?"}},
+	{Name: "signature_present", Question: judgment.Noul{Instructions: "Is the check signed?"}},
+	{Name: "payee_legible", Question: judgment.Choice{Instructions: "Can the payee be read?", Criteria: []judgment.Criterion{
+		{Label: "legible"}, {Label: "partly"}, {Label: "illegible"}}}},
+	{Name: "image_quality", Question: judgment.Score{Instructions: "Rate the image quality.", Criteria: []string{"bad", "fair", "good"}}},
+}
+
+// checkPNG returns a 1000×440 PNG of about 60–100 KB: a white check with
+// seeded noise strokes, so it compresses like a rendered check.
+func checkPNG(tb testing.TB) []byte {
+	tb.Helper()
+	img := image.NewGray(image.Rect(0, 0, 1000, 440))
+	for i := range img.Pix {
+		img.Pix[i] = 255
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for y := 40; y < 400; y += 36 {
+		for x := 40; x < 960; x++ {
+			for dy := 0; dy < 14; dy++ {
+				if r.IntN(3) == 0 {
+					img.SetGray(x, y+dy, color.Gray{Y: uint8(r.IntN(120))})
+				}
+			}
+		}
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		tb.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// smallModel is a scripted model with a small vocabulary (so the full
+// distribution is cheap) that answers every question with a fixed
+// distribution over its first controls.
+func smallModel() *judgmenttest.Model {
+	return &judgmenttest.Model{
+		NVocab: 64,
+		Logprobs: judgmenttest.Script{Text: map[string]map[string]float64{
+			"amounts_match":     judgmenttest.Probs(0.2, 0.7),
+			"signature_present": judgmenttest.Probs(0.6, 0.3),
+			"payee_legible":     judgmenttest.Probs(0.5, 0.3, 0.1),
+			"image_quality":     judgmenttest.Probs(0.1, 0.2, 0.6),
+		}}.Logprobs,
+	}
+}
+
+// newServer starts a fake vLLM server for m, closed with the test.
+func newServer(tb testing.TB, m *judgmenttest.Model, knobs func(*judgmenttest.Server)) *judgmenttest.Server {
+	tb.Helper()
+	srv := judgmenttest.NewUnstartedVLLM(m)
+	if knobs != nil {
+		knobs(srv)
+	}
+	srv.Start()
+	tb.Cleanup(srv.Close)
+	return srv
+}
+
+// openSession opens a session on srv with a short timeout.
+func openSession(tb testing.TB, srv *judgmenttest.Server, s vllm.Settings) *vllm.Session {
+	tb.Helper()
+	s.BaseURL = srv.URL
+	if s.Model == "" {
+		s.Model = judgmenttest.DefaultModelID
+	}
+	if s.Timeout == 0 {
+		s.Timeout = 5e9
+	}
+	sess, err := vllm.Open(context.Background(), s, vllm.OpenOptions{})
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+// checkRequest is one check judgment with one PNG (nil: text only).
+func checkRequest(pngBytes []byte) judgment.Request {
+	r := judgment.Request{
+		State:     `{"case_id": "c-001"}`,
+		Questions: checkQuestions,
+		Model:     judgmenttest.DefaultModelID,
+	}
+	if pngBytes != nil {
+		r.Media = []judgment.Image{{Data: pngBytes, MIMEType: "image/png"}}
+	}
+	return r
+}

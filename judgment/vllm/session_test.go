@@ -1,0 +1,193 @@
+package vllm_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/judgmenttest"
+	"github.com/typevet/typevet-go/judgment/vllm"
+)
+
+func TestOpenMakesNoCall(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	sess := openSession(t, srv, vllm.Settings{})
+	if srv.Count("") != 0 {
+		t.Errorf("Open made %d requests, want none", srv.Count(""))
+	}
+	if sess.ServedTemplate().String() != "vllm_chat" || sess.Model() != judgmenttest.DefaultModelID || sess.BaseURL() != srv.URL {
+		t.Errorf("session = %v %q %q", sess.ServedTemplate(), sess.Model(), sess.BaseURL())
+	}
+}
+
+// A check judgment (four questions, one PNG) makes exactly four scoring
+// calls, each with exactly one image block and no marker left in the text.
+func TestJudgeCheckFourCallsOneImageEach(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	sess := openSession(t, srv, vllm.Settings{})
+	resp, err := sess.Judge(context.Background(), checkRequest(checkPNG(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var scoring int
+	for _, r := range srv.Requests() {
+		if r.Path != "/v1/chat/completions" {
+			continue
+		}
+		scoring++
+		if r.Images != 1 || r.Markers != 0 {
+			t.Errorf("request %d: %d images, %d markers; want one image block, no marker text", r.Index, r.Images, r.Markers)
+		}
+		var body vllm.ChatRequest
+		var blocks []vllm.ContentBlock
+		var raw struct {
+			Messages []struct {
+				Content json.RawMessage `json:"content"`
+			} `json:"messages"`
+		}
+		json.Unmarshal(r.Body, &body)
+		json.Unmarshal(r.Body, &raw)
+		json.Unmarshal(raw.Messages[0].Content, &blocks)
+		if len(blocks) != 2 || blocks[0].Type != "image_url" || !strings.HasPrefix(blocks[0].ImageURL.URL, "data:image/png;base64,iVBOR") ||
+			blocks[1].Type != "text" || !strings.HasPrefix(blocks[1].Text, `{"case_id": "c-001"}`+"\n\n") {
+			t.Errorf("content blocks = %.200s, want [image_url, text state+field block] (spec §5.4)", raw.Messages[0].Content)
+		}
+	}
+	if scoring != 4 {
+		t.Errorf("%d scoring calls, want 4", scoring)
+	}
+	if n, _ := resp.Noul("amounts_match"); math.Abs(n.Noul-0.7/0.9) > 1e-9 {
+		t.Errorf("amounts_match = %v, want %v", n.Noul, 0.7/0.9)
+	}
+	for _, o := range resp.OffOption {
+		if o.OffOption.Mass != nil {
+			t.Errorf("%s: vLLM off-option mass must be null", o.Name)
+		}
+	}
+	if len(resp.RequestIDs) != 0 {
+		t.Errorf("request ids %v without a request-id header", resp.RequestIDs)
+	}
+}
+
+// The scoring body is exactly spec §5.3, key for key in order.
+func TestChatBodyExact(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	sess := openSession(t, srv, vllm.Settings{})
+	req := checkRequest(nil)
+	req.Questions = req.Questions[2:3] // three options
+	if _, err := sess.Judge(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	var body string
+	for _, r := range srv.Requests() {
+		if r.Path == "/v1/chat/completions" {
+			body = string(r.Body)
+		}
+	}
+	re := regexp.MustCompile(`^\{"model":"gemma-4-31b-it","messages":\[\{"role":"user","content":"[^"]*(\\.[^"]*)*"\}\],"max_tokens":1,"temperature":0,"logprobs":true,"logprob_token_ids":\[236771,236770,236778\],"return_tokens_as_token_ids":true,"add_generation_prompt":true,"chat_template_kwargs":\{"enable_thinking":false\}\}$`)
+	if !re.MatchString(body) {
+		t.Errorf("body does not match spec §5.3:\n%s", body)
+	}
+	var tok map[string]any
+	for _, r := range srv.Requests() {
+		if r.Path == "/tokenize" {
+			json.Unmarshal(r.Body, &tok)
+		}
+	}
+	if tok["add_special_tokens"] != false || tok["model"] != judgmenttest.DefaultModelID {
+		t.Errorf("tokenize body = %v", tok)
+	}
+}
+
+// Request ids: a fresh UUID4 hex per request; the judge records each
+// question's scoring id, never a /tokenize id (typevet #356/#411).
+func TestRequestIDs(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	sess := openSession(t, srv, vllm.Settings{RequestIDHeader: "X-Request-Id"})
+	resp, err := sess.Judge(context.Background(), checkRequest(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uuid4 := regexp.MustCompile(`^[0-9a-f]{12}4[0-9a-f]{3}[89ab][0-9a-f]{15}$`)
+	seen := map[string]bool{}
+	var scoring []string
+	for _, r := range srv.Requests() {
+		id := r.Header.Get("X-Request-Id")
+		if !uuid4.MatchString(id) || seen[id] {
+			t.Errorf("request %d id %q: want a fresh UUID4 hex", r.Index, id)
+		}
+		seen[id] = true
+		if r.Path == "/v1/chat/completions" {
+			scoring = append(scoring, id)
+		}
+	}
+	if len(resp.RequestIDs) != 4 {
+		t.Fatalf("RequestIDs = %v, want one per question", resp.RequestIDs)
+	}
+	for i, rid := range resp.RequestIDs {
+		if rid.Name != checkQuestions[i].Name || rid.ID != scoring[i] {
+			t.Errorf("RequestIDs[%d] = %+v, want %s %s", i, rid, checkQuestions[i].Name, scoring[i])
+		}
+	}
+}
+
+// More than 128 candidates are refused before any HTTP call.
+func TestTooManyCandidates(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	c, err := vllm.NewClient(vllm.Settings{BaseURL: srv.URL, Model: "m"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := judgment.ScoringRequest{Model: "m", Prefix: "p"}
+	for i := range 129 {
+		req.Candidates = append(req.Candidates, judgment.Candidate{Label: string(rune('a' + i)), TokenID: i})
+	}
+	_, err = c.ScoreCandidates(context.Background(), req)
+	var ue *judgment.ScoringUnsupportedCapabilityError
+	if !errors.As(err, &ue) || ue.Msg != "vLLM accepts at most 128 logprob_token_ids; got 129 candidates" {
+		t.Fatalf("err = %v", err)
+	}
+	if srv.Count("") != 0 {
+		t.Error("refusal must come before any HTTP call")
+	}
+}
+
+// One session shared by many goroutines (run with -race).
+func TestSessionConcurrent(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	sess := openSession(t, srv, vllm.Settings{RequestIDHeader: "X-Request-Id"})
+	pngBytes := checkPNG(t)
+	var wg sync.WaitGroup
+	errs := make(chan error, 16)
+	for i := range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := checkRequest(pngBytes)
+			if i%2 == 0 {
+				req.Media = nil
+			}
+			resp, err := sess.Judge(context.Background(), req)
+			if err == nil && (len(resp.Answers) != 4 || len(resp.RequestIDs) != 4) {
+				err = errors.New("answers or request ids missing")
+			}
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+	if n := srv.Count("/v1/chat/completions"); n != 64 {
+		t.Errorf("%d scoring calls, want 64", n)
+	}
+}
