@@ -1,0 +1,256 @@
+package checkmatch_test
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/typevet/typevet-go/checkmatch"
+)
+
+func TestVerdictCorrect(t *testing.T) {
+	tests := []struct {
+		name    string
+		verdict string
+		variant checkmatch.Variant
+		want    bool
+		reason  string
+	}{
+		{name: "clean consistent", verdict: "consistent", variant: checkmatch.VariantClean, want: true},
+		{name: "clean cannot_tell", verdict: "cannot_tell", variant: checkmatch.VariantClean, want: false,
+			reason: "only low_legibility accepts cannot_tell"},
+		{name: "written amount", verdict: "amount_mismatch", variant: checkmatch.VariantWrittenAmountChanged, want: true},
+		{name: "written amount payee", verdict: "payee_mismatch", variant: checkmatch.VariantWrittenAmountChanged, want: false},
+		{name: "low consistent", verdict: "consistent", variant: checkmatch.VariantLowLegibility, want: true,
+			reason: "amendment A1: a blurred clean check may be called consistent"},
+		{name: "low cannot_tell", verdict: "cannot_tell", variant: checkmatch.VariantLowLegibility, want: true},
+		{name: "low unsigned", verdict: "unsigned", variant: checkmatch.VariantLowLegibility, want: false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := checkmatch.VerdictCorrect(tt.verdict, checkmatch.ExpectedLabels(tt.variant))
+			if err != nil || got != tt.want {
+				t.Errorf("VerdictCorrect(%q, %s) = %v, %v; want %v", tt.verdict, tt.variant, got, err, tt.want)
+			}
+		})
+	}
+	_, err := checkmatch.VerdictCorrect("maybe", checkmatch.ExpectedLabels(checkmatch.VariantClean))
+	var uv *checkmatch.UnknownVerdictError
+	if !errors.As(err, &uv) || err.Error() != "unknown verdict label: maybe" {
+		t.Errorf("VerdictCorrect(maybe) error = %v, want *UnknownVerdictError \"unknown verdict label: maybe\"", err)
+	}
+}
+
+func TestClassKey(t *testing.T) {
+	want := map[checkmatch.Variant]string{
+		checkmatch.VariantClean:                "consistent",
+		checkmatch.VariantPayeeChanged:         "payee_mismatch",
+		checkmatch.VariantWrittenAmountChanged: "amount_mismatch",
+		checkmatch.VariantBothAmountsChanged:   "amount_mismatch",
+		checkmatch.VariantWrongDate:            "date_mismatch",
+		checkmatch.VariantUnsigned:             "unsigned",
+		checkmatch.VariantLowLegibility:        "cannot_tell|consistent",
+	}
+	for _, v := range checkmatch.Variants() {
+		if got := checkmatch.ClassKey(checkmatch.ExpectedLabels(v)); got != want[v] {
+			t.Errorf("ClassKey(%s) = %q, want %q", v, got, want[v])
+		}
+	}
+	// Unsorted input is sorted, and the input is not modified.
+	e := checkmatch.Expected{Verdicts: []string{"consistent", "cannot_tell"}}
+	if got := checkmatch.ClassKey(e); got != "cannot_tell|consistent" || e.Verdicts[0] != "consistent" {
+		t.Errorf("ClassKey(unsorted) = %q, input now %v", got, e.Verdicts)
+	}
+}
+
+func TestNoulChoiceAgreement(t *testing.T) {
+	yes, no := true, false
+	tests := []struct {
+		name           string
+		verdict        string
+		payee, amounts float64
+		want           *bool
+		reason         string
+	}{
+		{name: "payee says no", verdict: "payee_mismatch", payee: 0.2, amounts: 0.9, want: &yes},
+		{name: "payee says yes", verdict: "payee_mismatch", payee: 0.7, amounts: 0.9, want: &no},
+		{name: "payee and amounts say no", verdict: "payee_mismatch", payee: 0.2, amounts: 0.1, want: &yes,
+			reason: "payee_mismatch looks only at the payee Noul"},
+		{name: "amounts say no", verdict: "amount_mismatch", payee: 0.9, amounts: 0.3, want: &yes},
+		{name: "amounts at threshold", verdict: "amount_mismatch", payee: 0.9, amounts: 0.5, want: &no,
+			reason: "0.5 itself is a match"},
+		{name: "consistent at threshold", verdict: "consistent", payee: 0.5, amounts: 0.5, want: &yes},
+		{name: "consistent payee below", verdict: "consistent", payee: 0.49, amounts: 0.9, want: &no},
+		{name: "consistent amounts below", verdict: "consistent", payee: 0.9, amounts: 0.2, want: &no},
+		{name: "date both match", verdict: "date_mismatch", payee: 0.9, amounts: 0.9, want: &yes},
+		{name: "date payee below", verdict: "date_mismatch", payee: 0.1, amounts: 0.9, want: &no},
+		{name: "unsigned both match", verdict: "unsigned", payee: 0.9, amounts: 0.9, want: &yes},
+		{name: "unsigned amounts below", verdict: "unsigned", payee: 0.9, amounts: 0.1, want: &no},
+		{name: "cannot_tell", verdict: "cannot_tell", payee: 0.1, amounts: 0.1, want: nil,
+			reason: "cannot_tell is excluded, not a disagreement"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := checkmatch.NoulChoiceAgreement(tt.verdict, tt.payee, tt.amounts)
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("NoulChoiceAgreement(%q, %v, %v) = %v, %v; want %v", tt.verdict, tt.payee, tt.amounts, ptrText(got), err, ptrText(tt.want))
+			}
+		})
+	}
+	if _, err := checkmatch.NoulChoiceAgreement("maybe", 0.5, 0.5); err == nil || !strings.Contains(err.Error(), "unknown verdict label") {
+		t.Errorf("NoulChoiceAgreement(maybe) error = %v, want unknown verdict label", err)
+	}
+}
+
+func ptrText[T any](p *T) any {
+	if p == nil {
+		return "nil"
+	}
+	return *p
+}
+
+// TestRecordOfFirstRightCase is the §11.3 outcome-record vector: the record of
+// the first _RIGHT case, plus its JSON key order and the rounding of latency.
+func TestRecordOfFirstRightCase(t *testing.T) {
+	outcomes := rightOutcomes(t, rightAnswers())
+	r, err := outcomes[0].Record()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(r.ExpectedVerdicts, []string{"consistent"}) || !r.PayeeTruth || r.LegibilityProbabilities[4] != 1.0 {
+		t.Errorf("record = %+v; want expected [consistent], payee_truth true, legibility_probabilities[4] 1.0", r)
+	}
+	if r.CaseID != "r00:clean" || !r.Correct || r.NoulChoiceAgreement == nil || !*r.NoulChoiceAgreement ||
+		r.RenderSHA256 != "e8df15c53d24103080e91b6bd844997828ec0c79c6e3331b1538250c8ef0c3f3" ||
+		r.LatencySeconds != 0.5 || r.InputTokens == nil || *r.InputTokens != 500 {
+		t.Errorf("record = %+v", r)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantKeys := []string{"case_id", "variant", "expected_verdicts", "payee_truth", "amounts_truth", "verdict",
+		"correct", "verdict_probabilities", "payee_confidence", "amounts_confidence", "noul_choice_agreement",
+		"legibility_score", "legibility_level", "legibility_probabilities", "render_sha256", "latency_seconds",
+		"input_tokens"}
+	if got := topLevelKeys(t, b); !reflect.DeepEqual(got, wantKeys) {
+		t.Errorf("record keys = %v\nwant %v", got, wantKeys)
+	}
+	for _, want := range []string{`"legibility_probabilities":{"0":0,"1":0,"2":0,"3":0,"4":1}`,
+		`"verdict_probabilities":{"consistent":0.75,"payee_mismatch":0.05,`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("record JSON lacks %s:\n%s", want, b)
+		}
+	}
+	// No image bytes, raw or base64, anywhere in the record.
+	raw := "synthetic check bytes"
+	if strings.Contains(string(b), raw) || strings.Contains(string(b), base64.StdEncoding.EncodeToString([]byte(raw))[:12]) {
+		t.Errorf("record holds the image bytes: %s", b)
+	}
+}
+
+func TestRecordFields(t *testing.T) {
+	seven := 7
+	o := checkmatch.Outcome{
+		CaseID: "r03:low_legibility", Variant: checkmatch.VariantLowLegibility,
+		Expected: checkmatch.ExpectedLabels(checkmatch.VariantLowLegibility),
+		Verdict:  "cannot_tell", PayeeConfidence: 0.1, AmountsConfidence: 0.9,
+		LegibilityProbabilities: []float64{0.5, 0.5}, Latency: 1.0005, InputTokens: &seven,
+	}
+	r, err := o.Record()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.LatencySeconds != 1.0 {
+		t.Errorf("latency 1.0005 rounded to %v, want 1.0 (Python round: 1.0005 is stored as 1.000499…)", r.LatencySeconds)
+	}
+	if r.NoulChoiceAgreement != nil || !r.Correct || !reflect.DeepEqual(r.ExpectedVerdicts, []string{"cannot_tell", "consistent"}) {
+		t.Errorf("record = %+v; want agreement null, correct, expected [cannot_tell consistent]", r)
+	}
+	seven = 8
+	o.LegibilityProbabilities[0] = 0.9
+	if *r.InputTokens != 7 || r.LegibilityProbabilities[0] != 0.5 {
+		t.Error("the record shares memory with the outcome")
+	}
+	o.Verdict = "maybe"
+	if _, err := o.Record(); err == nil || err.Error() != "case r03:low_legibility: unknown verdict label: maybe" {
+		t.Errorf("Record error = %v, want the case id and the label", err)
+	}
+	o.InputTokens = nil
+	o.Verdict = "consistent"
+	r, _ = o.Record()
+	b, _ := json.Marshal(r)
+	if !strings.Contains(string(b), `"input_tokens":null`) || !strings.Contains(string(b), `"noul_choice_agreement":false`) {
+		t.Errorf("record JSON = %s; want input_tokens null and agreement false", b)
+	}
+}
+
+func TestByLevelJSON(t *testing.T) {
+	tests := []struct {
+		name    string
+		in      string
+		want    checkmatch.ByLevel[float64]
+		wantErr string
+		reason  string
+	}{
+		{name: "in order", in: `{"0":0.25,"1":0.75}`, want: checkmatch.ByLevel[float64]{0.25, 0.75}},
+		{name: "any order", in: `{"1":0.75,"0":0.25}`, want: checkmatch.ByLevel[float64]{0.25, 0.75},
+			reason: "a Python dict read back may come in any order; the level is the key"},
+		{name: "empty", in: `{}`, want: checkmatch.ByLevel[float64]{}},
+		{name: "null", in: `null`, want: nil},
+		{name: "gap", in: `{"0":0.1,"4":0.9}`, wantErr: `level key "4" is not one of 0..1`,
+			reason: "every level must be present; a sparse map would lose which levels are missing"},
+		{name: "leading zero", in: `{"00":1}`, wantErr: `level key "00" is not one of 0..0`},
+		{name: "not a number", in: `{"a":1}`, wantErr: `level key "a" is not one of 0..0`},
+		{name: "negative", in: `{"-1":1}`, wantErr: `level key "-1" is not one of 0..0`},
+		{name: "twice", in: `{"0":1,"0":2}`, wantErr: `given twice`},
+		{name: "not an object", in: `[1]`, wantErr: `want a JSON object`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got checkmatch.ByLevel[float64]
+			err := json.Unmarshal([]byte(tt.in), &got)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Errorf("Unmarshal(%s) error = %v, want %q", tt.in, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Unmarshal(%s) = %#v, %v; want %#v", tt.in, got, err, tt.want)
+			}
+		})
+	}
+	b, err := json.Marshal(checkmatch.ByLevel[int]{0, 3, 0, 0, 12})
+	if err != nil || string(b) != `{"0":0,"1":3,"2":0,"3":0,"4":12}` {
+		t.Errorf("Marshal(ByLevel) = %s, %v", b, err)
+	}
+	if b, _ := json.Marshal(checkmatch.ByLevel[int](nil)); string(b) != `{}` {
+		t.Errorf("Marshal(nil ByLevel) = %s, want {}", b)
+	}
+}
+
+// topLevelKeys returns the keys of the JSON object b, in order.
+func topLevelKeys(t *testing.T, b []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
