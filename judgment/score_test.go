@@ -712,7 +712,7 @@ func BenchmarkJudgeChoice4(b *testing.B) {
 type discardScorer struct{ s *recordingScorer }
 
 func (d discardScorer) Tokenize(ctx context.Context, model, text string) ([]int, error) {
-	return []int{gemma4IDs[text] + 1 + int(text[0])}, nil
+	return tokenIDs(nil, text), nil
 }
 
 func (d discardScorer) ScoreCandidates(ctx context.Context, req judgment.ScoringRequest) (judgment.ScoringResult, error) {

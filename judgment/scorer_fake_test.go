@@ -37,17 +37,24 @@ func (s *recordingScorer) Tokenize(ctx context.Context, model, text string) ([]i
 	if s.tokErr != nil {
 		return nil, s.tokErr
 	}
-	if ids, ok := s.vocab[text]; ok {
-		return ids, nil
+	return tokenIDs(s.vocab, text), nil
+}
+
+// tokenIDs is the scripted tokenizer: vocab first, then the Gemma 4 ids,
+// then 500000+position for the other controls, and two tokens for any
+// other text.
+func tokenIDs(vocab map[string][]int, text string) []int {
+	if ids, ok := vocab[text]; ok {
+		return ids
 	}
 	if id, ok := gemma4IDs[text]; ok {
-		return []int{id}, nil
+		return []int{id}
 	}
 	const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	if i := strings.Index(alphabet, text); i >= 0 && len(text) == 1 {
-		return []int{500000 + i}, nil
+		return []int{500000 + i}
 	}
-	return []int{1, 2}, nil
+	return []int{1, 2}
 }
 
 func (s *recordingScorer) ScoreCandidates(ctx context.Context, req judgment.ScoringRequest) (judgment.ScoringResult, error) {
