@@ -9,6 +9,9 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
+	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -302,4 +305,67 @@ func offlinePort(dists map[string]json.RawMessage) judgment.Port {
 		}
 		return resp, nil
 	})
+}
+
+// brokenPort breaks three rules on purpose: it flips every Noul, reverses
+// the answer order of multi-question requests and drops the threshold from
+// the receipts.
+func brokenPort(p judgment.Port) judgment.Port {
+	return judgment.PortFunc(func(ctx context.Context, req judgment.Request) (judgment.Response, error) {
+		resp, err := p.Judge(ctx, req)
+		if err != nil {
+			return resp, err
+		}
+		for i, a := range resp.Answers {
+			if n, ok := a.Answer.(judgment.NoulAnswer); ok {
+				n.Noul = 1 - n.Noul
+				resp.Answers[i].Answer = n
+			}
+			resp.OffOption[i].OffOption.Threshold = nil
+		}
+		slices.Reverse(resp.Answers)
+		return resp, nil
+	})
+}
+
+// TestBrokenPortHelper runs the suite on brokenPort; it only runs as the
+// child process of TestRunCatchesBrokenPorts.
+func TestBrokenPortHelper(t *testing.T) {
+	if os.Getenv("JUDGMENTTEST_BROKEN_PORT") == "" {
+		t.Skip("runs as the child of TestRunCatchesBrokenPorts")
+	}
+	var dists map[string]json.RawMessage
+	json.Unmarshal(judgmenttest.ConformanceDistributions(), &dists)
+	judgmenttest.Run(t, func(t *testing.T) judgment.Port { return brokenPort(offlinePort(dists)) })
+}
+
+// The suite is no rubber stamp: a Port breaking the Noul, order and
+// threshold rules fails exactly the cases that check them.
+func TestRunCatchesBrokenPorts(t *testing.T) {
+	if os.Getenv("JUDGMENTTEST_BROKEN_PORT") != "" {
+		t.Skip("child process")
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenPortHelper$", "-test.v")
+	cmd.Env = append(os.Environ(), "JUDGMENTTEST_BROKEN_PORT=1")
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("the suite passed a broken port:\n%s", out)
+	}
+	for _, c := range []struct {
+		verdict string
+		cases   []string
+	}{
+		{"FAIL", []string{"NoulIsPTrue", "AnswersInQuestionOrder", "ImageRequest", "OffOptionGuard"}},
+		{"PASS", []string{"ChoiceArgmax", "ScoreExpectedLevel", "UnscriptedIsUniform", "DefaultTextParts",
+			"ValidationErrors", "CancelledContext", "Deterministic", "ConcurrentUse"}},
+	} {
+		for _, name := range c.cases {
+			if !strings.Contains(string(out), "--- "+c.verdict+": TestBrokenPortHelper/"+name+" ") {
+				t.Errorf("case %s did not %s", name, c.verdict)
+			}
+		}
+	}
+	if t.Failed() {
+		t.Logf("child output:\n%s", out)
+	}
 }
