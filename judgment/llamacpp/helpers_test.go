@@ -94,12 +94,15 @@ func openSession(tb testing.TB, srv *judgmenttest.Server, s llamacpp.Settings, o
 	return sess
 }
 
-// checkRequest is one check judgment with one PNG.
+// checkRequest is one check judgment with one PNG (nil: text only).
 func checkRequest(pngBytes []byte) judgment.Request {
-	return judgment.Request{
+	r := judgment.Request{
 		State:     `{"case_id": "c-001"}`,
 		Questions: checkQuestions,
 		Model:     judgmenttest.DefaultModelID,
-		Media:     []judgment.Image{{Data: pngBytes, MIMEType: "image/png"}},
 	}
+	if pngBytes != nil {
+		r.Media = []judgment.Image{{Data: pngBytes, MIMEType: "image/png"}}
+	}
+	return r
 }
