@@ -80,7 +80,8 @@ func ExampleJudge() {
 
 // A runner judges through a Port and stops the run on a generation error.
 func ExamplePort() {
-	var port judgment.Port = fake.New(fake.Distributions{"payee_matches": {True: ptr(0.9)}})
+	pTrue := 0.9
+	var port judgment.Port = fake.New(fake.Distributions{"payee_matches": {True: &pTrue}})
 	questions := []judgment.NamedQuestion{{Name: "payee_matches", Question: judgment.Noul{}}}
 	for _, model := range []string{"fake-model", " "} {
 		resp, err := port.Judge(context.Background(), judgment.Request{Model: model, Questions: questions})

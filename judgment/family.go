@@ -49,15 +49,15 @@ func (f Family) String() string {
 
 // Template markers (spec §2.5).
 const (
-	gemma4Open     = "<|turn>"
-	gemma4Close    = "<turn|>"
-	gemma4Model    = "<|turn>model\n"
-	gemma4Prefill  = "<|channel>thought\n<channel|>"
-	gemma3Open     = "<start_of_turn>"
-	gemma3Close    = "<end_of_turn>"
-	chatMLStart    = "<|im_start|>"
-	chatMLEnd      = "<|im_end|>"
-	chatMLAssitant = "<|im_start|>assistant\n"
+	gemma4Open      = "<|turn>"
+	gemma4Close     = "<turn|>"
+	gemma4Model     = "<|turn>model\n"
+	gemma4Prefill   = "<|channel>thought\n<channel|>"
+	gemma3Open      = "<start_of_turn>"
+	gemma3Close     = "<end_of_turn>"
+	chatMLStart     = "<|im_start|>"
+	chatMLEnd       = "<|im_end|>"
+	chatMLAssistant = "<|im_start|>assistant\n"
 )
 
 // ClassifyTemplate classifies the prompt llama.cpp's /apply-template
@@ -94,7 +94,7 @@ func composePrefix(f Family, user string, images int) (string, error) {
 		if images > 0 {
 			return "", judgmentErr(fmt.Sprintf("media scoring needs a native Gemma 3 or Gemma 4 served template (served template=%s)", f))
 		}
-		return chatMLStart + "user\n" + user + chatMLEnd + "\n" + chatMLAssitant, nil
+		return chatMLStart + "user\n" + user + chatMLEnd + "\n" + chatMLAssistant, nil
 	case FamilyChat:
 		return user, nil
 	}

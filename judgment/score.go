@@ -30,7 +30,10 @@ type JudgeOptions struct {
 // per control per question per call, as typevet does; no cache), then
 // sends one [Scorer.ScoreCandidates] request per question, in order.
 // Option-count and scoring-request checks run for all questions after
-// preparation and before the first scoring request.
+// preparation and before the first scoring request. Every
+// [ScoringRequest] of a call carries req.Media itself (the same slice), so
+// a backend can recognise the images of one judgment; a [Scorer] must not
+// modify it.
 type Judge struct {
 	scorer   Scorer
 	opts     JudgeOptions
@@ -246,6 +249,8 @@ func labelsCollide(labels []string) bool {
 	active := controlAlphabet[:len(labels)]
 	for _, l := range labels {
 		t := pyStrip(l)
+		// Python's isdigit also accepts superscript digits; unicode.IsDigit
+		// (category Nd) does not. Labels like "²" are the only difference.
 		if t != "" && strings.IndexFunc(t, func(r rune) bool { return !unicode.IsDigit(r) }) < 0 {
 			return true
 		}

@@ -76,20 +76,26 @@ const (
 	phFieldBlock
 )
 
-var placeholderNames = map[string]placeholder{
-	"name": phName, "question": phQuestion, "control": phControl, "label": phLabel,
-	"description": phDescription, "answer_rule": phAnswerRule,
-	"context": phContext, "field_block": phFieldBlock,
+// placeholderText holds each placeholder's name, indexed by placeholder.
+var placeholderText = [...]string{
+	phName: "name", phQuestion: "question", phControl: "control", phLabel: "label",
+	phDescription: "description", phAnswerRule: "answer_rule",
+	phContext: "context", phFieldBlock: "field_block",
 }
 
-func (p placeholder) String() string {
-	for k, v := range placeholderNames {
-		if v == p {
-			return "{" + k + "}"
+// placeholderNames maps a name back to its placeholder.
+var placeholderNames = func() map[string]placeholder {
+	m := make(map[string]placeholder, len(placeholderText))
+	for p, name := range placeholderText {
+		if name != "" {
+			m[name] = placeholder(p)
 		}
 	}
-	return "{?}"
-}
+	return m
+}()
+
+// String returns the placeholder as written in a template: "{label}".
+func (p placeholder) String() string { return "{" + placeholderText[p] + "}" }
 
 // segment is a literal (ph == phNone) or a placeholder.
 type segment struct {
