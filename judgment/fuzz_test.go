@@ -65,7 +65,7 @@ func FuzzTextParts(f *testing.F) {
 		j := judgment.NewJudge(s, judgment.JudgeOptions{Family: judgment.FamilyGemma4Turn, TextParts: parts})
 		names := []string{"alpha", "beta", "gamma"}
 		resp, err := j.Judge(context.Background(), judgment.Request{Model: "m", State: "state",
-			Media: []judgment.Image{{Data: []byte{1}, MIMEType: "image/png"}},
+			Media:     []judgment.Image{{Data: []byte{1}, MIMEType: "image/png"}},
 			Questions: []judgment.NamedQuestion{{Name: "q", Question: judgment.Choice{Criteria: labels(names...)}}}})
 		if err != nil {
 			if judgment.ErrorClass(err) == "JudgmentValidationError" && strings.Contains(err.Error(), "media marker") {
