@@ -1,0 +1,83 @@
+package vllm
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/typevet/typevet-go/judgment"
+)
+
+// fuzzRequest is the spec's real example: three Gemma 4 candidates.
+var fuzzRequest = judgment.ScoringRequest{
+	Model:  "gemma-4-31b-it",
+	Prefix: "p",
+	Candidates: []judgment.Candidate{
+		{Label: "0", TokenID: 236771}, {Label: "1", TokenID: 236770}, {Label: "2", TokenID: 236778},
+	},
+}
+
+// FuzzDecodeChat feeds arbitrary /v1/chat/completions bodies to the
+// decoder. Invariant: a decoded result holds exactly the requested
+// candidates in request order with finite, non-positive logprobs and
+// distinct ids, no off-option mass, and non-negative usage; every failure
+// is one of the judgment error classes.
+func FuzzDecodeChat(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/chat/*.json")
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		res, err := decodeChat(body, fuzzRequest)
+		if err != nil {
+			if !judgment.IsGenerationError(err) {
+				t.Fatalf("untyped error %T: %v", err, err)
+			}
+			return
+		}
+		if len(res.Candidates) != len(fuzzRequest.Candidates) || res.OffOptionMass != nil {
+			t.Fatalf("result %+v", res)
+		}
+		seen := map[int]bool{}
+		for i, c := range res.Candidates {
+			if c.Label != fuzzRequest.Candidates[i].Label || c.TokenID != fuzzRequest.Candidates[i].TokenID {
+				t.Fatalf("row %d = %+v, not the request's", i, c)
+			}
+			if math.IsNaN(c.Logprob) || math.IsInf(c.Logprob, 0) || c.Logprob > 1e-6 || seen[c.TokenID] {
+				t.Fatalf("row %d = %+v: non-finite, positive or duplicate", i, c)
+			}
+			seen[c.TokenID] = true
+		}
+		for _, n := range []*int{res.Usage.InputTokens, res.Usage.OutputTokens} {
+			if n != nil && *n < 0 {
+				t.Fatalf("negative token count %d", *n)
+			}
+		}
+	})
+}
+
+// TestDecodeChatExample checks the spec's real Gemma 4 example (§5.3).
+func TestDecodeChatExample(t *testing.T) {
+	b, err := os.ReadFile("testdata/chat/valid.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := decodeChat(b, fuzzRequest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{-12.330, -15.393, -10.893}
+	for i, c := range res.Candidates {
+		if c.Logprob != want[i] {
+			t.Errorf("%s: %v, want %v", c.Label, c.Logprob, want[i])
+		}
+	}
+	if res.Usage.InputTokens == nil || *res.Usage.InputTokens != 83 || *res.Usage.OutputTokens != 1 {
+		t.Errorf("usage %+v", res.Usage)
+	}
+}
