@@ -1,0 +1,155 @@
+package serving
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"google.golang.org/protobuf/proto"
+)
+
+// seedTexts adds every /metrics text of testdata and the spec's odd lines.
+func seedTexts(f *testing.F) {
+	for _, name := range []string{"spec61_before.txt", "spec61_after.txt", "spec62_before.txt", "spec63_after.txt",
+		"vllm-metrics-sample.txt", "vllm_cache_config_metrics.txt"} {
+		f.Add(readTestdata(f, name))
+	}
+	for _, s := range []string{"x abc\n", "a{x=\"}\"} 1 12\n", "# TYPE h histogram\nh_bucket{le=\"1\"} 1.5\nh_sum 2\n",
+		"# TYPE s summary\ns{quantile=\"0.5\"} 1\ns_count 2\n", `vllm:cache_config_info{a="t\tx\\n",a="dup"} 1`,
+		"vllm:cache_config_info{} 1.0", "{\"a.b\",le=\"+Inf\"} NaN\n"} {
+		f.Add(s)
+	}
+}
+
+// writeSnapshot writes s as untyped exposition text with expfmt's own
+// writer, one family per sample name.
+func writeSnapshot(t *testing.T, s Snapshot) string {
+	byName := map[string]*dto.MetricFamily{}
+	for k, v := range s {
+		fam := byName[k.Name]
+		if fam == nil {
+			fam = &dto.MetricFamily{Name: proto.String(k.Name), Type: dto.MetricType_UNTYPED.Enum()}
+			byName[k.Name] = fam
+		}
+		m := &dto.Metric{Untyped: &dto.Untyped{Value: proto.Float64(v)}}
+		if k.HasLE {
+			m.Label = []*dto.LabelPair{{Name: proto.String("le"), Value: proto.String(k.LE)}}
+		}
+		fam.Metric = append(fam.Metric, m)
+	}
+	var buf bytes.Buffer
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range byName {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		if _, err := expfmt.MetricFamilyToText(&buf, byName[name]); err != nil {
+			t.Fatalf("writing %q: %v", name, err)
+		}
+	}
+	return buf.String()
+}
+
+func sameSnapshot(a, b Snapshot) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || !(v == w || (math.IsNaN(v) && math.IsNaN(w))) {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzParseSnapshot checks that a snapshot written back as exposition text
+// parses to the same snapshot, that parsing is deterministic, and that a
+// reading compared with itself changes no counter and no gauge.
+func FuzzParseSnapshot(f *testing.F) {
+	seedTexts(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := ParseSnapshot(text)
+		if err != nil {
+			if s != nil {
+				t.Fatal("an error must come with no snapshot")
+			}
+			return
+		}
+		again, err := ParseSnapshot(text)
+		if err != nil || !sameSnapshot(s, again) {
+			t.Fatalf("second parse differs: %v", err)
+		}
+		written := writeSnapshot(t, s)
+		back, err := ParseSnapshot(written)
+		if err != nil {
+			t.Fatalf("written snapshot does not parse: %v\n%s", err, written)
+		}
+		if !sameSnapshot(s, back) {
+			t.Fatalf("parse → write → parse changed the snapshot\n%v\n%v", s, back)
+		}
+
+		r, err := RunServerDelta(present(text), present(text))
+		if err != nil {
+			if !strings.Contains(err.Error(), "a sum across engines is not one reading") {
+				t.Fatalf("unexpected error %v", err)
+			}
+			return
+		}
+		for _, c := range r.Counters.counterFields() {
+			if c.v.Known && c.v.Number != 0 {
+				t.Fatalf("counter %s changed against itself: %v", c.name, *c.v)
+			}
+		}
+		for _, g := range r.Gauges.gaugeFields() {
+			if !g.v.Present || g.v.Before != g.v.After {
+				t.Fatalf("gauge %s differs against itself: %+v", g.name, *g.v)
+			}
+		}
+		for _, h := range []Histogram{r.E2E, r.Queue, r.Prefill} {
+			if h.Known && (h.Count != 0 || h.P50.Set) {
+				t.Fatalf("histogram changed against itself: %+v", h)
+			}
+		}
+	})
+}
+
+// FuzzCacheConfig checks that CacheConfig never panics and that its labels,
+// escaped again into one gauge line, read back unchanged.
+func FuzzCacheConfig(f *testing.F) {
+	seedTexts(f)
+	f.Fuzz(func(t *testing.T, text string) {
+		labels, ok := CacheConfig(text)
+		if ok != (labels != nil) {
+			t.Fatalf("ok %v with labels %v", ok, labels)
+		}
+		if !ok {
+			return
+		}
+		seen := map[string]bool{}
+		var line strings.Builder
+		line.WriteString(CacheConfigGauge + "{")
+		for i, l := range labels {
+			if seen[l.Name] {
+				t.Fatalf("label %q twice", l.Name)
+			}
+			seen[l.Name] = true
+			if i > 0 {
+				line.WriteByte(',')
+			}
+			esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(l.Value)
+			line.WriteString(l.Name + `="` + esc + `"`)
+		}
+		line.WriteString("} 1.0\n")
+		back, ok := CacheConfig(line.String())
+		if !ok || !slices.Equal(back, labels) {
+			t.Fatalf("re-escaped labels read back as %q (ok %v), want %q\nline %q", back, ok, labels, line.String())
+		}
+	})
+}
