@@ -289,3 +289,20 @@ func TestOpen(t *testing.T) {
 		t.Errorf("no file: noul = %v, want uniform 0.5", n.Noul)
 	}
 }
+
+func BenchmarkFakeJudgeCheck(b *testing.B) {
+	// The fake's cost for one four-question check judgment.
+	p, err := fake.Open(fake.Settings{DistributionsPath: filepath.Join("testdata", "check.json")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	req := judgment.Request{Model: "m", State: "row", Questions: checkQuestions(),
+		Media: []judgment.Image{{Data: []byte{1}, MIMEType: "image/png"}}}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := p.Judge(context.Background(), req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
