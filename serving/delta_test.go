@@ -312,6 +312,8 @@ func TestHistogramChange(t *testing.T) {
 			before: "h_bucket{le=\"1\"} 0\nh_bucket{le=\"+Inf\"} 0\nh_count 0\nh_sum 0\n",
 			after:  "h_bucket{le=\"1\"} 19\nh_bucket{le=\"+Inf\"} 20\nh_count 20\nh_sum 20\n",
 			want:   Histogram{Known: true, Count: 20, Sum: 20, PercentileBasis: PercentileBasisUpperBound, P50: bound(1), P95: bound(1), P99: bound(math.Inf(1))}},
+		{name: "infinite count", reason: "JSON has no Infinity: unknown",
+			before: "h_bucket{le=\"1\"} 0\nh_count 0\nh_sum 0\n", after: "h_bucket{le=\"1\"} 1\nh_count +Inf\nh_sum 1\n"},
 		{name: "typed histogram le is re-spelled", reason: "documented: expfmt reads le as a number; 1 becomes 1.0 in both readings",
 			before: "# TYPE h histogram\nh_bucket{le=\"1\"} 0\nh_count 0\nh_sum 0\n",
 			after:  "# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_count 1\nh_sum 0.5\n",
