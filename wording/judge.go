@@ -143,7 +143,10 @@ const (
 //     not be negative").
 func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 	get := func(name string) string {
-		v, _ := lookup(name)
+		v, ok := lookup(name)
+		if !ok {
+			return ""
+		}
 		return pyStrip(v)
 	}
 	var s Settings

@@ -104,3 +104,12 @@ func TestProviderText(t *testing.T) {
 		t.Error("an unknown provider was read")
 	}
 }
+
+// TestSettingsLookupUnset checks that a lookup's "not set" wins over any
+// value it returns alongside.
+func TestSettingsLookupUnset(t *testing.T) {
+	s, err := SettingsFromEnv(func(string) (string, bool) { return "garbage", false })
+	if err != nil || s.Provider != ProviderGemma || s.Judge != DefaultGemmaJudge {
+		t.Errorf("got %+v, %v", s, err)
+	}
+}

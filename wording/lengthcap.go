@@ -93,7 +93,7 @@ func (c Caps) MarshalJSON() ([]byte, error) {
 	for i, x := range c {
 		obj[i] = pyjson.Member{Key: x.Part, Value: x.Max}
 	}
-	return pyjson.Marshal(obj, pyjson.Options{EnsureASCII: true})
+	return pyjson.Marshal(obj, pyjson.Options{})
 }
 
 // The sentences around the reflection prompt lines.

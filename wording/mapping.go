@@ -93,10 +93,11 @@ func (m Mapping) object() pyjson.Object {
 	return obj
 }
 
-// MarshalJSON writes m as a JSON object in order, escaped as Python's
-// json.dumps does by default (non-ASCII as \uXXXX). A nil Mapping is {}.
+// MarshalJSON writes m as a JSON object in order, with text as UTF-8 like
+// encoding/json (Python's ensure_ascii=False). A nil Mapping is {}. The
+// digests never depend on this form: they use Python's exact rules.
 func (m Mapping) MarshalJSON() ([]byte, error) {
-	return pyjson.Marshal(m.object(), pyjson.Options{EnsureASCII: true})
+	return pyjson.Marshal(m.object(), pyjson.Options{})
 }
 
 // UnmarshalJSON reads a JSON object of strings keeping its key order. A

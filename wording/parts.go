@@ -182,7 +182,7 @@ func (t PartTable) MarshalJSON() ([]byte, error) {
 		}
 		obj[i] = pyjson.Member{Key: e.Part, Value: v}
 	}
-	return pyjson.Marshal(obj, pyjson.Options{EnsureASCII: true})
+	return pyjson.Marshal(obj, pyjson.Options{})
 }
 
 // UnmarshalJSON reads a part_table object in order: a string value is a

@@ -254,7 +254,7 @@ func TestMappingJSON(t *testing.T) {
 		t.Fatalf("got %v, want %v (input order)", m, want)
 	}
 	b, _ := m.MarshalJSON()
-	if string(b) != `{"z": "1", "a": "\u00e9\u2028", "m": "<&>"}` {
+	if string(b) != "{\"z\": \"1\", \"a\": \"é\u2028\", \"m\": \"<&>\"}" {
 		t.Errorf("MarshalJSON = %s", b)
 	}
 	bad := []struct{ name, in, want string }{
