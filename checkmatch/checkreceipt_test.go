@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"reflect"
@@ -330,4 +331,36 @@ func FuzzReadReceipt(f *testing.F) {
 			t.Fatalf("write → read → write changed the text:\n%s", firstDiff(first, second))
 		}
 	})
+}
+
+// Recompute a typevet receipt's metrics from its cases and compare them
+// with the recorded ones.
+func ExampleRecompute() {
+	f, err := os.Open("testdata/receipt_typevet/check_match_vllm_receipt.json")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer f.Close()
+	r, err := checkmatch.ReadReceipt(f)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m, err := checkmatch.Recompute(r)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("cases:", m.Cases)
+	fmt.Println("accuracy:", *m.Accuracy, *m.Accuracy == *r.Metrics.Accuracy)
+	fmt.Println("amounts ece:", *m.Nouls.AmountsMatch.ECE, *m.Nouls.AmountsMatch.ECE == *r.Metrics.Nouls.AmountsMatch.ECE)
+	fmt.Printf("mean latency: %.4f s (recorded %.4f s)\n", *m.MeanLatencySeconds, *r.Metrics.MeanLatencySeconds)
+	fmt.Println("warning:", m.Warnings[0])
+	// Output:
+	// cases: 140
+	// accuracy: 0.9285714285714286 true
+	// amounts ece: 0.007274756156336548 true
+	// mean latency: 7.8536 s (recorded 7.8536 s)
+	// warning: mean_latency_seconds is the mean of latencies rounded to 3 decimals; the run's value, over unrounded latencies, may differ by up to 5e-4 s
 }

@@ -292,8 +292,8 @@ func SummarizeNoul(confidences []float64, truth []bool) (NoulSummary, error) {
 		return NoulSummary{}, err
 	}
 	for _, p := range confidences {
-		if !(p >= 0 && p <= 1) {
-			return NoulSummary{}, fmt.Errorf("confidence %s is not in [0, 1]", pyjson.FormatFloat(p))
+		if err := checkConfidence(p); err != nil {
+			return NoulSummary{}, err
 		}
 	}
 	pos := 0
@@ -314,6 +314,15 @@ func SummarizeNoul(confidences []float64, truth []bool) (NoulSummary, error) {
 		s.ECE = &e
 	}
 	return s, nil
+}
+
+// checkConfidence refuses a confidence outside [0, 1], NaN included, with
+// typevet's message (the value in Python's repr).
+func checkConfidence(p float64) error {
+	if !(p >= 0 && p <= 1) {
+		return fmt.Errorf("confidence %s is not in [0, 1]", pyjson.FormatFloat(p))
+	}
+	return nil
 }
 
 // rocAUC is the Mann–Whitney ROC-AUC with average ranks, nil without
@@ -448,29 +457,9 @@ func metrics(records []CaseRecord, unrounded []float64) (MetricsBlock, error) {
 		groups          = make(map[Variant][]int)
 	)
 	for i, r := range records {
-		v, err := ParseVariant(string(r.Variant))
+		v, e, ok, agree, err := checkRecord(r)
 		if err != nil {
 			return MetricsBlock{}, fmt.Errorf("case %s: %w", r.CaseID, err)
-		}
-		e := Expected{
-			Verdicts:            r.ExpectedVerdicts,
-			PayeeTruth:          r.PayeeTruth,
-			AmountsTruth:        r.AmountsTruth,
-			CountsForFalseClear: ExpectedLabels(v).CountsForFalseClear,
-		}
-		ok, err := VerdictCorrect(r.Verdict, e)
-		if err != nil {
-			return MetricsBlock{}, fmt.Errorf("case %s: %w", r.CaseID, err)
-		}
-		if ok != r.Correct {
-			return MetricsBlock{}, fmt.Errorf("case %s: correct is %t but verdict %q with expected_verdicts %q gives %t", r.CaseID, r.Correct, r.Verdict, r.ExpectedVerdicts, ok)
-		}
-		agree, err := NoulChoiceAgreement(r.Verdict, r.PayeeConfidence, r.AmountsConfidence)
-		if err != nil {
-			return MetricsBlock{}, fmt.Errorf("case %s: %w", r.CaseID, err)
-		}
-		if !sameAgreement(agree, r.NoulChoiceAgreement) {
-			return MetricsBlock{}, fmt.Errorf("case %s: noul_choice_agreement is %s but the verdict and confidences give %s", r.CaseID, triState(r.NoulChoiceAgreement), triState(agree))
 		}
 		correct[i], classes[i], variants[i], verdicts[i], expected[i] = ok, ClassKey(e), string(v), r.Verdict, e
 		agreements[i] = agree
@@ -497,13 +486,10 @@ func metrics(records []CaseRecord, unrounded []float64) (MetricsBlock, error) {
 	m.AccuracyByVariant, _ = AccuracyByGroup(variants, correct) // lengths equal by construction
 	m.FalseClearRate, m.FalseClearCases, _ = FalseClearRate(verdicts, expected)
 	m.CannotTellRate = cannotTellRate(verdicts, nil)
-	var err error
-	if m.Nouls.PayeeMatches, err = SummarizeNoul(payee, payeeT); err != nil {
-		return MetricsBlock{}, fmt.Errorf("payee_confidence: %w", err)
-	}
-	if m.Nouls.AmountsMatch, err = SummarizeNoul(amounts, amountT); err != nil {
-		return MetricsBlock{}, fmt.Errorf("amounts_confidence: %w", err)
-	}
+	// Confidences, levels and lengths were checked above, so the summaries
+	// below cannot fail.
+	m.Nouls.PayeeMatches, _ = SummarizeNoul(payee, payeeT)
+	m.Nouls.AmountsMatch, _ = SummarizeNoul(amounts, amountT)
 	for _, v := range Variants() {
 		idx := groups[v]
 		if len(idx) == 0 {
@@ -521,10 +507,7 @@ func metrics(records []CaseRecord, unrounded []float64) (MetricsBlock, error) {
 			m.FalseClearByVariant = append(m.FalseClearByVariant, receipt.Entry[float64]{Name: string(v), Value: *rate})
 		}
 		m.CannotTellByVariant = append(m.CannotTellByVariant, receipt.Entry[float64]{Name: string(v), Value: *cannotTellRate(verdicts, idx)})
-		summary, err := SummarizeScores(scores, levels, LegibilityLevels)
-		if err != nil {
-			return MetricsBlock{}, fmt.Errorf("legibility_level of %s: %w", v, err)
-		}
+		summary, _ := SummarizeScores(scores, levels, LegibilityLevels)
 		m.ScoreByVariant = append(m.ScoreByVariant, receipt.Entry[ScoreSummary]{Name: string(v), Value: summary})
 	}
 	m.LegibilityGapCleanMinusLow = LegibilityGap(m.ScoreByVariant)
@@ -538,6 +521,49 @@ func metrics(records []CaseRecord, unrounded []float64) (MetricsBlock, error) {
 		}
 	}
 	return m, nil
+}
+
+// checkRecord validates one record and derives what the metrics need: its
+// variant, its expected labels (as recorded, plus the variant's false-clear
+// flag), and correct and agreement recomputed and checked against the
+// recorded values.
+func checkRecord(r CaseRecord) (v Variant, e Expected, correct bool, agree *bool, err error) {
+	if v, err = ParseVariant(string(r.Variant)); err != nil {
+		return
+	}
+	for _, c := range []struct {
+		name string
+		p    float64
+	}{{"payee_confidence", r.PayeeConfidence}, {"amounts_confidence", r.AmountsConfidence}} {
+		if err = checkConfidence(c.p); err != nil {
+			err = fmt.Errorf("%s: %w", c.name, err)
+			return
+		}
+	}
+	if l := r.LegibilityLevel; l < 0 || l >= LegibilityLevels {
+		err = fmt.Errorf("legibility_level: level %d is not in 0..%d", l, LegibilityLevels-1)
+		return
+	}
+	e = Expected{
+		Verdicts:            r.ExpectedVerdicts,
+		PayeeTruth:          r.PayeeTruth,
+		AmountsTruth:        r.AmountsTruth,
+		CountsForFalseClear: ExpectedLabels(v).CountsForFalseClear,
+	}
+	if correct, err = VerdictCorrect(r.Verdict, e); err != nil {
+		return
+	}
+	if correct != r.Correct {
+		err = fmt.Errorf("correct is %t but verdict %q with expected_verdicts %q gives %t", r.Correct, r.Verdict, r.ExpectedVerdicts, correct)
+		return
+	}
+	if agree, err = NoulChoiceAgreement(r.Verdict, r.PayeeConfidence, r.AmountsConfidence); err != nil {
+		return
+	}
+	if !sameAgreement(agree, r.NoulChoiceAgreement) {
+		err = fmt.Errorf("noul_choice_agreement is %s but the verdict and confidences give %s", triState(r.NoulChoiceAgreement), triState(agree))
+	}
+	return
 }
 
 // cannotTellRate is the share of cannot_tell verdicts among verdicts[idx]

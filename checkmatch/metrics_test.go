@@ -486,9 +486,11 @@ func TestMetricsErrors(t *testing.T) {
 			r.Verdict, r.ExpectedVerdicts, r.Correct, r.NoulChoiceAgreement = "cannot_tell", []string{"cannot_tell"}, true, &yes
 		}, want: "case r00:payee_changed: noul_choice_agreement is true but the verdict and confidences give null"},
 		{name: "confidence", edit: func(r *checkmatch.CaseRecord) { r.PayeeConfidence, r.NoulChoiceAgreement = 1.25, new(bool) },
-			want: "payee_confidence: confidence 1.25 is not in [0, 1]"},
+			want: "case r00:payee_changed: payee_confidence: confidence 1.25 is not in [0, 1]"},
+		{name: "nan confidence", edit: func(r *checkmatch.CaseRecord) { r.AmountsConfidence = math.NaN() },
+			want: "case r00:payee_changed: amounts_confidence: confidence nan is not in [0, 1]"},
 		{name: "level", edit: func(r *checkmatch.CaseRecord) { r.LegibilityLevel = 5 },
-			want: "legibility_level of payee_changed: level 5 is not in 0..4"},
+			want: "case r00:payee_changed: legibility_level: level 5 is not in 0..4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
