@@ -44,6 +44,7 @@ type ReadingError struct {
 	Err error
 }
 
+// Error names the reading and the parse failure.
 func (e *ReadingError) Error() string {
 	return fmt.Sprintf("serving: %s /metrics reading counted as missing: %v", e.Reading, e.Err)
 }
@@ -59,6 +60,7 @@ type HTTPError struct {
 	StatusCode int
 }
 
+// Error names the path and the status.
 func (e *HTTPError) Error() string {
 	return fmt.Sprintf("serving: GET %s: HTTP %d", e.Path, e.StatusCode)
 }

@@ -12,8 +12,8 @@ import (
 // to KVWait, polling every KVPoll, for the level's first calls to be sent,
 // then reads /metrics once with [ReadKVCacheUsage].
 const (
-	KVWait = 10 * time.Second
-	KVPoll = 50 * time.Millisecond
+	KVWait = 10 * time.Second      // typevet's KV_WAIT_SECONDS
+	KVPoll = 50 * time.Millisecond // typevet's polling step
 )
 
 // KVCacheUsage returns the kv_cache_usage of a sweep level from a /metrics
