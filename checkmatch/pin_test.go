@@ -1,0 +1,55 @@
+package checkmatch
+
+import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"runtime/debug"
+	"testing"
+
+	"github.com/typevet/typevet-go/internal/checkform"
+)
+
+func TestRendererPin(t *testing.T) {
+	pin := RendererPin()
+	if pin.Module != "github.com/typevet/typevet-go" || pin.Font != "Go Regular" ||
+		pin.FontSHA256 != checkform.FontDigest() || pin.Blur != BlurKind || pin.PNG != PNGKind {
+		t.Errorf("RendererPin() = %+v", pin)
+	}
+	if pin.XImageVersion != xImageVersion {
+		t.Errorf("x/image version %q from build info, constant %q: update xImageVersion", pin.XImageVersion, xImageVersion)
+	}
+	b, err := json.Marshal(pin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"module":"github.com/typevet/typevet-go","module_version":"` + pin.ModuleVersion +
+		`","font":"Go Regular","font_sha256":"` + checkform.FontSHA256 +
+		`","x_image_version":"` + xImageVersion + `","blur":"pillow-extended-box-3pass","png":"rgb8-up-zlib1"}`
+	if string(b) != want {
+		t.Errorf("JSON = %s\nwant %s", b, want)
+	}
+}
+
+// TestXImageVersionMatchesGoMod keeps the fallback constant equal to go.mod
+// and to the build information of the test binary.
+func TestXImageVersionMatchesGoMod(t *testing.T) {
+	mod, err := os.ReadFile("../go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^\s*golang\.org/x/image (v\S+)`).FindSubmatch(mod)
+	if m == nil {
+		t.Fatal("go.mod does not require golang.org/x/image")
+	}
+	if string(m[1]) != xImageVersion {
+		t.Errorf("go.mod has golang.org/x/image %s, xImageVersion is %s", m[1], xImageVersion)
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, d := range bi.Deps {
+			if d.Path == xImagePath && d.Version != xImageVersion {
+				t.Errorf("build info has x/image %s, constant %s", d.Version, xImageVersion)
+			}
+		}
+	}
+}
