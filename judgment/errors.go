@@ -2,9 +2,11 @@ package judgment
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // The error classes of spec §6. Each Python class is a Go type used as a
@@ -239,8 +241,44 @@ func pyStrList(labels []string) string {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		b.WriteString("'" + strings.ReplaceAll(strings.ReplaceAll(l, `\`, `\\`), "'", `\'`) + "'")
+		b.WriteString(pyRepr(l))
 	}
 	b.WriteByte(']')
+	return b.String()
+}
+
+// pyRepr quotes s as Python's repr(str) does, the form typevet uses for
+// names and labels in messages: single quotes unless s holds a single
+// quote and no double quote; backslash, the quote and non-printable
+// characters escaped.
+func pyRepr(s string) string {
+	q := byte('\'')
+	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
+		q = '"'
+	}
+	var b strings.Builder
+	b.WriteByte(q)
+	for _, r := range s {
+		switch {
+		case r == '\\' || r == rune(q):
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unicode.IsPrint(r):
+			b.WriteRune(r)
+		case r < 0x100:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case r < 0x10000:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			fmt.Fprintf(&b, `\U%08x`, r)
+		}
+	}
+	b.WriteByte(q)
 	return b.String()
 }

@@ -158,7 +158,7 @@ func validateQuestion(name string, q Question) error {
 		}
 		return checkControlCapacity(len(q.Criteria))
 	}
-	return judgmentErr(fmt.Sprintf("unsupported wire question for '%s'", name))
+	return judgmentErr(fmt.Sprintf("unsupported wire question for %s", pyRepr(name)))
 }
 
 func checkControlCapacity(n int) error {

@@ -80,7 +80,7 @@ func (r Request) validateBody() error {
 	seen := make(map[string]bool, len(r.Questions))
 	for _, nq := range r.Questions {
 		if seen[nq.Name] {
-			return judgmentErr(fmt.Sprintf("duplicate question name '%s'", nq.Name))
+			return judgmentErr(fmt.Sprintf("duplicate question name %s", pyRepr(nq.Name)))
 		}
 		seen[nq.Name] = true
 		if err := validateQuestion(nq.Name, nq.Question); err != nil {
@@ -99,7 +99,7 @@ func (im Image) validate() error {
 	case "image/png", "image/jpeg", "image/webp":
 		return nil
 	}
-	return scoringErr(fmt.Sprintf("unsupported image mime type '%s'; supported: image/jpeg, image/png, image/webp", im.MIMEType))
+	return scoringErr(fmt.Sprintf("unsupported image mime type %s; supported: image/jpeg, image/png, image/webp", pyRepr(im.MIMEType)))
 }
 
 // neutralize replaces every media marker in caller text (typevet #433).

@@ -71,7 +71,7 @@ func (j *Judge) Judge(ctx context.Context, req Request) (Response, error) {
 		return Response{}, err
 	}
 	if j.opts.Model != "" && req.Model != j.opts.Model {
-		return Response{}, judgmentErr(fmt.Sprintf("model '%s' does not match pinned model '%s'", req.Model, j.opts.Model))
+		return Response{}, judgmentErr(fmt.Sprintf("model %s does not match pinned model %s", pyRepr(req.Model), pyRepr(j.opts.Model)))
 	}
 	if err := req.validateBody(); err != nil {
 		return Response{}, err
@@ -166,7 +166,7 @@ func (j *Judge) prepare(ctx context.Context, req Request, context string, nq Nam
 		}
 		if len(ids) != 1 {
 			if i == 0 {
-				return prepared{}, judgmentErr(fmt.Sprintf("control string '0' for label '%s' must tokenize to exactly one token", orig[0]))
+				return prepared{}, judgmentErr(fmt.Sprintf("control string '0' for label %s must tokenize to exactly one token", pyRepr(orig[0])))
 			}
 			return prepared{}, judgmentErr(fmt.Sprintf("native Choice supports %d options on this tokenizer; got %d", i, len(labels)))
 		}

@@ -161,13 +161,13 @@ func (r ScoringRequest) ValidateResult(res ScoringResult) error {
 			return scoringErr("scoring result candidates are not in request order")
 		}
 		if c.TokenID != req.TokenID {
-			return scoringErr(fmt.Sprintf("scoring result token ids for '%s' do not match the request", c.Label))
+			return scoringErr(fmt.Sprintf("scoring result token ids for %s do not match the request", pyRepr(c.Label)))
 		}
 		if math.IsNaN(c.Logprob) || math.IsInf(c.Logprob, 0) {
-			return scoringErr(fmt.Sprintf("non-finite logprob for candidate '%s'", c.Label))
+			return scoringErr(fmt.Sprintf("non-finite logprob for candidate %s", pyRepr(c.Label)))
 		}
 		if c.Logprob > positiveLogprobTolerance {
-			return scoringErr(fmt.Sprintf("positive logprob for candidate '%s': %s", c.Label, pyFloat(c.Logprob)))
+			return scoringErr(fmt.Sprintf("positive logprob for candidate %s: %s", pyRepr(c.Label), pyFloat(c.Logprob)))
 		}
 		total += math.Exp(c.Logprob)
 	}

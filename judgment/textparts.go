@@ -34,7 +34,9 @@ const DefaultContextTemplate = "{context}\n\n{field_block}"
 // placeholder; drops a control line; gold-reference marker ("gold answer",
 // "reference answer", "correct answer", "expected answer", any case);
 // media marker; turn marker (<|im_start|>, <|im_end|>, <start_of_turn>,
-// <end_of_turn>, <|turn>, <turn|>). The message never holds template text.
+// <end_of_turn>, <|turn>, <turn|>); control token (the Gemma 4 tokens
+// <|channel>, <channel|>, <|think|>, <|tool_response>). The message never
+// holds template text.
 type TextParts struct {
 	OptionBlock     string // "" = [DefaultOptionBlock]
 	ContextTemplate string // "" = [DefaultContextTemplate]
@@ -225,6 +227,9 @@ var goldMarkers = []string{"gold answer", "reference answer", "correct answer", 
 
 var turnMarkers = []string{chatMLStart, chatMLEnd, gemma3Open, gemma3Close, gemma4Open, gemma4Close}
 
+// controlTokens are Gemma 4 control tokens a template may not hold.
+var controlTokens = []string{"<|channel>", "<channel|>", "<|think|>", "<|tool_response>"}
+
 // compileTemplate parses a template whose placeholders are exactly the
 // required ones, each once, and checks its literal text for markers.
 func compileTemplate(part, s string, required []placeholder) ([]segment, error) {
@@ -273,6 +278,13 @@ func checkLiterals(part string, segs []segment) error {
 		for _, m := range turnMarkers {
 			if strings.Contains(sg.lit, m) {
 				return refused(part, "turn marker", phNone)
+			}
+		}
+	}
+	for _, sg := range segs {
+		for _, m := range controlTokens {
+			if strings.Contains(sg.lit, m) {
+				return refused(part, "control token", phNone)
 			}
 		}
 	}

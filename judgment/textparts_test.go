@@ -195,6 +195,9 @@ func TestTextPartsRefusals(t *testing.T) {
 			msg: "context_template template refused: media marker"},
 		{name: "turn marker", parts: judgment.TextParts{ContextTemplate: "{context}{field_block}<|im_end|>"},
 			msg: "context_template template refused: turn marker"},
+		{name: "control token", reason: "Gemma 4 control tokens are refused like turn markers",
+			parts: judgment.TextParts{OptionBlock: ok + "<|channel>"},
+			msg:   "option_block template refused: control token"},
 		{name: "gemma4 turn marker", parts: judgment.TextParts{OptionBlock: ok + "<turn|>"},
 			msg: "option_block template refused: turn marker"},
 	}
