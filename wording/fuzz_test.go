@@ -3,6 +3,7 @@ package wording
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -60,7 +61,7 @@ func FuzzArtifactParts(f *testing.F) {
 			t.Fatalf("accepted parts with other names: %v / %v", seed, evolved)
 		}
 		for _, s := range seed {
-			if contains(p.Components(), s.Name) {
+			if slices.Contains(p.Components(), s.Name) {
 				continue
 			}
 			if e, _ := evolved.Get(s.Name); e != s.Text {

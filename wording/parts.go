@@ -3,6 +3,7 @@ package wording
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/typevet/typevet-go/internal/pyjson"
@@ -313,10 +314,8 @@ func QuestionFromParts(seed judgment.Question, parts Mapping) (judgment.Question
 
 // unknownPart is the refusal of a name that the seed does not have.
 func unknownPart(name string) error {
-	for _, n := range PartNames {
-		if n == name {
-			return valueErr("%s is not a part of the seed", pyRepr(name))
-		}
+	if slices.Contains(PartNames, name) {
+		return valueErr("%s is not a part of the seed", pyRepr(name))
 	}
 	return valueErr("%s is not a wording part", pyRepr(name))
 }
@@ -356,10 +355,8 @@ func CheckSelection(components []string, seed Mapping) ([]string, error) {
 		if !seed.Has(name) {
 			return nil, valueErr("%s is not a part of the seed", pyRepr(name))
 		}
-		for _, prev := range components[:i] {
-			if prev == name {
-				return nil, valueErr("%s is selected twice", pyRepr(name))
-			}
+		if slices.Contains(components[:i], name) {
+			return nil, valueErr("%s is selected twice", pyRepr(name))
 		}
 	}
 	return append([]string(nil), components...), nil

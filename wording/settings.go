@@ -3,6 +3,7 @@ package wording
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -196,4 +197,30 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 		}
 	}
 	return s, nil
+}
+
+// EnvComponents is the wording run's selection knob.
+const EnvComponents = "TYPEVET_WORDING_COMPONENTS"
+
+// ComponentsFromEnv reads TYPEVET_WORDING_COMPONENTS through lookup: a
+// comma-separated list of part names, each stripped; unset or blank means
+// ["instructions"]. Every name must be one of allowed (the Noul part names
+// for the DIFrauD seed, the parts of the PubMedQA Choice seed), else
+// "TYPEVET_WORDING_COMPONENTS names a part outside <allowed, comma-joined>";
+// the value is not echoed. A trailing comma gives an empty name, which is
+// refused the same way. Repeats are left to [CheckSelection].
+func ComponentsFromEnv(lookup func(string) (string, bool), allowed []string) ([]string, error) {
+	v, ok := lookup(EnvComponents)
+	if !ok || pyStrip(v) == "" {
+		return []string{Instructions}, nil
+	}
+	var out []string
+	for _, name := range strings.Split(v, ",") {
+		name = pyStrip(name)
+		if !slices.Contains(allowed, name) {
+			return nil, &SettingsError{EnvComponents, EnvComponents + " names a part outside " + strings.Join(allowed, ",")}
+		}
+		out = append(out, name)
+	}
+	return out, nil
 }

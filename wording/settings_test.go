@@ -113,3 +113,40 @@ func TestSettingsLookupUnset(t *testing.T) {
 		t.Errorf("got %+v, %v", s, err)
 	}
 }
+
+// TestComponentsFromEnv follows the knob rows of test_wording_live_knobs.py.
+func TestComponentsFromEnv(t *testing.T) {
+	tests := []struct {
+		name   string
+		value  *string
+		want   []string
+		err    string
+		reason string
+	}{
+		{"unset", nil, []string{Instructions}, "", ""},
+		{"blank", strp("  "), []string{Instructions}, "", ""},
+		{"spaced", strp(" criteria_true , criteria_false "), []string{CriteriaTrue, CriteriaFalse}, "", "each name stripped"},
+		{"secret text", strp("is_scam_secret_text"), nil, "TYPEVET_WORDING_COMPONENTS names a part outside instructions,criteria_true,criteria_false", "value not echoed"},
+		{"trailing comma", strp("instructions,"), nil, "TYPEVET_WORDING_COMPONENTS names a part outside instructions,criteria_true,criteria_false", "an empty name"},
+		{"other text part", strp("instructions,option_block"), nil, "TYPEVET_WORDING_COMPONENTS names a part outside instructions,criteria_true,criteria_false", ""},
+		{"comma", strp(","), nil, "TYPEVET_WORDING_COMPONENTS names a part outside instructions,criteria_true,criteria_false", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			lookup := env()
+			if tt.value != nil {
+				lookup = env(EnvComponents, *tt.value)
+			}
+			got, err := ComponentsFromEnv(lookup, PartNames)
+			if errString(err) != tt.err {
+				t.Fatalf("err = %v, want %q", err, tt.err)
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("got %v, want %v", got, tt.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "secret") {
+				t.Error("the value is echoed")
+			}
+		})
+	}
+}

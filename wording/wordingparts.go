@@ -2,6 +2,7 @@ package wording
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/typevet/typevet-go/judgment"
 )
@@ -44,7 +45,7 @@ func NewParts(components []string, seed, evolved Mapping) (Parts, error) {
 		return Parts{}, err
 	}
 	for _, p := range seed {
-		if contains(sel, p.Name) {
+		if slices.Contains(sel, p.Name) {
 			continue
 		}
 		if t, _ := evolved.Get(p.Name); t != p.Text {
@@ -52,15 +53,6 @@ func NewParts(components []string, seed, evolved Mapping) (Parts, error) {
 		}
 	}
 	return Parts{components: sel, seed: seed.clone(), evolved: evolved.clone()}, nil
-}
-
-func contains(names []string, name string) bool {
-	for _, n := range names {
-		if n == name {
-			return true
-		}
-	}
-	return false
 }
 
 // FromTexts returns the parts of an instructions-only run without criteria
