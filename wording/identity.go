@@ -64,12 +64,12 @@ func RuntimeBuild(f Facts) string {
 //	  "model_digest": "24e550a16a7081881be2f1f0d91e8cc13a597472735c04119f035a0a85c67e0c"
 //	}
 type JudgeIdentity struct {
-	RequestedModel string   `json:"requested_model"`
-	ReportedModels []string `json:"reported_models"` // never null: [] when no call succeeded
-	BaseURL        *string  `json:"base_url,omitempty"`
-	OllamaVersion  *string  `json:"ollama_version,omitempty"`
-	ModelDigest    *string  `json:"model_digest,omitempty"`
-	BuildInfo      *string  `json:"build_info,omitempty"`
+	RequestedModel string   `json:"requested_model"`          // the model the run asked for
+	ReportedModels []string `json:"reported_models"`          // sorted, distinct; [] (never null) when no call succeeded
+	BaseURL        *string  `json:"base_url,omitempty"`       // fact of jev and ollama; nil = not a fact of this provider
+	OllamaVersion  *string  `json:"ollama_version,omitempty"` // fact of ollama
+	ModelDigest    *string  `json:"model_digest,omitempty"`   // fact of ollama
+	BuildInfo      *string  `json:"build_info,omitempty"`     // a build fact, when the facts hold one
 }
 
 // NewJudgeIdentity returns the judge_identity block (judge_identity):

@@ -1,6 +1,7 @@
 package wording
 
 import (
+	"encoding/json"
 	"math"
 	"strconv"
 	"strings"
@@ -94,6 +95,26 @@ func (c Caps) MarshalJSON() ([]byte, error) {
 		obj[i] = pyjson.Member{Key: x.Part, Value: x.Max}
 	}
 	return pyjson.Marshal(obj, pyjson.Options{})
+}
+
+// UnmarshalJSON reads a length_cap object in order. A value that is not a
+// non-negative integer is refused naming the part. (Artifacts before #363
+// hold one number instead of an object; they are refused as not an object.)
+func (c *Caps) UnmarshalJSON(b []byte) error {
+	var raw orderedRaw
+	if err := raw.UnmarshalJSON(b); err != nil {
+		return typeErr("the length_cap must be a mapping of part to cap")
+	}
+	out := Caps{}
+	for _, m := range raw {
+		var n int
+		if err := json.Unmarshal(m.value, &n); err != nil || n < 0 {
+			return typeErr("the length_cap of %s must be a whole number", pyRepr(m.name))
+		}
+		out = append(out, Cap{m.name, n})
+	}
+	*c = out
+	return nil
 }
 
 // The sentences around the reflection prompt lines.

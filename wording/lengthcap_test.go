@@ -1,6 +1,7 @@
 package wording
 
 import (
+	"encoding/json"
 	"reflect"
 	"strings"
 	"testing"
@@ -121,5 +122,24 @@ func TestReflectionPrompt(t *testing.T) {
 	}
 	if _, err := ReflectionLines(Mapping{}, caps); errString(err) != "'option_1' is not a part of the seed" {
 		t.Errorf("missing role: %v", err)
+	}
+}
+
+func TestCapsJSON(t *testing.T) {
+	var c Caps
+	if err := json.Unmarshal([]byte(`{"criteria_true": 126, "criteria_false": 105}`), &c); err != nil {
+		t.Fatal(err)
+	}
+	if want := (Caps{{CriteriaTrue, 126}, {CriteriaFalse, 105}}); !reflect.DeepEqual(c, want) {
+		t.Errorf("got %v, want %v", c, want)
+	}
+	b, _ := json.Marshal(c)
+	if string(b) != `{"criteria_true":126,"criteria_false":105}` {
+		t.Errorf("round trip %s", b)
+	}
+	for _, bad := range []string{`94`, `{"instructions": 9.5}`, `{"instructions": "94"}`, `{"instructions": -1}`} {
+		if err := json.Unmarshal([]byte(bad), &c); err == nil {
+			t.Errorf("%s was accepted", bad)
+		}
 	}
 }

@@ -114,12 +114,12 @@ type Settings struct {
 
 // Environment variables read by [SettingsFromEnv].
 const (
-	EnvProvider    = "TYPEVET_WORDING_JUDGE_PROVIDER"
-	EnvJudge       = "TYPEVET_WORDING_JUDGE"
-	EnvOllamaBase  = "TYPEVET_OLLAMA_BASE"
-	EnvTimeout     = "TYPEVET_OLLAMA_TIMEOUT"
-	EnvConcurrency = "TYPEVET_WORDING_CONCURRENCY"
-	EnvJevModel    = "JEV_API__DEFAULT_MODEL"
+	EnvProvider    = "TYPEVET_WORDING_JUDGE_PROVIDER" // gemma, jev or ollama
+	EnvJudge       = "TYPEVET_WORDING_JUDGE"          // the judge model
+	EnvOllamaBase  = "TYPEVET_OLLAMA_BASE"            // the Ollama server URL
+	EnvTimeout     = "TYPEVET_OLLAMA_TIMEOUT"         // the adapter's read timeout, seconds
+	EnvConcurrency = "TYPEVET_WORDING_CONCURRENCY"    // gepa-adk max_concurrent_evals
+	EnvJevModel    = "JEV_API__DEFAULT_MODEL"         // judgevet's default model (jev only)
 )
 
 // SettingsFromEnv reads the wording judge settings through lookup (pass
