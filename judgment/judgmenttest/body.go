@@ -101,8 +101,15 @@ func appendFloat(b []byte, f float64) []byte {
 
 // appendString appends s as a JSON string.
 func appendString(b []byte, s string) []byte {
-	q, _ := json.Marshal(s)
-	return append(b, q...)
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			q, _ := json.Marshal(s)
+			return append(b, q...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // appendBytes appends the UTF-8 bytes of s as a JSON array of numbers.

@@ -48,7 +48,7 @@ func do(t testing.TB, s *Server, method, path string, body any, header ...string
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	c := s.Client()
+	c := *s.Client() // a copy: the server's client is shared
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := c.Do(req)
 	if err != nil {

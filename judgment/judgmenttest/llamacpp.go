@@ -343,28 +343,26 @@ func (s *Server) llamaCompletion(x *exchange) {
 		}
 		s.mu.Unlock()
 	}
-	x.raw(http.StatusOK, "application/json", s.llamaCompletionBody(top, evaluated, x.tamper))
+	x.raw(http.StatusOK, "application/json", s.llamaCompletionBody(d, top, evaluated, x.tamper))
 }
 
 // llamaCompletionBody writes the /completion answer by hand: with a full
 // vocabulary the logprob list is the bulk of the bytes.
-func (s *Server) llamaCompletionBody(top []entry, evaluated int, t Tamper) []byte {
+func (s *Server) llamaCompletionBody(d dist, top []entry, evaluated int, t Tamper) []byte {
 	first, hasFirst := s.model.Vocab["0"]
-	b := make([]byte, 0, 256+len(top)*64)
+	b := make([]byte, 0, 256+len(top)*130) // a Gemma-size filler entry is about 125 bytes
 	b = append(b, `{"index":0,"content":"","tokens":[],"id_slot":0,"stop":true,"model":`...)
 	b = appendString(b, s.model.ID)
 	b = append(b, `,"tokens_predicted":0,"tokens_evaluated":`...)
 	b = strconv.AppendInt(b, int64(evaluated), 10)
 	b = append(b, `,"has_new_line":false,"truncated":false,"stop_type":"limit","stopping_word":"","tokens_cached":0,"completion_probabilities":[{`...)
+	fillerLP := appendFloat(nil, d.filler) // every filler shares one logprob
 	entryBody := func(b []byte, e entry, lit string) []byte {
-		tok := s.model.tokenString(e.id)
-		b = append(b, `"id":`...)
-		b = strconv.AppendInt(b, int64(e.id), 10)
-		b = append(b, `,"token":`...)
-		b = appendString(b, tok)
-		b = append(b, `,"bytes":`...)
-		b = appendBytes(b, tok)
-		b = append(b, `,"logprob":`...)
+		if prefix, ok := s.model.fillerPrefix(e.id); ok && lit == "" {
+			b = append(b, prefix...)
+			return append(b, fillerLP...)
+		}
+		b = appendEntryPrefix(b, e.id, s.model.tokenString(e.id))
 		if lit != "" {
 			return append(b, lit...)
 		}
@@ -400,4 +398,16 @@ func (s *Server) llamaCompletionBody(top []entry, evaluated int, t Tamper) []byt
 		}
 	}
 	return append(b, "]}]}"...)
+}
+
+// appendEntryPrefix appends one llama.cpp logprob entry up to its logprob
+// value: "id":N,"token":T,"bytes":[...],"logprob":
+func appendEntryPrefix(b []byte, id int, tok string) []byte {
+	b = append(b, `"id":`...)
+	b = strconv.AppendInt(b, int64(id), 10)
+	b = append(b, `,"token":`...)
+	b = appendString(b, tok)
+	b = append(b, `,"bytes":`...)
+	b = appendBytes(b, tok)
+	return append(b, `,"logprob":`...)
 }

@@ -4,8 +4,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 )
@@ -140,6 +142,8 @@ func Probs(p ...float64) map[string]float64 {
 // block (spec §2.3): a line that starts with "<name>: ". When several
 // scripted names occur, the one that starts latest in the prompt wins (the
 // field block follows the state), and for equal positions the longest name.
+// The name "" holds the answer for prompts where no scripted name is found
+// (for example with a caller option-block template that drops {name}).
 type Script struct {
 	// Text holds the answer per question name for prompts without images.
 	Text map[string]map[string]float64
@@ -164,12 +168,14 @@ func ImageKey(data []byte) string {
 // question is not scripted (every control then gets UnknownLogprob, a
 // uniform answer).
 func (s Script) Logprobs(prompt string, images [][]byte) map[string]float64 {
-	if len(images) > 0 {
+	if len(images) > 0 && len(s.ByImage) > 0 {
 		if byName, ok := s.ByImage[ImageKey(images[0])]; ok {
 			if m, ok := byName[QuestionName(prompt, keys(byName))]; ok {
 				return m
 			}
 		}
+	}
+	if len(images) > 0 {
 		if m, ok := s.Image[QuestionName(prompt, keys(s.Image))]; ok {
 			return m
 		}
@@ -223,7 +229,34 @@ type model struct {
 	Model
 	controls []string       // vocabulary controls, in Controls order
 	byID     map[int]string // control id -> control string
-	fillers  []int          // non-control ids other than OffToken
+	fillers  []int          // non-control ids other than OffToken, ascending
+
+	fillerOnce sync.Once
+	fillerJSON []byte  // the llama.cpp entry prefix of every filler, concatenated
+	fillerEnd  []int32 // fillerEnd[i] ends the prefix of fillers[i] in fillerJSON
+}
+
+// fillerPrefix returns the encoded llama.cpp entry prefix (up to the
+// logprob value) of a filler id; false when id is not a filler. The table
+// is built on first use: with a full Gemma vocabulary the fillers are the
+// bulk of every answer.
+func (m *model) fillerPrefix(id int) ([]byte, bool) {
+	i, ok := slices.BinarySearch(m.fillers, id)
+	if !ok {
+		return nil, false
+	}
+	m.fillerOnce.Do(func() {
+		m.fillerEnd = make([]int32, len(m.fillers))
+		for j, f := range m.fillers {
+			m.fillerJSON = appendEntryPrefix(m.fillerJSON, f, m.tokenString(f))
+			m.fillerEnd[j] = int32(len(m.fillerJSON))
+		}
+	})
+	start := int32(0)
+	if i > 0 {
+		start = m.fillerEnd[i-1]
+	}
+	return m.fillerJSON[start:m.fillerEnd[i]], true
 }
 
 func newModel(m *Model) *model {

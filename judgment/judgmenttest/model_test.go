@@ -53,6 +53,10 @@ func TestScriptPrecedence(t *testing.T) {
 		{"image falls back to text", "t: ?", [][]byte{img}, 0.2},
 		{"unscripted", "u: ?", nil, 0},
 	}
+	fallback := Script{Text: map[string]map[string]float64{"": Probs(0.5), "q": Probs(0.1)}}
+	if !near(fallback.Logprobs("u: ?", nil)["0"], math.Log(0.5)) || !near(fallback.Logprobs("q: ?", nil)["0"], math.Log(0.1)) {
+		t.Error("the \"\" name is not the fallback answer")
+	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := s.Logprobs(tt.prompt, tt.images)
