@@ -3,8 +3,9 @@ package pyjson
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -203,36 +204,24 @@ func (e *encoder) object(obj Object, depth int) {
 		e.sorted(obj, depth)
 		return
 	}
-	e.members(obj, depth)
+	e.members(obj, depth, false)
 }
 
 // sorted sorts obj in place by key (byte order of UTF-8 = code-point order)
 // and writes it.
 func (e *encoder) sorted(obj Object, depth int) {
-	sort.SliceStable(obj, func(i, j int) bool { return obj[i].Key < obj[j].Key })
-	e.members(obj, depth)
+	slices.SortStableFunc(obj, func(a, b Member) int { return strings.Compare(a.Key, b.Key) })
+	e.members(obj, depth, true)
 }
 
-func (e *encoder) members(obj Object, depth int) {
+// members writes obj in its order; sorted says it is sorted by key.
+func (e *encoder) members(obj Object, depth int, sorted bool) {
 	if e.err != nil {
 		return
 	}
-	if e.opts.SortKeys || len(obj) < 2 {
-		for i := 1; i < len(obj); i++ {
-			if obj[i].Key == obj[i-1].Key {
-				e.fail("object key %q given twice", obj[i].Key)
-				return
-			}
-		}
-	} else {
-		seen := make(map[string]struct{}, len(obj))
-		for _, m := range obj {
-			if _, dup := seen[m.Key]; dup {
-				e.fail("object key %q given twice", m.Key)
-				return
-			}
-			seen[m.Key] = struct{}{}
-		}
+	if k, dup := repeatedKey(obj, sorted); dup {
+		e.fail("object key %q given twice", k)
+		return
 	}
 	sep := ": "
 	if e.opts.Compact {
@@ -258,6 +247,36 @@ func (e *encoder) members(obj Object, depth int) {
 		e.newline(depth)
 	}
 	e.buf = append(e.buf, '}')
+}
+
+// repeatedKey returns a key that obj holds twice. sorted objects only need
+// neighbours compared; small ones are compared pairwise, without a map.
+func repeatedKey(obj Object, sorted bool) (string, bool) {
+	switch {
+	case sorted:
+		for i := 1; i < len(obj); i++ {
+			if obj[i].Key == obj[i-1].Key {
+				return obj[i].Key, true
+			}
+		}
+	case len(obj) <= 16:
+		for i := 1; i < len(obj); i++ {
+			for j := range i {
+				if obj[i].Key == obj[j].Key {
+					return obj[i].Key, true
+				}
+			}
+		}
+	default:
+		seen := make(map[string]struct{}, len(obj))
+		for _, m := range obj {
+			if _, dup := seen[m.Key]; dup {
+				return m.Key, true
+			}
+			seen[m.Key] = struct{}{}
+		}
+	}
+	return "", false
 }
 
 const hexDigits = "0123456789abcdef"

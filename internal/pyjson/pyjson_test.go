@@ -403,3 +403,18 @@ func BenchmarkFormatFloat(b *testing.B) {
 		_ = FormatFloat(1.2345678901234568e+17)
 	}
 }
+
+// TestRepeatedKeyLarge covers the map path of the repeated-key check.
+func TestRepeatedKeyLarge(t *testing.T) {
+	var obj Object
+	for i := range 20 {
+		obj = append(obj, Member{fmt.Sprint("k", i), i})
+	}
+	if _, err := Marshal(obj, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	obj = append(obj, Member{"k7", 0})
+	if _, err := Marshal(obj, Options{}); err == nil || err.Error() != `pyjson: object key "k7" given twice` {
+		t.Errorf("err = %v", err)
+	}
+}
