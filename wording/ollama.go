@@ -3,8 +3,10 @@ package wording
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -86,8 +88,14 @@ func getJSON(ctx context.Context, client *http.Client, base, path string, v any)
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		// *url.Error names the URL, which is the base URL the receipt records.
-		return fail(0, "the request failed", err)
+		// The message keeps the cause (e.g. "connection refused") but not
+		// the *url.Error's URL text; the full error stays in the chain.
+		cause := err
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			cause = ue.Err
+		}
+		return fail(0, "the request failed: "+cause.Error(), err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
