@@ -139,10 +139,10 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 		}
 	}
 	nProbs := c.nProbs(req.Model)
-	body, err := c.do(ctx, http.MethodPost, "/completion", nil, c.completionRequest(ctx, req, props.MediaMarker, nProbs))
+	body, err := c.do(ctx, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
 	if len(req.Media) > 0 && staleMarker(err) {
 		if props, perr := c.capability(ctx, req.Model, true); perr == nil {
-			body, err = c.do(ctx, http.MethodPost, "/completion", nil, c.completionRequest(ctx, req, props.MediaMarker, nProbs))
+			body, err = c.do(ctx, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
 		}
 	}
 	if err != nil {
@@ -158,7 +158,9 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 // [judgment.BackendHTTPError] values.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in any) ([]byte, error) {
 	var payload []byte
-	if in != nil {
+	if raw, ok := in.(rawJSON); ok {
+		payload = raw
+	} else if in != nil {
 		var err error
 		if payload, err = json.Marshal(in); err != nil {
 			return nil, &judgment.GenerationError{Msg: "llama.cpp request could not be encoded"}
@@ -303,25 +305,46 @@ func (c *Client) knownNVocab(ctx context.Context, model string) int {
 	return n
 }
 
-// completionRequest builds the /completion body of req. With images the
-// prefix's "<__media__>" markers become marker and each image its base64,
-// encoded once per judgment (see [backendhttp.WithMedia]).
-func (c *Client) completionRequest(ctx context.Context, req judgment.ScoringRequest, marker string, nProbs int) CompletionRequest {
-	p := Prompt{Text: req.Prefix}
-	if len(req.Media) > 0 {
-		p.Text = strings.ReplaceAll(req.Prefix, judgment.MediaMarker, marker)
-		p.MultimodalData = make([]string, len(req.Media))
-		for i, im := range req.Media {
-			p.MultimodalData[i] = backendhttp.Base64(ctx, im)
+// rawJSON is a request body already encoded, passed to do as is.
+type rawJSON []byte
+
+// completionBody encodes the /completion body of req ([CompletionRequest]).
+// With images the prefix's "<__media__>" markers become marker and
+// multimodal_data holds each image's base64, encoded once per judgment
+// (see [backendhttp.WithMedia]) and spliced into the encoded body rather
+// than passed through encoding/json: base64 needs no JSON escaping, and
+// scanning ~100 KB per image per question was the client's largest cost.
+func completionBody(ctx context.Context, req judgment.ScoringRequest, marker string, nProbs int) rawJSON {
+	r := CompletionRequest{Prompt: req.Prefix, Model: req.Model, NProbs: nProbs, TopP: 1}
+	if len(req.Media) == 0 {
+		b, _ := json.Marshal(r)
+		return b
+	}
+	r.Prompt = &MultimodalPrompt{PromptString: strings.ReplaceAll(req.Prefix, judgment.MediaMarker, marker)}
+	b, _ := json.Marshal(r)
+	// The encoded body holds "multimodal_data":null exactly once: the same
+	// bytes inside the prompt string would have escaped quotes.
+	const slot = `"multimodal_data":null`
+	i := bytes.Index(b, []byte(slot))
+	data := make([]string, len(req.Media))
+	size := len(b)
+	for k, im := range req.Media {
+		data[k] = backendhttp.Base64(ctx, im)
+		size += len(data[k]) + 3
+	}
+	out := make([]byte, 0, size)
+	out = append(out, b[:i+len(`"multimodal_data":`)]...)
+	out = append(out, '[')
+	for k, d := range data {
+		if k > 0 {
+			out = append(out, ',')
 		}
+		out = append(out, '"')
+		out = append(out, d...)
+		out = append(out, '"')
 	}
-	return CompletionRequest{
-		Prompt:   p,
-		Model:    req.Model,
-		NProbs:   nProbs,
-		TopP:     1,
-		NPredict: 0,
-	}
+	out = append(out, ']')
+	return append(out, b[i+len(slot):]...)
 }
 
 // HTTPClient returns the configured HTTP client: session headers, timeout,

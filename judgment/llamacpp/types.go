@@ -78,9 +78,11 @@ type TokenizeResponse struct {
 // CompletionRequest is the body of POST /completion sent by
 // [Client.ScoreCandidates] (spec §4.4), field for field in typevet's order.
 type CompletionRequest struct {
-	// Prompt is the prefix string, or with images the nested
-	// prompt_string + multimodal_data object.
-	Prompt Prompt `json:"prompt"`
+	// Prompt is the prefix string (a string) or, with images, a
+	// *MultimodalPrompt. An interface rather than a type with MarshalJSON,
+	// so encoding/json writes the ~100 KB of base64 once instead of
+	// re-scanning a marshaler's output.
+	Prompt any `json:"prompt"`
 	// Model is the model id.
 	Model string `json:"model"`
 	// NPredict is 0: the server evaluates the prompt and generates nothing.
@@ -102,31 +104,16 @@ type CompletionRequest struct {
 	CachePrompt bool `json:"cache_prompt"`
 }
 
-// Prompt is the prompt of a [CompletionRequest]. Without images it
-// marshals to the plain string Text; with images to
-// {"prompt_string": Text, "multimodal_data": [...]}, never to a top-level
-// multimodal_data next to a string (the server silently drops that image).
-type Prompt struct {
-	// Text is the prefix; with images its "<__media__>" markers are
-	// already replaced by the server's marker.
-	Text string
+// MultimodalPrompt is the prompt of a [CompletionRequest] with images: the
+// nested form. Never a top-level multimodal_data next to a string prompt:
+// the server answers 200 and silently drops the image.
+type MultimodalPrompt struct {
+	// PromptString is the prefix with its "<__media__>" markers replaced
+	// by the server's media marker.
+	PromptString string `json:"prompt_string"`
 	// MultimodalData holds the standard base64 (no data: URI) of each
-	// image, in marker order; nil for a text request.
-	MultimodalData []string
-}
-
-// multimodalPrompt is the wire form of a [Prompt] with images.
-type multimodalPrompt struct {
-	PromptString   string   `json:"prompt_string"`
+	// image, in marker order.
 	MultimodalData []string `json:"multimodal_data"`
-}
-
-// MarshalJSON writes the string or nested form.
-func (p Prompt) MarshalJSON() ([]byte, error) {
-	if p.MultimodalData == nil {
-		return json.Marshal(p.Text)
-	}
-	return json.Marshal(multimodalPrompt{PromptString: p.Text, MultimodalData: p.MultimodalData})
 }
 
 // CompletionResponse is the part of the POST /completion answer read by

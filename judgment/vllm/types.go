@@ -58,25 +58,11 @@ type ChatTemplateKwargs struct {
 type ChatMessage struct {
 	// Role is "user".
 	Role string `json:"role"`
-	// Content is the prefix string, or content blocks when images are sent.
-	Content Content `json:"content"`
-}
-
-// Content is a message content: the plain string Text when Blocks is nil,
-// else the content blocks (spec §5.4).
-type Content struct {
-	// Text is the whole content of a text-only message.
-	Text string
-	// Blocks are the content blocks of a message with images.
-	Blocks []ContentBlock
-}
-
-// MarshalJSON writes the string or the block list.
-func (c Content) MarshalJSON() ([]byte, error) {
-	if c.Blocks == nil {
-		return json.Marshal(c.Text)
-	}
-	return json.Marshal(c.Blocks)
+	// Content is the prefix (a string) or, with images, the content blocks
+	// ([]ContentBlock, spec §5.4). An interface rather than a type with
+	// MarshalJSON, so encoding/json writes the image data URIs once instead
+	// of re-scanning a marshaler's output.
+	Content any `json:"content"`
 }
 
 // ContentBlock is one block of a [Content]: a text piece or an image.
