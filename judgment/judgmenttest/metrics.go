@@ -109,11 +109,7 @@ func DefaultMetrics(c MetricCounters) string {
 }
 
 func (s *Server) vllmMetrics(x *exchange) {
-	s.mu.Lock()
-	c := s.counters
-	c.E2ESeconds = append([]float64(nil), c.E2ESeconds...)
-	s.mu.Unlock()
-	c.Model = s.model.ID
+	c := s.Counters()
 	render := s.Metrics
 	if render == nil {
 		render = DefaultMetrics

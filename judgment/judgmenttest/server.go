@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -189,9 +190,10 @@ func (s *Server) Close() {
 	s.ts.Close()
 }
 
-// Client returns an HTTP client configured for the server. Unlike a bare
-// http.Client it is closed with the server. It follows redirects (the
-// http.Client default); set CheckRedirect on a copy to stop that.
+// Client returns the HTTP client configured for the server; its idle
+// connections close with the server. The client is shared: copy the struct
+// before changing a field. It follows redirects (the http.Client default);
+// set CheckRedirect on a copy to stop that.
 func (s *Server) Client() *http.Client {
 	if !s.isStarted() {
 		panic("judgmenttest: Client called before Start")
@@ -302,7 +304,10 @@ func (s *Server) Count(path string) int {
 func (s *Server) Counters() MetricCounters {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.counters
+	c := s.counters
+	c.Model = s.model.ID
+	c.E2ESeconds = slices.Clone(c.E2ESeconds)
+	return c
 }
 
 // exchange is one request being answered.

@@ -140,7 +140,9 @@ func (s *Server) vllmChat(x *exchange) {
 		x.vllmBad(err.Error())
 		return
 	}
-	x.images, x.markers = len(images), countMarkers(strings.ReplaceAll(user, mediaMarker, ""))
+	// userContent put one marker per image back; the rest leaked from the
+	// client's text blocks.
+	x.images, x.markers = len(images), countMarkers(user)-len(images)
 	if len(images) > 0 && s.model.TextOnly {
 		x.vllmBad(s.model.ID + " is not a multimodal model")
 		return

@@ -61,6 +61,7 @@ func TestVLLMChat(t *testing.T) {
 		wantP      [2]float64 // p of controls 0 and 1
 		wantTokens int
 		images     int
+		markers    int
 	}{
 		{name: "text", content: userText, wantP: [2]float64{0.16, 0.04},
 			wantTokens: utf8.RuneCountInString(chatPrompt(userText))},
@@ -68,6 +69,10 @@ func TestVLLMChat(t *testing.T) {
 			map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:image/png;base64," + b64(pngBytes)}},
 			map[string]any{"type": "text", "text": userText},
 		}, wantP: [2]float64{0.05, 0.15}, wantTokens: utf8.RuneCountInString(chatPrompt("\n"+userText)) + DefaultImageTokens, images: 1},
+		{name: "marker left in the text", content: []any{
+			map[string]any{"type": "image_url", "image_url": map[string]any{"url": "data:image/png;base64," + b64(pngBytes)}},
+			map[string]any{"type": "text", "text": "<__media__>\n" + userText},
+		}, wantP: [2]float64{0.05, 0.15}, wantTokens: utf8.RuneCountInString(chatPrompt("\n\n"+userText)) + DefaultImageTokens, images: 1, markers: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,7 +97,7 @@ func TestVLLMChat(t *testing.T) {
 				c.Choices[0].FinishReason != "length" {
 				t.Errorf("usage %+v model %q finish %q; want prompt_tokens %d", c.Usage, c.Model, c.Choices[0].FinishReason, tt.wantTokens)
 			}
-			if rec := s.Requests()[0]; rec.Images != tt.images || rec.Markers != 0 {
+			if rec := s.Requests()[0]; rec.Images != tt.images || rec.Markers != tt.markers {
 				t.Errorf("recorded images %d markers %d", rec.Images, rec.Markers)
 			}
 		})
