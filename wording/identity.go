@@ -140,3 +140,38 @@ func ResolveOllamaJudge(ctx context.Context, client *http.Client, s Settings) (O
 	}
 	return OllamaJudge{BaseURL: s.OllamaBase, Model: s.Judge, Timeout: s.OllamaTimeout, Identity: id}, nil
 }
+
+// ComparisonBackends are the backends a comparison receipt accepts
+// (COMPARISON_BACKENDS), in typevet's order.
+var ComparisonBackends = []string{"jev", "llama_cpp", "vllm", "ollama"}
+
+// EvolutionProvider returns the judge_provider an evolution artifact must
+// have for a comparison on backend (EVOLUTION_PROVIDER): jev → jev,
+// llama_cpp and vllm → gemma, ollama → ollama. ok is false for any other
+// backend.
+func EvolutionProvider(backend string) (p Provider, ok bool) {
+	switch backend {
+	case "jev":
+		return ProviderJev, true
+	case "llama_cpp", "vllm":
+		return ProviderGemma, true
+	case "ollama":
+		return ProviderOllama, true
+	}
+	return 0, false
+}
+
+// CheckJudgeProvider is the comparison receipt's refusal of an artifact
+// evolved with another judge: "backend '<b>' needs judge_provider '<p>',
+// not '<actual>'". A backend outside [ComparisonBackends] is refused as
+// "backend '<b>' is not one of ('jev', 'llama_cpp', 'vllm', 'ollama')".
+func CheckJudgeProvider(backend, actual string) error {
+	want, ok := EvolutionProvider(backend)
+	if !ok {
+		return valueErr("backend %s is not one of ('jev', 'llama_cpp', 'vllm', 'ollama')", pyRepr(backend))
+	}
+	if actual != want.String() {
+		return valueErr("backend %s needs judge_provider %s, not %s", pyRepr(backend), pyRepr(want.String()), pyRepr(actual))
+	}
+	return nil
+}

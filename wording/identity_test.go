@@ -76,3 +76,29 @@ func TestJudgePins(t *testing.T) {
 		t.Errorf("ollama pin %+v", p)
 	}
 }
+
+func TestCheckJudgeProvider(t *testing.T) {
+	tests := []struct {
+		name, backend, actual, want string
+	}{
+		{"ollama", "ollama", "ollama", ""},
+		{"vllm gemma", "vllm", "gemma", ""},
+		{"llama_cpp gemma", "llama_cpp", "gemma", ""},
+		{"jev", "jev", "jev", ""},
+		{"ollama with a gemma artifact", "ollama", "gemma", "backend 'ollama' needs judge_provider 'ollama', not 'gemma'"},
+		{"ollama with a jev artifact", "ollama", "jev", "backend 'ollama' needs judge_provider 'ollama', not 'jev'"},
+		{"unknown backend", "openrouter", "gemma", "backend 'openrouter' is not one of ('jev', 'llama_cpp', 'vllm', 'ollama')"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := errString(CheckJudgeProvider(tt.backend, tt.actual)); got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	for _, b := range ComparisonBackends {
+		if _, ok := EvolutionProvider(b); !ok {
+			t.Errorf("%s has no provider", b)
+		}
+	}
+}
