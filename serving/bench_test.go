@@ -75,6 +75,24 @@ func TestPage500(t *testing.T) {
 	}
 }
 
+// Same readings, same bytes: map order never reaches the output.
+func TestRunServerDeltaDeterministic(t *testing.T) {
+	before, after := present(page500(1.1)), present(page500(3.7))
+	var first []byte
+	for i := range 5 {
+		r, err := RunServerDelta(before, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := indentJSON(t, r)
+		if i == 0 {
+			first = got
+		} else if string(got) != string(first) {
+			t.Fatalf("run %d differs:\n%s\n%s", i, got, first)
+		}
+	}
+}
+
 func BenchmarkParseSnapshot500(b *testing.B) {
 	page := page500(1)
 	b.SetBytes(int64(len(page)))
