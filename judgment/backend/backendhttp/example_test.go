@@ -1,0 +1,32 @@
+package backendhttp_test
+
+import (
+	"fmt"
+
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+)
+
+// Auth settings from the environment never print their secrets.
+func ExampleAuthFromEnv() {
+	environ := map[string]string{
+		"TYPEVET_VLLM__API_KEY": "sk-live-123",
+		"TYPEVET_VLLM__HEADERS": `{"X-Team": "team-token"}`,
+	}
+	a, err := backendhttp.AuthFromEnv(func(k string) (string, bool) { v, ok := environ[k]; return v, ok }, "TYPEVET_VLLM__")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Printf("%+v\n", a)
+	fmt.Println(len(a.Secrets()), "secrets")
+	// Output:
+	// {APIKey:*** AuthHeader: AuthScheme: BareKey:false Headers:[X-Team: ***] UserAgent:}
+	// 2 secrets
+}
+
+// An error body is cut to 500 characters after every secret is masked,
+// including its JSON-escaped form.
+func ExampleSnippet() {
+	body := []byte(`{"error": "bad key: Bearer sk-\"live\""}`)
+	fmt.Println(backendhttp.Snippet(body, []string{`sk-"live"`}))
+	// Output: {"error": "bad key: Bearer ***"}
+}
