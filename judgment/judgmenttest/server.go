@@ -17,8 +17,10 @@ import (
 
 // Server is a fake llama-server or vLLM server on a local loopback port,
 // shaped like [httptest.Server]. Create it with [NewLlamaCPP], [NewVLLM] or
-// their NewUnstarted variants; set the exported knobs before [Server.Start].
-// The methods are safe for concurrent use while it runs.
+// their NewUnstarted variants; set the exported knobs before [Server.Start]
+// (changing a field while the server runs is a data race). The methods are
+// safe for concurrent use while it runs; use them for run-time changes
+// ([Server.Inject], [Server.ClearFaults], [Server.RotateMarker]).
 type Server struct {
 	// URL is the base URL of the form http://ipaddr:port with no trailing
 	// slash; set by Start.

@@ -163,6 +163,8 @@ func TestCloseEndsWaitsAndBlocks(t *testing.T) {
 		t.Error("request cut by Close succeeded")
 	}
 	s.Close() // harmless
+
+	NewUnstartedVLLM(nil).Close() // never started: releases the listener
 }
 
 func TestTampers(t *testing.T) {
