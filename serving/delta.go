@@ -335,7 +335,8 @@ func ServerDelta(before, after Reading) Delta {
 // RunServerDelta returns the six-key server block of an image run from the
 // readings taken before and after it (serving spec §1.7).
 //
-// Each present reading is first checked on its own, before then after: a
+// Each present reading that parses is first checked on its own, before then
+// after (an invalid text is no reading and is not checked): a
 // gauge whose samples carry more than one engine label value (a missing
 // label counts as its own engine) is refused with an [*EngineError]. Then
 // a missing or invalid reading (reason in Warnings) makes every histogram

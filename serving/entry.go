@@ -81,12 +81,15 @@ func (e ServerEntry) MarshalJSON() ([]byte, error) {
 		w.Served = []ServedModel{}
 	}
 	if f := e.LlamaCPP; f != nil {
-		alias, _ := json.Marshal(f.ModelAlias)
-		nctx, _ := json.Marshal(f.NCtx)
+		alias, err := marshalNoHTMLEscape(f.ModelAlias)
+		if err != nil {
+			return nil, err
+		}
+		nctx, _ := json.Marshal(f.NCtx) // a number or null
 		w.ModelAlias, w.NCtx = (*json.RawMessage)(&alias), (*json.RawMessage)(&nctx)
 		w.HTTPKeepalive = &f.HTTPKeepalive
 	}
-	return json.Marshal(w)
+	return marshalNoHTMLEscape(w)
 }
 
 // UnmarshalJSON reads an entry; any of model_alias, n_ctx or

@@ -133,14 +133,15 @@ func TestServerEntryJSON(t *testing.T) {
 		{"vLLM", `{"served":[{"id":"m","root":"r","max_model_len":8192}],"build_info":"0.30.0"}`},
 		{"llama.cpp", `{"served":[{"id":"m"}],"build_info":"b1","model_alias":"a","n_ctx":4096,"http_keepalive":true}`},
 		{"llama.cpp nulls", `{"served":[],"build_info":"unknown","model_alias":null,"n_ctx":null,"http_keepalive":true}`},
+		{"HTML characters left to the receipt writer", `{"served":[{"id":"a<b>&c","root":"<r>"}],"build_info":"<b>","model_alias":"x&y","n_ctx":1,"http_keepalive":true}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var e ServerEntry
 			require.NoError(t, json.Unmarshal([]byte(tt.in), &e))
-			out, err := json.Marshal(e)
-			require.NoError(t, err)
-			assert.Equal(t, tt.in, string(out))
+			var out jsonBuffer
+			require.NoError(t, out.encode(e))
+			assert.Equal(t, tt.in, out.String())
 		})
 	}
 	out, err := json.Marshal(ServerEntry{BuildInfo: "x"})

@@ -68,22 +68,22 @@ func (l Labels) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
 	buf.WriteByte('{')
 	for i, x := range l {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		for j, s := range [2]string{x.Name, x.Value} {
-			if err := enc.Encode(s); err != nil {
-				return nil, err
-			}
-			buf.Truncate(buf.Len() - 1) // Encode ends with a newline
-			if j == 0 {
-				buf.WriteByte(':')
-			}
+		name, err := marshalNoHTMLEscape(x.Name)
+		if err != nil {
+			return nil, err
 		}
+		value, err := marshalNoHTMLEscape(x.Value)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(name)
+		buf.WriteByte(':')
+		buf.Write(value)
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil

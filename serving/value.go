@@ -127,6 +127,19 @@ func (f pyFloat) MarshalJSON() ([]byte, error) {
 	return []byte(pyjson.FormatFloat(x)), nil
 }
 
+// marshalNoHTMLEscape is json.Marshal without escaping <, > and &: the
+// encoder that writes the receipt decides that, as it does for every value
+// whose MarshalJSON it calls.
+func marshalNoHTMLEscape(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
 // jsonNumber parses b as one JSON number.
 func jsonNumber(b []byte) (float64, error) {
 	var n json.Number
