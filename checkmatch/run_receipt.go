@@ -1,0 +1,88 @@
+package checkmatch
+
+import (
+	"github.com/typevet/typevet-go/receipt"
+	"github.com/typevet/typevet-go/serving"
+)
+
+// WithheldMessage replaces a stopped message that still holds a configured
+// secret, "authorization" or "bearer " after masking, for example a proxy's
+// error page that echoes the request's Authorization header. The receipt
+// then keeps every earlier outcome instead of being refused as a whole (as
+// typevet refuses it); the error class, index and case id stay.
+const WithheldMessage = "message withheld: the error text held a key or an auth header"
+
+// ReceiptParts are the parts of a check-match receipt that do not come from
+// the run itself.
+type ReceiptParts struct {
+	// Backend is the receipt's backend ("llama_cpp", "vllm" or "fake").
+	Backend serving.Backend
+	// Model is the model id every request named.
+	Model string
+	// Pins are copied as given: the slice pins ([Slice.Pins]) plus
+	// finished_utc, concurrency, renderer, server and (vLLM) model_revision.
+	Pins Pins
+	// Identity is the experiment identity, copied as given; its
+	// arm_call_counts should hold {"judgments": len(run.Outcomes)}.
+	Identity receipt.Identity
+	// ServerArgs is the vLLM server_args block, nil elsewhere.
+	ServerArgs *serving.ServerArgsBlock
+	// Secrets are the session's secrets (API key, extra header values):
+	// a stopped message holding one is withheld.
+	Secrets []string
+}
+
+// BuildReceipt assembles the receipt of run (spec §6.4): issue 316, the
+// parts, the stopped record, the wall time rounded to 3 decimals,
+// the throughput block with 1 image per judgment, server_args, the metrics
+// of the outcomes ([OutcomeMetrics]) and one case record per outcome.
+//
+// The one place it departs from typevet: a stopped message that holds a
+// secret, "authorization" or "bearer " (any case) is replaced by
+// [WithheldMessage], so a server that echoes the auth header in an error
+// does not cost the run's outcomes. [receipt.Write] still checks the whole
+// receipt before writing.
+func BuildReceipt(run RunResult, parts ReceiptParts) (Receipt, error) {
+	m, err := OutcomeMetrics(run.Outcomes)
+	if err != nil {
+		return Receipt{}, err
+	}
+	cases, err := Records(run.Outcomes)
+	if err != nil {
+		return Receipt{}, err
+	}
+	latencies := make([]float64, len(run.Outcomes))
+	for i, o := range run.Outcomes {
+		latencies[i] = o.Latency
+	}
+	var stopped *Stopped
+	if run.Stopped != nil {
+		s := *run.Stopped
+		s.Message = withholdSecrets(s.Message, parts.Secrets)
+		stopped = &s
+	}
+	tp := receipt.NewThroughput(latencies, ImagesPerJudgment, run.WallSeconds, run.Concurrency, run.Discarded, run.Server)
+	return Receipt{
+		Issue:       ReceiptIssue,
+		Backend:     parts.Backend,
+		Model:       parts.Model,
+		Pins:        parts.Pins,
+		Identity:    parts.Identity,
+		Stopped:     stopped,
+		WallSeconds: receipt.Round(run.WallSeconds, 3),
+		Throughput:  &tp,
+		ServerArgs:  parts.ServerArgs,
+		Metrics:     m,
+		Cases:       cases,
+	}, nil
+}
+
+// withholdSecrets returns msg, or WithheldMessage when the receipt's
+// key-free check would refuse msg as written into a receipt.
+func withholdSecrets(msg string, secrets []string) string {
+	b, err := receipt.Marshal(msg)
+	if err != nil || receipt.CheckKeyFree(b, secrets) != nil {
+		return WithheldMessage
+	}
+	return msg
+}
