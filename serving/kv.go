@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // The throughput sweep's in-flight read (serving spec §1.9): it waits up
@@ -63,19 +62,8 @@ func kvLine(line string) (string, bool) {
 	if spaces == 0 {
 		return "", false
 	}
-	rest = rest[spaces:]
-	end := 0
-	for end < len(rest) {
-		r, size := utf8.DecodeRuneInString(rest[end:])
-		if isPySpace(r) {
-			break
-		}
-		end += size
-	}
-	if end == 0 {
-		return "", false
-	}
-	return rest[:end], true
+	value := nonSpacePrefix(rest[spaces:])
+	return value, value != ""
 }
 
 // ReadKVCacheUsage makes one GET /metrics and returns [KVCacheUsage] of the

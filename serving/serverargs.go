@@ -283,18 +283,11 @@ func valueTail(s string) bool {
 	if n == 0 {
 		return false
 	}
-	i := 0
-	for i < len(s) {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if isPySpace(r) {
-			break
-		}
-		i += size
-	}
-	if i == 0 {
+	value := nonSpacePrefix(s)
+	if value == "" {
 		return false
 	}
-	s, n = trimSpaceLeft(s[i:])
+	s, n = trimSpaceLeft(s[len(value):])
 	if s == "" {
 		return true
 	}
@@ -316,6 +309,17 @@ func valueTail(s string) bool {
 	}
 	s, _ = trimSpaceLeft(s)
 	return s == ""
+}
+
+// nonSpacePrefix returns the run of non-whitespace (Python's \S+) that s
+// starts with.
+func nonSpacePrefix(s string) string {
+	for i, r := range s {
+		if isPySpace(r) {
+			return s[:i]
+		}
+	}
+	return s
 }
 
 // trimSpaceLeft drops leading Python whitespace and counts it.
