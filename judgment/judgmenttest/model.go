@@ -3,6 +3,7 @@ package judgmenttest
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -289,11 +290,14 @@ func newModel(m *Model) *model {
 			mm.byID[id] = c
 		}
 	}
-	for c, id := range mm.Vocab {
-		if _, ok := mm.byID[id]; ok && mm.byID[id] != c {
+	// Entries outside the alphabet follow in string order, so sums over
+	// the controls do not depend on map order.
+	for _, c := range slices.Sorted(maps.Keys(mm.Vocab)) {
+		id := mm.Vocab[c]
+		if other, ok := mm.byID[id]; ok && other != c {
 			panic("judgmenttest: Model.Vocab maps two strings to one id")
 		}
-		if _, ok := mm.byID[id]; !ok { // a non-alphabet vocabulary entry
+		if _, ok := mm.byID[id]; !ok {
 			mm.controls = append(mm.controls, c)
 			mm.byID[id] = c
 		}

@@ -3,6 +3,7 @@ package judgmenttest
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -172,5 +173,44 @@ func TestStrings(t *testing.T) {
 	if TamperDropImage.String() != "drop_image" || Tamper(99).String() != "Tamper(99)" ||
 		TemplateChatML.String() != "chatml" || Template(-1).String() != "Template(-1)" {
 		t.Error("String methods")
+	}
+}
+
+// Same model, same request, same bytes: nothing depends on map order or
+// time (BRIEF: determinism).
+func TestAnswersAreDeterministic(t *testing.T) {
+	vocab := DefaultVocab()
+	vocab["yes"], vocab["no"] = 77, 78
+	newM := func() *Model {
+		return &Model{NVocab: 80, Vocab: vocab, Logprobs: func(string, [][]byte) map[string]float64 {
+			return map[string]float64{"yes": -0.5, "no": -2, "0": -3}
+		}}
+	}
+	type call struct {
+		start      func(*Model) *Server
+		path       string
+		body       any
+		wantTokens string
+	}
+	for _, c := range []call{
+		{NewLlamaCPP, "/completion", llamaBody(textPrompt, 80), `"id":77,`},
+		{NewVLLM, "/v1/chat/completions", chatBody(userText, 77, 78, 236771), `"token_id:77"`},
+	} {
+		var bodies [2]string
+		for i := range bodies {
+			s := c.start(newM())
+			_, raw := do(t, s, "POST", c.path, c.body)
+			s.Close()
+			bodies[i] = string(raw)
+		}
+		if bodies[0] != bodies[1] || !strings.Contains(bodies[0], c.wantTokens) {
+			t.Errorf("%s: answers differ or lack the word token:\n%s\n%s", c.path, truncate([]byte(bodies[0])), truncate([]byte(bodies[1])))
+		}
+	}
+	s := NewLlamaCPP(newM())
+	defer s.Close()
+	_, raw := do(t, s, "POST", "/tokenize", map[string]any{"content": "yes0"})
+	if got := decode[struct{ Tokens []int }](t, raw).Tokens; !slices.Equal(got, []int{77, 236771}) {
+		t.Errorf("tokens of %q: %v", "yes0", got)
 	}
 }

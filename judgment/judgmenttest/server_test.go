@@ -348,6 +348,7 @@ func TestMisusePanics(t *testing.T) {
 		{"negative Nth", func() { NewUnstartedVLLM(nil).Inject(Fault{Nth: -1}) }},
 		{"bad status", func() { NewUnstartedVLLM(nil).Inject(Fault{Status: 42}) }},
 		{"tiny vocabulary", func() { NewLlamaCPP(&Model{NVocab: 10}) }},
+		{"two strings one id", func() { NewLlamaCPP(&Model{Vocab: map[string]int{"0": 5, "yes": 5}}) }},
 		{"off token is a control", func() { NewLlamaCPP(&Model{OffToken: 236771}) }},
 		{"unknown template", func() { s := NewUnstartedLlamaCPP(nil); s.Template = 99; s.Start() }},
 		{"too many probabilities", func() { Probs(make([]float64, 37)...) }},

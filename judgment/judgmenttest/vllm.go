@@ -130,8 +130,11 @@ func (s *Server) vllmChat(x *exchange) {
 		return
 	}
 	msgs := m["messages"].([]any)
-	msg, _ := msgs[0].(map[string]any)
-	if len(msgs) != 1 || msg["role"] != "user" || len(msg) != 2 {
+	var msg map[string]any
+	if len(msgs) == 1 {
+		msg, _ = msgs[0].(map[string]any)
+	}
+	if msg == nil || msg["role"] != "user" || len(msg) != 2 {
 		x.vllmBad("judgmenttest: /v1/chat/completions: messages must be one user message {role, content}")
 		return
 	}

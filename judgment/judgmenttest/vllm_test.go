@@ -140,6 +140,7 @@ func TestVLLMChatBodyChecks(t *testing.T) {
 		{name: "two messages", edit: func(b map[string]any) {
 			b["messages"] = []any{map[string]any{"role": "system", "content": "s"}, map[string]any{"role": "user", "content": "u"}}
 		}, status: 400, want: "one user message"},
+		{name: "no messages", edit: func(b map[string]any) { b["messages"] = []any{} }, status: 400, want: "one user message"},
 		{name: "http image url", edit: func(b map[string]any) {
 			b["messages"] = []any{map[string]any{"role": "user", "content": []any{
 				map[string]any{"type": "image_url", "image_url": map[string]any{"url": "https://example.com/a.png"}}}}}
