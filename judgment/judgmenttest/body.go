@@ -102,9 +102,12 @@ func appendFloat(b []byte, f float64) []byte {
 // appendString appends s as a JSON string.
 func appendString(b []byte, s string) []byte {
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
-			q, _ := json.Marshal(s)
-			return append(b, q...)
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' { // needs escaping
+			var q bytes.Buffer
+			e := json.NewEncoder(&q)
+			e.SetEscapeHTML(false)
+			e.Encode(s)
+			return append(b, bytes.TrimSuffix(q.Bytes(), []byte("\n"))...)
 		}
 	}
 	b = append(b, '"')

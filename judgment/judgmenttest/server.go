@@ -331,12 +331,16 @@ func (x *exchange) raw(status int, contentType string, body []byte) {
 	x.status = status
 }
 
+// json answers v as JSON without HTML escaping, as the real servers write
+// "<__media_…__>" and "<bos>".
 func (x *exchange) json(status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if err := e.Encode(v); err != nil {
 		panic("judgmenttest: " + err.Error())
 	}
-	x.raw(status, "application/json", b)
+	x.raw(status, "application/json", bytes.TrimSuffix(b.Bytes(), []byte("\n")))
 }
 
 // hangUp closes the connection without a response.

@@ -1,0 +1,71 @@
+package judgmenttest
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+// golden compares got with testdata/<name>.golden; -update rewrites it. On
+// a mismatch it writes testdata/<name>.got (ignored by git) for diffing.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		gotPath := filepath.Join("testdata", name+".got")
+		os.WriteFile(gotPath, got, 0o644)
+		t.Errorf("%s differs from %s; compare with: diff %s %s", name, path, path, gotPath)
+	}
+}
+
+// The wire bytes of each answer are pinned, so a change to what the fakes
+// send is a reviewed change.
+func TestGoldenAnswers(t *testing.T) {
+	small := func() *Model { m := testModel(); m.NVocab = 40; return m }
+	tests := []struct {
+		name  string
+		start func(*Model) *Server
+		path  string
+		body  any
+	}{
+		{"llama_completion_text", NewLlamaCPP, "/completion", llamaBody(textPrompt, 40)},
+		{"llama_completion_top5", NewLlamaCPP, "/completion", llamaBody(textPrompt, 5)},
+		{"vllm_chat_text", NewVLLM, "/v1/chat/completions", chatBody(userText, 236771, 236770)},
+		{"vllm_tokenize", NewVLLM, "/tokenize", map[string]any{"model": DefaultModelID, "prompt": "0", "add_special_tokens": false}},
+		{"llama_props", NewLlamaCPP, "/props", nil},
+		{"llama_models", NewLlamaCPP, "/v1/models", nil},
+		{"vllm_models", NewVLLM, "/v1/models", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.start(small())
+			defer s.Close()
+			method := "POST"
+			if tt.body == nil {
+				method = "GET"
+			}
+			_, raw := do(t, s, method, tt.path, tt.body)
+			golden(t, tt.name, append(raw, '\n'))
+		})
+	}
+}
+
+func TestGoldenMetrics(t *testing.T) {
+	c := MetricCounters{Model: DefaultModelID, Requests: 3, PromptTokens: 300, GenerationTokens: 3,
+		PrefixCacheQueries: 300, PrefixCacheHits: 160, Running: 1, E2ESeconds: []float64{0.2, 0.6, 12}}
+	golden(t, "default_metrics", []byte(DefaultMetrics(c)))
+}
