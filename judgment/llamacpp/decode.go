@@ -127,6 +127,9 @@ type completion struct {
 // an object with completion_probabilities[0].top_logprobs, a list of
 // {id, logprob} objects; anything else is a [judgment.GenerationError].
 func decodeCompletion(body []byte) (completion, error) {
+	if d, ok := scanCompletion(body); ok {
+		return d, nil
+	}
 	var w CompletionResponse
 	err := json.Unmarshal(body, &w)
 	if _, syntax := err.(*json.SyntaxError); syntax {

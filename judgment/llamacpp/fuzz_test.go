@@ -1,12 +1,14 @@
 package llamacpp
 
 import (
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // fuzzRequest is the scoring request the decoder fuzzers answer: three
@@ -65,6 +67,53 @@ func FuzzDecodeCompletion(f *testing.F) {
 			if n != nil && *n < 0 {
 				t.Fatalf("negative token count %d", *n)
 			}
+		}
+	})
+}
+
+// FuzzScanCompletion checks the fast scanner against encoding/json: when
+// the scanner accepts a body, the encoding/json path accepts it too and
+// yields the same entries and usage.
+func FuzzScanCompletion(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/completion/*.json")
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add([]byte(`{"completion_probabilities":[{"top_logprobs":[{"ID":1,"id":2,"logprob":-1}]}]}`))
+	f.Add([]byte(`{"completion_probabilities":[{"top_logprobs":[{"id":1,"logprob":-1,"id":2}]}]}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fast, ok := scanCompletion(body)
+		if !ok {
+			return
+		}
+		var w CompletionResponse
+		if err := json.Unmarshal(body, &w); err != nil {
+			t.Fatalf("scanner accepted a body encoding/json refuses: %v", err)
+		}
+		if len(w.CompletionProbabilities) == 0 || w.CompletionProbabilities[0].TopLogprobs == nil {
+			t.Fatal("scanner accepted a body without top_logprobs")
+		}
+		slow := *w.CompletionProbabilities[0].TopLogprobs
+		if len(slow) != len(fast.entries) {
+			t.Fatalf("%d entries, encoding/json %d", len(fast.entries), len(slow))
+		}
+		for i := range slow {
+			a, b := fast.entries[i], slow[i]
+			if a.ID != b.ID || a.Logprob.Valid != b.Logprob.Valid ||
+				!(a.Logprob.Value == b.Logprob.Value || math.IsNaN(a.Logprob.Value) && math.IsNaN(b.Logprob.Value)) {
+				t.Fatalf("entry %d: %+v, encoding/json %+v", i, a, b)
+			}
+		}
+		same := func(x *int, raw json.RawMessage) bool {
+			y := backendhttp.Count(raw)
+			return (x == nil) == (y == nil) && (x == nil || *x == *y)
+		}
+		if !same(fast.usage.InputTokens, w.TokensEvaluated) || !same(fast.usage.OutputTokens, w.TokensPredicted) {
+			t.Fatalf("usage %+v differs from encoding/json", fast.usage)
 		}
 	})
 }
