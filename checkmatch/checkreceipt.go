@@ -81,10 +81,11 @@ type Pins struct {
 	// recorded: typevet receipts older than the pin lack it, and it is then
 	// left out when written back.
 	Concurrency int `json:"concurrency,omitempty"`
-	// Renderer pins the Go renderer (font, library versions) that made the
-	// images: ours in place of Pillow's version. Kept as the raw JSON
-	// object; absent from typevet's receipts.
-	Renderer json.RawMessage `json:"renderer,omitempty"`
+	// Renderer pins the Go renderer (module version, font digest, image
+	// library, blur and PNG encoding) that made the images ([RendererPin]):
+	// ours in place of Pillow's version. nil (left out) in typevet's
+	// receipts.
+	Renderer *RendererInfo `json:"renderer,omitempty"`
 	// PillowVersion is the Pillow version of a typevet receipt ("12.3.0"),
 	// kept when reading theirs; our receipts never write it.
 	PillowVersion string `json:"pillow_version,omitempty"`

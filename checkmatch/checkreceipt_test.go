@@ -192,7 +192,8 @@ func rightReceipt(t testing.TB) checkmatch.Receipt {
 			FinishedUTC: "2026-11-29T23:00:00.000001+00:00", Dataset: "synthetic checks (#315 generator)",
 			GeneratorSeed: 0, RegisterRows: 1, VariantsPerRow: checkmatch.VariantsPerRow,
 			SliceSHA256: strings.Repeat("ab", 32), Concurrency: 1,
-			Renderer: json.RawMessage(`{"font":"Go Regular","version":"test"}`),
+			Renderer: &checkmatch.RendererInfo{Module: "github.com/typevet/typevet-go", ModuleVersion: "v0.1.0",
+				Font: "Go Regular", FontSHA256: strings.Repeat("f", 64), XImageVersion: "v0.48.0", Blur: "test-blur", PNG: checkmatch.PNGKind},
 			Server: &serving.ServerEntry{
 				Served:    []serving.ServedModel{{ID: "google/gemma-4-31B-it", Root: &root, MaxModelLen: &maxLen}},
 				BuildInfo: "0.30.0",
