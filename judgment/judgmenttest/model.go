@@ -230,7 +230,10 @@ type model struct {
 	Model
 	controls []string       // vocabulary controls, in Controls order
 	byID     map[int]string // control id -> control string
-	fillers  []int          // non-control ids other than OffToken, ascending
+	nFillers int            // non-control tokens other than OffToken
+
+	fillerOnceIDs sync.Once
+	fillerIDs     []int // the filler ids, ascending; see fillers
 
 	fillerOnce sync.Once
 	fillerJSON []byte  // the llama.cpp entry prefix of every filler, concatenated
@@ -242,13 +245,14 @@ type model struct {
 // is built on first use: with a full Gemma vocabulary the fillers are the
 // bulk of every answer.
 func (m *model) fillerPrefix(id int) ([]byte, bool) {
-	i, ok := slices.BinarySearch(m.fillers, id)
+	fillers := m.fillers()
+	i, ok := slices.BinarySearch(fillers, id)
 	if !ok {
 		return nil, false
 	}
 	m.fillerOnce.Do(func() {
-		m.fillerEnd = make([]int32, len(m.fillers))
-		for j, f := range m.fillers {
+		m.fillerEnd = make([]int32, len(fillers))
+		for j, f := range fillers {
 			m.fillerJSON = appendEntryPrefix(m.fillerJSON, f, m.tokenString(f))
 			m.fillerEnd[j] = int32(len(m.fillerJSON))
 		}
@@ -305,13 +309,24 @@ func newModel(m *Model) *model {
 	if _, ok := mm.byID[mm.OffToken]; ok {
 		panic("judgmenttest: Model.OffToken is a control token id")
 	}
-	for id := 0; len(mm.fillers) < mm.NVocab-len(mm.controls)-1; id++ {
-		if _, ok := mm.byID[id]; ok || id == mm.OffToken {
-			continue
-		}
-		mm.fillers = append(mm.fillers, id)
-	}
+	mm.nFillers = mm.NVocab - len(mm.controls) - 1
 	return mm
+}
+
+// fillers returns the filler ids: 0, 1, 2, … skipping the control ids and
+// OffToken. Built on first use, so a server that never scores pays nothing
+// for a Gemma-size vocabulary.
+func (m *model) fillers() []int {
+	m.fillerOnceIDs.Do(func() {
+		m.fillerIDs = make([]int, 0, m.nFillers)
+		for id := 0; len(m.fillerIDs) < m.nFillers; id++ {
+			if _, ok := m.byID[id]; ok || id == m.OffToken {
+				continue
+			}
+			m.fillerIDs = append(m.fillerIDs, id)
+		}
+	})
+	return m.fillerIDs
 }
 
 func (m *model) accepts(id string) bool {
@@ -406,11 +421,11 @@ func (m *model) distribution(prompt string, images [][]byte) dist {
 		mass += math.Exp(lp)
 	}
 	rest := max(1-mass, 1e-12)
-	if len(m.fillers) == 0 {
+	if m.nFillers == 0 {
 		d.off = math.Log(rest)
 	} else {
 		d.off = math.Log(rest / 2)
-		d.filler = math.Log(rest / 2 / float64(len(m.fillers)))
+		d.filler = math.Log(rest / 2 / float64(m.nFillers))
 	}
 	return d
 }
@@ -436,11 +451,12 @@ func (d dist) top(m *model, n int) []entry {
 	all = append(all, entry{m.OffToken, d.off})
 	sortEntries(all)
 	// Fillers all share one logprob and come in id order, so merge them in.
+	fillers := m.fillers()
 	out := make([]entry, 0, n)
 	fi := 0
 	for _, e := range all {
-		for fi < len(m.fillers) && len(out) < n && (d.filler > e.logprob || (d.filler == e.logprob && m.fillers[fi] < e.id)) {
-			out = append(out, entry{m.fillers[fi], d.filler})
+		for fi < len(fillers) && len(out) < n && (d.filler > e.logprob || (d.filler == e.logprob && fillers[fi] < e.id)) {
+			out = append(out, entry{fillers[fi], d.filler})
 			fi++
 		}
 		if len(out) == n {
@@ -448,8 +464,8 @@ func (d dist) top(m *model, n int) []entry {
 		}
 		out = append(out, e)
 	}
-	for ; fi < len(m.fillers) && len(out) < n; fi++ {
-		out = append(out, entry{m.fillers[fi], d.filler})
+	for ; fi < len(fillers) && len(out) < n; fi++ {
+		out = append(out, entry{fillers[fi], d.filler})
 	}
 	return out
 }
