@@ -2,6 +2,7 @@ package serving
 
 import (
 	"bytes"
+	"encoding/json"
 	"math"
 	"slices"
 	"strings"
@@ -150,6 +151,56 @@ func FuzzCacheConfig(f *testing.F) {
 		back, ok := CacheConfig(line.String())
 		if !ok || !slices.Equal(back, labels) {
 			t.Fatalf("re-escaped labels read back as %q (ok %v), want %q\nline %q", back, ok, labels, line.String())
+		}
+	})
+}
+
+// FuzzKVCacheUsage checks that the in-flight read is unknown or finite and
+// depends on the first matching line only.
+func FuzzKVCacheUsage(f *testing.F) {
+	seedTexts(f)
+	f.Add("vllm:kv_cache_usage_perc{e=\"0\"} 0.25\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		v := KVCacheUsage(text)
+		if v.Known && (math.IsNaN(v.Number) || math.IsInf(v.Number, 0)) {
+			t.Fatalf("known value %v is not finite", v.Number)
+		}
+		if got := KVCacheUsage(text + "\nvllm:kv_cache_usage_perc 0.5\n"); v.Known && got != v {
+			t.Fatalf("a later line changed the reading: %v, then %v", v, got)
+		}
+	})
+}
+
+// FuzzBlockJSON checks that every block read from JSON writes JSON that
+// reads back to the same block and the same bytes (receipts are read back).
+func FuzzBlockJSON(f *testing.F) {
+	for _, name := range []string{"check_match_vllm_throughput_c4.head.json", "spec61_run_delta.golden", "spec62_delta.golden", "spec63_run_delta.golden"} {
+		f.Add([]byte(readTestdata(f, name)))
+	}
+	f.Add([]byte(`{"cache_config":{"a":"1"},"cache_config_source":"metrics","caller_stated":""}`))
+	f.Add([]byte(`{"served":[{"id":"m"}],"build_info":"b","model_alias":null,"n_ctx":1,"http_keepalive":true}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, newBlock := range []func() any{
+			func() any { return new(RunDelta) },
+			func() any { return new(ServerArgsBlock) },
+			func() any { return new(ServerEntry) },
+		} {
+			v := newBlock()
+			if json.Unmarshal(data, v) != nil {
+				continue
+			}
+			first, err := json.Marshal(v)
+			if err != nil {
+				t.Fatalf("%T read but does not write: %v", v, err)
+			}
+			w := newBlock()
+			if err := json.Unmarshal(first, w); err != nil {
+				t.Fatalf("%T written as %s does not read back: %v", v, first, err)
+			}
+			second, err := json.Marshal(w)
+			if err != nil || !bytes.Equal(first, second) {
+				t.Fatalf("%T not stable: %s then %s (%v)", v, first, second, err)
+			}
 		}
 	})
 }
