@@ -3,10 +3,12 @@ package vllm_test
 import (
 	"bytes"
 	"context"
+	"flag"
 	"image"
 	"image/color"
 	"image/png"
 	"math/rand/v2"
+	"os"
 	"testing"
 
 	"github.com/typevet/typevet-go/judgment"
@@ -24,10 +26,23 @@ var checkQuestions = []judgment.NamedQuestion{
 	{Name: "image_quality", Question: judgment.Score{Instructions: "Rate the image quality.", Criteria: []string{"bad", "fair", "good"}}},
 }
 
-// checkPNG returns a 1000×440 PNG of about 60–100 KB: a white check with
-// seeded noise strokes, so it compresses like a rendered check.
+// update rewrites testdata/check.png.
+var update = flag.Bool("update", false, "rewrite testdata/check.png")
+
+// checkPNG returns testdata/check.png: a 1000×440 PNG of about 60–100 KB,
+// a white check with seeded noise strokes, so it compresses like a
+// rendered check. TestCheckPNG regenerates it with -update.
 func checkPNG(tb testing.TB) []byte {
 	tb.Helper()
+	b, err := os.ReadFile("testdata/check.png")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return b
+}
+
+// renderCheckPNG draws the image of testdata/check.png.
+func renderCheckPNG(tb testing.TB) []byte {
 	img := image.NewGray(image.Rect(0, 0, 1000, 440))
 	for i := range img.Pix {
 		img.Pix[i] = 255
@@ -47,6 +62,21 @@ func checkPNG(tb testing.TB) []byte {
 		tb.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// TestCheckPNG checks that testdata/check.png has the size of a rendered
+// check; with -update it first renders it again.
+func TestCheckPNG(t *testing.T) {
+	if *update {
+		if err := os.WriteFile("testdata/check.png", renderCheckPNG(t), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := checkPNG(t)
+	cfg, err := png.DecodeConfig(bytes.NewReader(got))
+	if err != nil || cfg.Width != 1000 || cfg.Height != 440 || len(got) < 60_000 || len(got) > 100_000 {
+		t.Errorf("check.png: %dx%d, %d bytes, %v; want 1000×440, 60–100 KB", cfg.Width, cfg.Height, len(got), err)
+	}
 }
 
 // smallModel is a scripted model with a small vocabulary (so the full
