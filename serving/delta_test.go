@@ -125,18 +125,23 @@ func TestRunServerDeltaEngines(t *testing.T) {
 // Serving spec §6.1 "names follow the pin".
 func TestNamesFollowPin(t *testing.T) {
 	var c Counters
-	names := map[string]string{}
+	var names []string
 	for _, f := range c.counterFields() {
-		names[f.name] = f.name
+		names = append(names, f.name)
 	}
-	assert.Equal(t, "vllm:prefix_cache_hits", PrefixCacheHitsCounter)
-	assert.Equal(t, "vllm:prefix_cache_queries", PrefixCacheQueriesCounter)
-	assert.Equal(t, "vllm:request_success", RequestSuccessCounter)
-	assert.Equal(t, "vllm:kv_cache_usage_perc", KVCacheUsageGauge)
+	assert.Equal(t, []string{"vllm:prefix_cache_hits", "vllm:prefix_cache_queries", "vllm:mm_cache_hits", "vllm:mm_cache_queries",
+		"vllm:prompt_tokens", "vllm:prompt_tokens_cached", "vllm:generation_tokens", "vllm:request_success", "vllm:num_preemptions"}, names)
+	var g Gauges
+	names = nil
+	for _, f := range g.gaugeFields() {
+		names = append(names, f.name)
+	}
+	assert.Equal(t, []string{"vllm:kv_cache_usage_perc", "vllm:num_requests_running", "vllm:num_requests_waiting"}, names)
+	assert.Equal(t, []string{"vllm:e2e_request_latency_seconds", "vllm:request_queue_time_seconds", "vllm:request_prefill_time_seconds"},
+		[]string{E2ELatencyHistogram, QueueTimeHistogram, PrefillTimeHistogram})
 	b, err := json.Marshal(Counters{})
 	require.NoError(t, err)
 	assert.Equal(t, `{"prefix_cache_hits":"unknown","prefix_cache_queries":"unknown","mm_cache_hits":"unknown","mm_cache_queries":"unknown","prompt_tokens":"unknown","prompt_tokens_cached":"unknown","generation_tokens":"unknown","request_success":"unknown","preemptions":"unknown"}`, string(b))
-	assert.Len(t, names, 9)
 }
 
 // Serving spec §6.1 "absent series, bare names" and §1.5.

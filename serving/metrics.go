@@ -40,6 +40,10 @@ type Reading struct {
 // other than 200. Redirects are not followed: Read uses a copy of client
 // whose CheckRedirect stops at the first reply, so a 3xx is no reading too.
 //
+// A 200 reply is returned whatever its content type; a body that is not
+// exposition text (an HTML login page) then counts as missing in
+// [ServerDelta] and [RunServerDelta], with the reason in their Warnings.
+//
 // Decision on a typevet quirk (serving spec §1.2): typevet's client raises
 // its own BackendHttpError on a 3xx reply and on an HTML error page (status
 // ≥ 400 with an HTML body), and read_metrics lets that error escape instead
