@@ -58,11 +58,13 @@ func TestForEachResampleMatchesResampleIndices(t *testing.T) {
 			got := make([][]int, tt.resamples)
 			var mu sync.Mutex
 			calls := 0
-			forEachResample(tt.n, 0, tt.resamples, func(b int, idx []int) {
-				got[b] = append([]int(nil), idx...)
-				mu.Lock()
-				calls++
-				mu.Unlock()
+			forEachResample(tt.n, 0, tt.resamples, func() func(int, []int) {
+				return func(b int, idx []int) {
+					got[b] = append([]int(nil), idx...)
+					mu.Lock()
+					calls++
+					mu.Unlock()
+				}
 			})
 			require.Equal(t, tt.resamples, calls)
 			for b := range tt.resamples {
@@ -133,8 +135,8 @@ func BenchmarkBootstrap10k(b *testing.B) {
 	b.ReportAllocs()
 	counts := make([]int, 10000)
 	for range b.N {
-		forEachResample(700, 0, 10000, func(r int, idx []int) {
-			counts[r] = idx[0]
+		forEachResample(700, 0, 10000, func() func(int, []int) {
+			return func(r int, idx []int) { counts[r] = idx[0] }
 		})
 	}
 }
