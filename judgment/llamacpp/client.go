@@ -48,6 +48,7 @@ type Client struct {
 	http    *http.Client
 	secrets []string
 	nVocab  int
+	owned   bool // the connection pool is the client's own (no injected HTTPClient)
 
 	mu          sync.Mutex
 	caps        map[string]Props // vision-capable models only
@@ -72,6 +73,7 @@ func NewClient(s Settings, opts ClientOptions) (*Client, error) {
 		http:        backendhttp.NewHTTPClient(opts.HTTPClient, s.auth(), s.Timeout),
 		secrets:     s.auth().Secrets(),
 		nVocab:      nVocab,
+		owned:       opts.HTTPClient == nil,
 		caps:        make(map[string]Props),
 		vocab:       make(map[string]int),
 		vocabMisses: make(map[string]int),

@@ -29,6 +29,7 @@ type Client struct {
 	fixedID   string   // the request id when the extra headers set it
 	sent      []string // canonical names of the headers every request sends
 	now       func() time.Time
+	owned     bool // the connection pool is the client's own (hc was nil)
 }
 
 // NewClient returns a client for the server of s. It makes no HTTP call.
@@ -47,6 +48,7 @@ func NewClient(s Settings, hc *http.Client) (*Client, error) {
 		requestID: s.RequestIDHeader,
 		sent:      append(s.auth().SentHeaderNames(), "Content-Type", "Accept"),
 		now:       time.Now,
+		owned:     hc == nil,
 	}
 	if c.requestID != "" {
 		c.sent = append(c.sent, http.CanonicalHeaderKey(c.requestID))

@@ -80,8 +80,12 @@ func (s *Session) BaseURL() string { return s.client.BaseURL() }
 // header values.
 func (s *Session) Secrets() []string { return append([]string(nil), s.secrets...) }
 
-// Close releases idle connections. The session must not be used after.
+// Close releases the idle connections of the session's own pool; an
+// injected OpenOptions.HTTPClient belongs to the caller and is left alone.
+// The session must not be used after.
 func (s *Session) Close() error {
-	s.client.http.CloseIdleConnections()
+	if s.client.owned {
+		s.client.http.CloseIdleConnections()
+	}
 	return nil
 }
