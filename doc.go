@@ -1,10 +1,53 @@
 // Package typevet is the root of typevet-go, a Go library for evaluating
 // vision-language-model judges the way the Python project typevet does.
 //
-// The module generates a seeded slice of synthetic bank checks, renders
-// them, asks a served model typed questions about each image through
-// llama.cpp or vLLM, scores the answers and writes a self-describing JSON
-// receipt that typevet's own tools can read.
+// A run generates a seeded slice of synthetic bank checks, renders them,
+// asks a served model typed questions about each image through llama.cpp or
+// vLLM, scores the answers (accuracy, false-clear rate, ROC-AUC, ECE,
+// reliability, agreement) and writes a self-describing JSON receipt. The
+// receipt keeps typevet's keys, key order and meaning, so typevet's tools
+// read receipts written here and this module reads typevet's.
 //
-// See README.md for the quick start and the map of packages.
+// # Map of the module
+//
+// Dependencies point down the list; nothing below imports anything above it.
+//
+//   - examples/: one main per run type (checksheets, checkmatch, wording and
+//     the derived runs), thin: flags and environment variables become
+//     library calls. Only examples read the environment or exit.
+//   - [github.com/typevet/typevet-go/checkmatch]: the synthetic check slice
+//     (generator, amounts in words, renderer, contact sheets), the request
+//     builder, the runner, the metrics and the check receipt.
+//   - [github.com/typevet/typevet-go/wording]: wording parts of a question,
+//     their digests, length caps and the wording judge's identity.
+//   - [github.com/typevet/typevet-go/receipt]: the blocks every receipt
+//     shares: experiment identity (git fingerprint, prompt and code digests),
+//     the throughput block and the key-free, create-exclusive writer.
+//   - [github.com/typevet/typevet-go/serving]: what the server did and how it
+//     was configured: vLLM /metrics changes, server_args and the server entry.
+//   - [github.com/typevet/typevet-go/pool]: judge items in slice order with
+//     bounded concurrency, stopping at the first backend failure.
+//   - [github.com/typevet/typevet-go/judgment]: typed questions (Noul,
+//     Choice, Score), requests, answers, the Port every run uses, errors and
+//     the log-probability scoring algorithm. Its subpackages are the
+//     backends: judgment/llamacpp, judgment/vllm, the offline judgment/fake,
+//     judgment/backend (settings from the environment, one Open for all) and
+//     judgment/judgmenttest (httptest fakes of both servers' wire APIs and a
+//     conformance suite for any Port).
+//
+// # Quick start
+//
+// Offline, with no model and no server, write the contact sheets of the
+// seed-1 slice and run the tests:
+//
+//	go run ./examples/checksheets -seed 1 -out sheets
+//	go test ./...
+//
+// In Go, a slice is two calls away:
+//
+//	cases, err := checkmatch.Cases(1, 20) // seed 1, 20 register rows, 140 cases
+//	png, err := checkmatch.Render(cases[0])
+//
+// README.md shows how to judge the slice with a llama.cpp or vLLM server and
+// what the receipt holds.
 package typevet
