@@ -27,6 +27,25 @@
 // request. With an API key or extra headers configured, every error a
 // [Session] returns has them masked.
 //
+// # Choices where typevet is silent or Python-specific
+//
+//   - A 3xx answer is never followed (httpx does not follow redirects, Go's
+//     client would) and becomes a [judgment.BackendHTTPError]
+//     "llama.cpp HTTP <status>: redirect not followed", Location withheld.
+//   - The fresh connection of the early-close resend is obtained by closing
+//     the client's idle connections, including those of an injected
+//     HTTPClient.
+//   - Python's json reads NaN, Infinity and -Infinity; so do the decoders
+//     here, so a non-finite logprob is a ScoringValidationError, as in
+//     typevet, not a non-JSON body. An id must be a JSON integer and a
+//     logprob a JSON number: strings and booleans, which Python's int() and
+//     float() would convert, are malformed entries.
+//   - Error snippets are redacted of every secret before the 500-character
+//     cut, so a key straddling the cut cannot leak a prefix.
+//   - A full-vocabulary answer (262144 entries, ~20 MB) is read by a
+//     validating single-pass scanner, falling back to encoding/json for
+//     anything unusual; see BenchmarkDecodeCompletionFullVocab.
+//
 // Settings come from [SettingsFromEnv] (TYPEVET_LLAMA__*) or are built in
 // code starting from the zero value, which means the published defaults
 // ([DefaultSettings]).

@@ -18,4 +18,9 @@
 // [judgment.ScoringValidationError] for a result that does not cover the
 // request. With an API key or extra headers configured, every error a
 // [Session] returns has them masked.
+//
+// Rate-limit headers are recorded with lower-cased names, sorted by name
+// (Go's header map keeps no wire order), repeated fields joined by ", ".
+// Python's NaN/Infinity literals are read as in typevet, so a non-finite
+// logprob is a ScoringValidationError.
 package vllm
