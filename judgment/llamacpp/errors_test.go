@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 )
@@ -193,5 +194,26 @@ func TestConnectFailure(t *testing.T) {
 	var te *judgment.TransportError
 	if !errors.As(err, &te) || !strings.HasPrefix(te.Msg, "llama.cpp request failed: ") {
 		t.Fatalf("err = %v, want TransportError", err)
+	}
+}
+
+// A transport error names the failure, never a request header, even before
+// any masking (the client itself, not a session).
+func TestTransportErrorHoldsNoHeader(t *testing.T) {
+	srv := judgmenttest.NewLlamaCPP(nil)
+	url := srv.URL
+	srv.Close()
+	c, err := llamacpp.NewClient(llamacpp.Settings{BaseURL: url, APIKey: "sk-live-SECRET",
+		Headers: []backendhttp.Header{{Name: "X-Team", Value: "team-TOKEN"}}}, llamacpp.ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Tokenize(context.Background(), "m", "0")
+	var te *judgment.TransportError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v", err)
+	}
+	if msg := err.Error(); strings.Contains(msg, "SECRET") || strings.Contains(msg, "TOKEN") || strings.Contains(strings.ToLower(msg), "authorization") {
+		t.Errorf("transport error %q holds a header", msg)
 	}
 }
