@@ -1,0 +1,211 @@
+package checkmatch
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/receipt"
+	"github.com/typevet/typevet-go/serving"
+)
+
+func TestParseOrderingsRows(t *testing.T) {
+	// Spec §8.10 vectors.
+	accepted := []struct {
+		name, raw string
+		want      int
+	}{
+		{name: "twenty", raw: "20", want: 20},
+		{name: "one", raw: "1", want: 1},
+		{name: "outer spaces", raw: " 7 ", want: 7},
+		{name: "blank", raw: " ", want: 3},
+		{name: "empty", raw: "", want: 3},
+		{name: "leading zero", raw: "07", want: 7},
+	}
+	for _, tt := range accepted {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseOrderingsRows(tt.raw)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+	refused := []struct {
+		name, raw, reason string
+	}{
+		{name: "zero", raw: "0"},
+		{name: "above 20", raw: "21"},
+		{name: "fullwidth digit", raw: "１", reason: "ASCII digits only, though Python's int() accepts it"},
+		{name: "negative", raw: "-1"},
+		{name: "float", raw: "3.0"},
+		{name: "word", raw: "abc"},
+		{name: "digits then junk", raw: "007x"},
+		{name: "long", raw: "0000000000000000000005", reason: "more than two digits is never 1..20"},
+	}
+	for _, tt := range refused {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseOrderingsRows(tt.raw)
+			require.EqualError(t, err, "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20", tt.reason)
+			assert.NotContains(t, err.Error(), strings.TrimSpace(tt.raw)+" ", "value not echoed")
+		})
+	}
+}
+
+// studyReceipt runs a study over the first cases of a seed-1 slice with a
+// port that fails at call failAt (-1: never) and builds its receipt with
+// fixed identity, pins and wall time.
+func studyReceipt(t *testing.T, cases, failAt int) OrderingsReceipt {
+	t.Helper()
+	sl := studySlice(t, 1)
+	reqs := sl.Requests[:cases]
+	orders, err := BalancedOrders(len(VerdictLabels))
+	require.NoError(t, err)
+	port := &positionPort{byPos: []float64{0.3, 0.25, 0.2, 0.1, 0.1, 0.05}}
+	if failAt >= 0 {
+		port.fail = map[int]error{failAt: &judgment.BackendHTTPError{Msg: "HTTP 503", StatusCode: 503}}
+	}
+	run, err := RunOrderings(context.Background(), port, "gemma-test", reqs, orders, singleFor(reqs))
+	require.NoError(t, err)
+	run.WallSeconds = 12.34567
+	code, err := OrderingsCodeDigests()
+	require.NoError(t, err)
+	for i := range code {
+		code[i].Value = strings.Repeat("c", 64) // stable across edits of the source
+	}
+	stated := "--ctx-size 8192"
+	id := receipt.Identity{
+		RunID:           strings.Repeat("0", 32),
+		BaselineCommit:  strings.Repeat("a", 40),
+		PromptDigests:   OrderingsPromptDigests(),
+		CodePathDigests: code,
+		FixtureDigests:  receipt.Digests{{Name: OrderingsFixture, Value: strings.Repeat("f", 64)}},
+		ArmCallCounts:   receipt.Counts{{Name: ArmVerdictRequests, Value: run.Requests}},
+	}
+	sa := serving.ServerArgs(nil, &stated)
+	pins := OrderingsPins{
+		FinishedUTC: "2026-11-29T00:00:00+00:00", Dataset: Dataset, GeneratorSeed: 1, RegisterRows: 1,
+		VariantsPerRow: VariantsPerRow, SliceSHA256: sl.SHA256, Concurrency: 1,
+		Orderings: OrderLabels(VerdictLabels[:], orders), SingleOrderReceipt: "single.json",
+		SingleOrderReceiptSHA256: strings.Repeat("e", 64), Renderer: []byte(`{"font":"Go Regular"}`),
+		ServerArgs: &sa,
+	}
+	r, err := BuildOrderingsReceipt(run, OrderingsReceiptParts{Backend: serving.LlamaCPP, Model: "gemma-test", Pins: pins, Identity: id})
+	require.NoError(t, err)
+	return r
+}
+
+func TestOrderingsReceiptGolden(t *testing.T) {
+	r := studyReceipt(t, 2, -1)
+	b, err := receipt.Marshal(r)
+	require.NoError(t, err)
+	checkGolden(t, "testdata/orderings_receipt.golden", b)
+
+	// Key order of spec §8.9 at the top level, §8.5 per case, §8.6 in the
+	// statistics block.
+	text := string(b)
+	assertOrder(t, text, `"issue": 105`, `"backend"`, `"model"`, `"pins"`, `"identity"`, `"stopped"`, `"requests"`, `"wall_seconds": 12.346`, `"statistics"`, `"cases"`)
+	assertOrder(t, text, `"finished_utc"`, `"dataset"`, `"generator_seed"`, `"register_rows"`, `"variants_per_row"`, `"slice_sha256"`, `"concurrency": 1`, `"orderings"`, `"single_order_receipt"`, `"single_order_receipt_sha256"`, `"renderer"`, `"server"`, `"server_args"`)
+	assertOrder(t, text, `"cases": 2`, `"position_means"`, `"position_spread"`, `"argmax_stability"`, `"averaged_accuracy"`, `"single_order_accuracy"`, `"ordering0_agreement"`, `"ordering0_max_abs_difference"`, `"spread_limit"`, `"decision"`, `"spread_interval"`, `"accuracy_difference_interval"`, `"bootstrap"`)
+	assertOrder(t, text, `"case_id"`, `"variant"`, `"expected_verdicts"`, `"render_sha256"`, `"single_order"`, `"orderings"`, `"position_probabilities"`, `"mean_probabilities"`, `"mean_verdict"`, `"mean_correct"`, `"argmax_stable"`)
+	assert.NotContains(t, text, "pillow_version")
+
+	back, err := ReadOrderingsReceipt(bytes.NewReader(b))
+	require.NoError(t, err)
+	again, err := receipt.Marshal(back)
+	require.NoError(t, err)
+	assert.Equal(t, string(b), string(again), "read → write is stable")
+	st, err := OrderingsStatistics(back.Cases)
+	require.NoError(t, err)
+	assert.Equal(t, *back.Statistics, st, "the statistics are a pure function of the receipt's cases")
+}
+
+// assertOrder checks that each of keys occurs in text after the previous.
+func assertOrder(t *testing.T, text string, keys ...string) {
+	t.Helper()
+	at := 0
+	for _, k := range keys {
+		i := strings.Index(text[at:], k)
+		if !assert.GreaterOrEqual(t, i, 0, "%s after offset %d", k, at) {
+			return
+		}
+		at += i + len(k)
+	}
+}
+
+func TestOrderingsReceiptStopped(t *testing.T) {
+	// Spec §11.5: failing at call 8 keeps one case and its statistics;
+	// failing at call 0 keeps none, and statistics is null.
+	r := studyReceipt(t, 3, 8)
+	require.NotNil(t, r.Stopped)
+	assert.Equal(t, OrderingsStopped{Index: 1, CaseID: "r00:payee_changed", Ordering: 2, ErrorClass: "BackendHttpError", Message: r.Stopped.Message}, *r.Stopped)
+	assert.Len(t, r.Cases, 1)
+	require.NotNil(t, r.Statistics)
+	assert.Equal(t, 1, r.Statistics.Cases)
+	assert.Equal(t, 8, r.Requests)
+
+	r = studyReceipt(t, 3, 0)
+	assert.Nil(t, r.Statistics)
+	assert.Empty(t, r.Cases)
+	b, err := receipt.Marshal(r)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"statistics": null`)
+	assert.Contains(t, string(b), `"cases": []`)
+	assert.Contains(t, string(b), `"ordering": 0`)
+	assert.NotContains(t, string(b), `"discarded"`, "the study's stopped record has no discarded count")
+}
+
+func TestOrderingsReceiptWithholdsSecrets(t *testing.T) {
+	run := OrderingsRun{Stopped: &OrderingsStopped{Message: "proxy said: Authorization: Bearer sk-123"}}
+	r, err := BuildOrderingsReceipt(run, OrderingsReceiptParts{Secrets: []string{"sk-123"}})
+	require.NoError(t, err)
+	assert.Equal(t, WithheldMessage, r.Stopped.Message)
+}
+
+func TestReadOrderingsReceiptRefuses(t *testing.T) {
+	for _, tt := range []struct{ name, in, want string }{
+		{name: "other issue", in: `{"issue": 316}`, want: "issue is 316, want 105"},
+		{name: "trailing data", in: `{"issue": 105} {}`, want: "data after"},
+		{name: "not json", in: `nope`, want: "read orderings receipt"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadOrderingsReceipt(strings.NewReader(tt.in))
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+func TestOrderingsIdentityParts(t *testing.T) {
+	code, err := OrderingsCodeDigests()
+	require.NoError(t, err)
+	var names []string
+	for _, e := range code {
+		names = append(names, e.Name)
+		assert.Len(t, e.Value, 64)
+	}
+	assert.Equal(t, []string{"cases", "orderings", "render", "request", "words"}, names)
+	// The verdict's digest is the one typevet's receipts record (spec §5.6).
+	assert.Equal(t, receipt.Digests{{Name: "verdict", Value: "b7ef7c4a0c25b12827252fdacba3011e1bb064231d047cac8b1626b29fcb522a"}}, OrderingsPromptDigests())
+}
+
+// checkGolden compares got with the golden file: -update rewrites it, and a
+// mismatch writes <name>.got beside it (ignored by git) for diffing.
+func checkGolden(t *testing.T, golden string, got []byte) {
+	t.Helper()
+	if *update {
+		require.NoError(t, os.WriteFile(golden, got, 0o644))
+		return
+	}
+	want, err := os.ReadFile(golden)
+	require.NoError(t, err, "run with -update to create it")
+	if !bytes.Equal(want, got) {
+		gotPath := strings.TrimSuffix(golden, filepath.Ext(golden)) + ".got"
+		_ = os.WriteFile(gotPath, got, 0o644)
+		t.Errorf("%s differs; wrote %s (diff the two, or rerun with -update)", golden, gotPath)
+	}
+}
