@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/vllm"
 )
@@ -189,5 +190,25 @@ func TestSessionConcurrent(t *testing.T) {
 	}
 	if n := srv.Count("/v1/chat/completions"); n != 32 {
 		t.Errorf("%d scoring calls, want 32", n)
+	}
+}
+
+// A request id fixed by the extra headers is kept, not replaced ("unless
+// already set", typevet #411).
+func TestRequestIDFixedByHeaders(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	sess := openSession(t, srv, vllm.Settings{RequestIDHeader: "X-Request-Id",
+		Headers: []backendhttp.Header{{Name: "X-Request-Id", Value: "run-42"}}})
+	resp, err := sess.Judge(context.Background(), checkRequest(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range srv.Requests() {
+		if got := r.Header.Values("X-Request-Id"); len(got) != 1 || got[0] != "run-42" {
+			t.Errorf("request %d sent ids %v", r.Index, got)
+		}
+	}
+	if len(resp.RequestIDs) != 4 || resp.RequestIDs[3].ID != "run-42" {
+		t.Errorf("RequestIDs = %v", resp.RequestIDs)
 	}
 }
