@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -9,7 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -397,4 +400,39 @@ func TestEchoedAuthHeader(t *testing.T) {
 func sha256Hex(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// TestCancelledRun: Ctrl-C during a run (here ctx cancelled while the
+// server thinks about a scoring request of a later case) stops the run like
+// a backend failure: the receipt is written with the earlier cases and
+// says what happened.
+func TestCancelledRun(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int64
+	srv := judgmenttest.NewVLLM(&judgmenttest.Model{Delay: func(string) time.Duration {
+		// The fake consults Delay more than once per scoring request;
+		// any call past the first case's requests will do.
+		if calls.Add(1) == 17 {
+			cancel()
+			return time.Minute
+		}
+		return 0
+	}})
+	env := vllmEnv(t, srv)
+	path := filepath.Join(t.TempDir(), "check.json")
+	env[envReceipt], env[envRows] = path, "1"
+	cfg, err := configure(envOf(env))
+	require.NoError(t, err)
+	var stdout, stderr bytes.Buffer
+	err = execute(ctx, &stdout, &stderr, cfg)
+	require.Error(t, err)
+	rec := readBack(t, path)
+	require.NotNil(t, rec.Stopped)
+	assert.Positive(t, rec.Stopped.Index)
+	assert.Less(t, rec.Stopped.Index, 7)
+	assert.Len(t, rec.Cases, rec.Stopped.Index, "every case before the stop is kept")
+	assert.Contains(t, err.Error(), "run stopped at case "+rec.Stopped.CaseID)
+	assert.Equal(t, "TransportError", rec.Stopped.ErrorClass)
+	assert.Contains(t, rec.Stopped.Message, "context canceled")
 }
