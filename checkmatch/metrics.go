@@ -456,8 +456,13 @@ func metrics(records []CaseRecord, unrounded []float64) (MetricsBlock, error) {
 		latencies       = make([]float64, n)
 		groups          = make(map[Variant][]int)
 	)
+	// The false-clear flag of each variant, looked up once.
+	counts := make(map[Variant]bool, VariantsPerRow)
+	for _, v := range Variants() {
+		counts[v] = ExpectedLabels(v).CountsForFalseClear
+	}
 	for i, r := range records {
-		v, e, ok, agree, err := checkRecord(r)
+		v, e, ok, agree, err := checkRecord(r, counts)
 		if err != nil {
 			return MetricsBlock{}, fmt.Errorf("case %s: %w", r.CaseID, err)
 		}
@@ -525,10 +530,13 @@ func metrics(records []CaseRecord, unrounded []float64) (MetricsBlock, error) {
 
 // checkRecord validates one record and derives what the metrics need: its
 // variant, its expected labels (as recorded, plus the variant's false-clear
-// flag), and correct and agreement recomputed and checked against the
+// flag from counts, which holds every known variant), and correct and agreement recomputed and checked against the
 // recorded values.
-func checkRecord(r CaseRecord) (v Variant, e Expected, correct bool, agree *bool, err error) {
-	if v, err = ParseVariant(string(r.Variant)); err != nil {
+func checkRecord(r CaseRecord, counts map[Variant]bool) (v Variant, e Expected, correct bool, agree *bool, err error) {
+	v = r.Variant
+	countsForFalseClear, known := counts[v]
+	if !known {
+		_, err = ParseVariant(string(v)) // the error names the variant
 		return
 	}
 	for _, c := range []struct {
@@ -548,7 +556,7 @@ func checkRecord(r CaseRecord) (v Variant, e Expected, correct bool, agree *bool
 		Verdicts:            r.ExpectedVerdicts,
 		PayeeTruth:          r.PayeeTruth,
 		AmountsTruth:        r.AmountsTruth,
-		CountsForFalseClear: ExpectedLabels(v).CountsForFalseClear,
+		CountsForFalseClear: countsForFalseClear,
 	}
 	if correct, err = VerdictCorrect(r.Verdict, e); err != nil {
 		return
