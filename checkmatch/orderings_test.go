@@ -680,3 +680,42 @@ func (s *bigSum) float() float64 {
 	v, _ := s.f.Float64()
 	return v
 }
+
+// benchOrderingsCases builds 140 six-ordering case records with varied,
+// deterministic probabilities.
+func benchOrderingsCases(tb testing.TB) []OrderingsCase {
+	orders, err := BalancedOrders(len(VerdictLabels))
+	require.NoError(tb, err)
+	labels := OrderLabels(VerdictLabels[:], orders)
+	cases := make([]OrderingsCase, 140)
+	for i := range cases {
+		var probs [][]float64
+		for o := range orders {
+			p := make([]float64, len(VerdictLabels))
+			sum := 0.0
+			for j := range p {
+				p[j] = float64((i*7+o*5+j*3)%11 + 1)
+				sum += p[j]
+			}
+			for j := range p {
+				p[j] /= sum
+			}
+			probs = append(probs, p)
+		}
+		cases[i] = orderingsFixture(fmt.Sprintf("r%02d:c%d", i/7, i%7), []string{VerdictLabels[i%6]}, VerdictLabels[(i+1)%6], probs[0], labels, probs...)
+	}
+	return cases
+}
+
+// BenchmarkOrderingsStatistics140 is the statistics block of a 20-row study
+// (140 cases × 6 orderings) with its 1,000-resample bootstrap.
+func BenchmarkOrderingsStatistics140(b *testing.B) {
+	cases := benchOrderingsCases(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		if _, err := OrderingsStatistics(cases); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
