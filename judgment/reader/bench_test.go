@@ -1,0 +1,32 @@
+package reader_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/typevet/typevet-go/judgment/reader"
+)
+
+// BenchmarkReadSlice140 is the whole judgment pass of the default
+// 140-case slice (seed 0) through the reader port: PNG decoding, reading
+// and answering, one judgment at a time. The renders are made once in
+// setup and are not timed.
+func BenchmarkReadSlice140(b *testing.B) {
+	s := defaultSlice(b)
+	port := reader.New(reader.Options{})
+	ctx := context.Background()
+	var bytes int64
+	for _, r := range s.Requests {
+		bytes += int64(len(r.Media[0].Data))
+	}
+	b.SetBytes(bytes)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		for _, r := range s.Requests {
+			if _, err := port.Judge(ctx, r.Judgment("reader")); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
