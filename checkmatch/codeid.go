@@ -34,12 +34,14 @@ var codePaths = []receipt.Entry[[]string]{
 	{Name: "words", Value: []string{"checkmatch/words.go"}},
 }
 
-// notRunCode lists the source files of the digested directories that a
-// check-match run does not execute, and so are deliberately left out of
-// the code fingerprint: package docs, contact sheets and the option-order
-// study (which has its own receipt).
+// notRunCode lists, as path.Match patterns, the source files of the
+// digested directories that a check-match run does not execute and so are
+// deliberately left out of the code fingerprint: the package doc, contact
+// sheets, and the option-order and repeat studies (which read or write
+// receipts of their own).
 var notRunCode = []string{
-	"checkmatch/doc.go", "checkmatch/orderings.go", "checkmatch/resample.go", "checkmatch/sheet.go",
+	"checkmatch/doc.go", "checkmatch/sheet.go",
+	"checkmatch/orderings*.go", "checkmatch/repeats*.go", "checkmatch/resample.go",
 }
 
 // CodePaths returns the module-relative source files digested under each
