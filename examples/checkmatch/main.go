@@ -254,8 +254,8 @@ func concurrency(env func(string) (string, bool)) (int, error) {
 
 // pyInt parses text the way Python's int() does for ASCII input: outer
 // whitespace stripped, an optional sign, decimal digits with single
-// underscores between them. Decision: non-ASCII digits, which Python also
-// accepts, are refused.
+// underscores between them. Decisions: non-ASCII digits, which Python also
+// accepts, and values outside int64 are refused (ok false, n 0).
 func pyInt(s string) (int64, bool) {
 	s = strings.TrimSpace(s)
 	body := strings.TrimLeft(s, "+-")
@@ -263,7 +263,10 @@ func pyInt(s string) (int64, bool) {
 		return 0, false
 	}
 	n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
-	return n, err == nil
+	if err != nil {
+		return 0, false
+	}
+	return n, true
 }
 
 // execute opens the session and runs; from here on a failure is exit 1.

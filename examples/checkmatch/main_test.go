@@ -187,7 +187,7 @@ func TestPyInt(t *testing.T) {
 	}{
 		{"7", 7, true}, {" +7\n", 7, true}, {"-3", -3, true}, {"1_000", 1000, true}, {"007", 7, true},
 		{"", 0, false}, {"_1", 0, false}, {"1_", 0, false}, {"1__0", 0, false}, {"+-1", 0, false},
-		{"1.0", 0, false}, {"0x10", 0, false}, {"٣", 0, false},
+		{"1.0", 0, false}, {"0x10", 0, false}, {"٣", 0, false}, {"9223372036854775808", 0, false},
 	}
 	for _, tt := range tests {
 		n, ok := pyInt(tt.in)
