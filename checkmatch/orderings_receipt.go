@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 
+	typevet "github.com/typevet/typevet-go"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
@@ -93,9 +95,9 @@ type OrderingsPins struct {
 	SingleOrderReceipt string `json:"single_order_receipt"`
 	// SingleOrderReceiptSHA256 is the SHA-256 of that file's bytes.
 	SingleOrderReceiptSHA256 string `json:"single_order_receipt_sha256"`
-	// Renderer pins the Go renderer ([RendererPin]) as a JSON object;
-	// absent from typevet's receipts.
-	Renderer json.RawMessage `json:"renderer,omitempty"`
+	// Renderer pins the Go renderer ([RendererPin]); absent from typevet's
+	// receipts.
+	Renderer *RendererInfo `json:"renderer,omitempty"`
 	// PillowVersion is the Pillow version of a typevet receipt, kept when
 	// reading theirs; our receipts never write it.
 	PillowVersion string `json:"pillow_version,omitempty"`
@@ -211,23 +213,51 @@ func ReadOrderingsReceipt(r io.Reader) (OrderingsReceipt, error) {
 	return out, nil
 }
 
-// orderingsCode holds the source files a study's code digests cover.
+// orderingsCode holds the study's own source files, which the check-match
+// run's embedded sources ([typevet.Sources]) leave out.
 //
-//go:embed cases.go orderings.go render.go request.go words.go
+//go:embed orderings.go orderings_receipt.go resample.go
 var orderingsCode embed.FS
 
-// OrderingsCodeDigests returns the code_path_digests of a study (spec
-// §8.9): the SHA-256 of this build's source of the generator (cases),
-// the study (orderings), the renderer (render), the request builder
-// (request) and the words line (words), keyed by those names.
+// studySources is typevet.Sources with the study's own files added under
+// checkmatch/.
+type studySources struct{}
+
+func (studySources) Open(name string) (fs.File, error) {
+	if rest, ok := strings.CutPrefix(name, "checkmatch/"); ok {
+		if f, err := orderingsCode.Open(rest); err == nil {
+			return f, nil
+		}
+	}
+	return typevet.Sources().Open(name)
+}
+
+// orderingsCodePaths are the study's logical code names (spec §8.9): the
+// generator, renderer, request builder and words line under the same names
+// and files as a check-match run's ([CodePaths]), so a study and its
+// single-order receipt of one build share those digests, plus the study
+// itself.
+func orderingsCodePaths() []receipt.Entry[[]string] {
+	var out []receipt.Entry[[]string]
+	for _, e := range codePaths {
+		switch e.Name {
+		case "cases", "render", "request", "words":
+			out = append(out, e)
+		}
+	}
+	out = append(out, receipt.Entry[[]string]{Name: "orderings", Value: []string{
+		"checkmatch/orderings.go", "checkmatch/orderings_receipt.go", "checkmatch/resample.go",
+	}})
+	return out
+}
+
+// OrderingsCodeDigests returns the code_path_digests of an option-order
+// study (spec §8.9), keyed by typevet's names cases, orderings, render,
+// request and words and computed as [CodeDigests] computes a run's: the
+// first four cover the same files as a check-match run's digests of those
+// names, and orderings covers the study's own source.
 func OrderingsCodeDigests() (receipt.Digests, error) {
-	return receipt.CodeDigests(orderingsCode, map[string]string{
-		"cases":     "cases.go",
-		"orderings": "orderings.go",
-		"render":    "render.go",
-		"request":   "request.go",
-		"words":     "words.go",
-	})
+	return codeDigests(studySources{}, orderingsCodePaths())
 }
 
 // OrderingsPromptDigests returns the prompt_digests of a study: the digest

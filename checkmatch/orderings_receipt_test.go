@@ -92,7 +92,7 @@ func studyReceipt(t *testing.T, cases, failAt int) OrderingsReceipt {
 		FinishedUTC: "2026-11-29T00:00:00+00:00", Dataset: Dataset, GeneratorSeed: 1, RegisterRows: 1,
 		VariantsPerRow: VariantsPerRow, SliceSHA256: sl.SHA256, Concurrency: 1,
 		Orderings: OrderLabels(VerdictLabels[:], orders), SingleOrderReceipt: "single.json",
-		SingleOrderReceiptSHA256: strings.Repeat("e", 64), Renderer: []byte(`{"font":"Go Regular"}`),
+		SingleOrderReceiptSHA256: strings.Repeat("e", 64), Renderer: &RendererInfo{Module: "github.com/typevet/typevet-go", Font: "Go Regular"},
 		ServerArgs: &sa,
 	}
 	r, err := BuildOrderingsReceipt(run, OrderingsReceiptParts{Backend: serving.LlamaCPP, Model: "gemma-test", Pins: pins, Identity: id})
@@ -189,6 +189,13 @@ func TestOrderingsIdentityParts(t *testing.T) {
 		assert.Len(t, e.Value, 64)
 	}
 	assert.Equal(t, []string{"cases", "orderings", "render", "request", "words"}, names)
+	run, err := CodeDigests()
+	require.NoError(t, err)
+	for _, name := range []string{"cases", "render", "request", "words"} {
+		want, _ := run.Get(name)
+		got, _ := code.Get(name)
+		assert.Equal(t, want, got, "%s: a study and its single-order run of one build share the digest", name)
+	}
 	// The verdict's digest is the one typevet's receipts record (spec §5.6).
 	assert.Equal(t, receipt.Digests{{Name: "verdict", Value: "b7ef7c4a0c25b12827252fdacba3011e1bb064231d047cac8b1626b29fcb522a"}}, OrderingsPromptDigests())
 }

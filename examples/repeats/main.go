@@ -1,0 +1,163 @@
+// Command repeats summarises repeated check-match runs of one slice with
+// typevet's pre-registered repeat-run statistics (#357): which runs share
+// the majority's code, how far accuracy, false-clear rate and each Noul's
+// ECE move between them, a 10,000-resample accuracy interval over the pooled
+// cases, verdict agreement, the largest probability change and whether the
+// runs are stable. No model call.
+//
+//	go run ./examples/repeats receipts/check_match_repeat*.json
+//
+// Arguments are receipt paths (ours or typevet's); each run is named by its
+// file's stem. The summary is written as JSON to stdout (the keys and order
+// of typevet's repeat_summary) and as a readable table to stderr. A run
+// whose code digests differ from the majority's is excluded, and the table
+// and JSON name the differing digests, never their values.
+//
+// Flags:
+//
+//	-table=false   leave out the table on stderr
+//
+// Exit status: 0 when the summary is written, 2 on a usage error (no
+// paths), 1 when a receipt cannot be read or the receipts do not fit
+// together (different case ids).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/receipt"
+)
+
+const (
+	prog      = "repeats"
+	usageLine = "usage: repeats [-table=false] RECEIPT.json ..."
+)
+
+func main() {
+	os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:]), os.Stderr))
+}
+
+// usageError is a bad command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+// exitCode prints run's error and maps it to the exit status.
+func exitCode(err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "%s\n%s: error: %s\n", usageLine, prog, ue.msg)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		return 1
+	}
+}
+
+// run reads the receipts named by args and writes the summary.
+func run(stdout, stderr io.Writer, args []string) error {
+	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	table := fs.Bool("table", true, "write a readable table to stderr")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "%s\n\nSummarise repeated check-match runs (typevet #357). No model call.\n\n", usageLine)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return nil
+		}
+		return &usageError{err.Error()}
+	}
+	if fs.NArg() == 0 {
+		return &usageError{"name at least one receipt"}
+	}
+	runs, err := checkmatch.ReadRepeatRuns(fs.Args())
+	if err != nil {
+		return err
+	}
+	rep, err := checkmatch.RepeatSummary(runs)
+	if err != nil {
+		return err
+	}
+	b, err := receipt.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	if _, err := stdout.Write(b); err != nil {
+		return err
+	}
+	if *table {
+		return writeTable(stderr, rep)
+	}
+	return nil
+}
+
+// writeTable writes the per-run rows and the study's verdict.
+func writeTable(w io.Writer, rep checkmatch.RepeatReport) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	eceNames := make([]string, 0, 2)
+	if len(rep.Runs) > 0 {
+		for _, e := range rep.Runs[0].ECE {
+			eceNames = append(eceNames, "ece "+e.Name)
+		}
+	}
+	fmt.Fprintf(tw, "run\tcommit\tincluded\taccuracy\tfalse_clear\t%s\twall_s\tagreement\tmax_abs_diff\n", strings.Join(eceNames, "\t"))
+	for _, r := range rep.Runs {
+		eces := make([]string, len(r.ECE))
+		for i, e := range r.ECE {
+			eces[i] = num(e.Value)
+		}
+		commit := r.Commit
+		if len(commit) > 12 {
+			commit = commit[:12]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%t\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Run, commit, r.Included,
+			num(r.Accuracy), num(r.FalseClearRate), strings.Join(eces, "\t"),
+			strconv.FormatFloat(r.WallSeconds, 'f', 3, 64), fixed(r.Agreement), fixed(r.MaxAbsDifference))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, x := range rep.Excluded {
+		fmt.Fprintf(w, "excluded %s: code digests differ: %s\n", x.Run, strings.Join(x.DifferingDigests, ", "))
+	}
+	st := rep.Statistics
+	fmt.Fprintf(w, "included runs: %d (%s)\n", len(rep.Included), strings.Join(rep.Included, ", "))
+	fmt.Fprintf(w, "accuracy: mean %s sd %s range %s\n", fixed(st.Accuracy.Mean), num(st.Accuracy.SD), fixed(st.Accuracy.Range))
+	fmt.Fprintf(w, "false_clear_rate: mean %s sd %s range %s\n", fixed(st.FalseClearRate.Mean), num(st.FalseClearRate.SD), fixed(st.FalseClearRate.Range))
+	for _, e := range st.ECE {
+		fmt.Fprintf(w, "ece %s: mean %s sd %s range %s\n", e.Name, fixed(e.Value.Mean), num(e.Value.SD), fixed(e.Value.Range))
+	}
+	ai := rep.AccuracyInterval
+	fmt.Fprintf(w, "pooled accuracy %g%% interval: [%s, %s] over %d rows (%d resamples, seed %d)\n",
+		ai.Level*100, fixed(ai.Low), fixed(ai.High), ai.Rows, ai.Resamples, ai.Seed)
+	fmt.Fprintf(w, "verdict agreement %s, max probability difference %s\n", fixed(rep.Agreement), fixed(rep.MaxAbsDifference))
+	verdict := "not stable"
+	if rep.Stable {
+		verdict = "stable"
+	}
+	_, err := fmt.Fprintf(w, "%s: accuracy and every ECE range below %g is the rule\n", verdict, checkmatch.StabilityRangeLimit)
+	return err
+}
+
+// fixed formats a number with 4 decimals.
+func fixed(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+
+// num formats a nullable number, "null" for nil.
+func num(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return fixed(*v)
+}

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/checkmatch"
+)
+
+// fixture is typevet's committed 140-case vLLM receipt, kept in the
+// checkmatch package's testdata (see its README) and reused here.
+const fixture = "../../checkmatch/testdata/receipt_typevet/check_match_vllm_receipt.json"
+
+// copies writes n copies of the fixture as run0.json …; copy odd gets its
+// runner code digest replaced by changed. It returns the paths.
+func copies(t *testing.T, n, odd int, changed string) []string {
+	t.Helper()
+	raw, err := os.ReadFile(fixture)
+	require.NoError(t, err)
+	r, err := checkmatch.ReadReceipt(bytes.NewReader(raw))
+	require.NoError(t, err)
+	old, ok := r.Identity.CodePathDigests.Get("runner")
+	require.True(t, ok)
+	dir := t.TempDir()
+	var paths []string
+	for i := range n {
+		b := raw
+		if i == odd {
+			b = bytes.Replace(raw, []byte(old), []byte(changed), 1)
+			require.NotEqual(t, raw, b)
+		}
+		p := filepath.Join(dir, "run"+string(rune('0'+i))+".json")
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+func TestRepeatsReportsOutlierByName(t *testing.T) {
+	changed := "0123456789abcdef" + strings.Repeat("9", 48)
+	paths := copies(t, 4, 2, changed)
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(&stdout, &stderr, paths))
+
+	var got struct {
+		Included []string `json:"included"`
+		Excluded []struct {
+			Run              string   `json:"run"`
+			DifferingDigests []string `json:"differing_digests"`
+		} `json:"excluded"`
+		Stable bool `json:"stable"`
+	}
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &got))
+	assert.Equal(t, []string{"run0", "run1", "run3"}, got.Included)
+	require.Len(t, got.Excluded, 1)
+	assert.Equal(t, "run2", got.Excluded[0].Run)
+	assert.Equal(t, []string{"runner"}, got.Excluded[0].DifferingDigests)
+	assert.True(t, got.Stable, "identical copies are stable")
+	for name, out := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String()} {
+		assert.NotContains(t, out, changed, "%s never shows a digest value", name)
+		assert.NotContains(t, out, changed[:12], name)
+	}
+	assert.Contains(t, stderr.String(), "excluded run2: code digests differ: runner")
+	assert.Contains(t, stderr.String(), "stable: accuracy and every ECE range below 0.01 is the rule")
+	assert.True(t, strings.HasPrefix(stdout.String(), "{\n  \"runs\": ["), "indent-2 JSON, typevet's key order")
+}
+
+func TestRepeatsTableRows(t *testing.T) {
+	paths := copies(t, 2, -1, "")
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(&stdout, &stderr, paths))
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	require.GreaterOrEqual(t, len(lines), 3)
+	assert.Regexp(t, `^run\s+commit\s+included\s+accuracy\s+false_clear\s+ece payee_matches\s+ece amounts_match\s+wall_s\s+agreement\s+max_abs_diff$`, lines[0])
+	assert.Regexp(t, `^run0\s+\S+\s+true\s+0\.\d{4}`, lines[1])
+	assert.Contains(t, stderr.String(), "over 280 rows (10000 resamples, seed 0)")
+
+	stderr.Reset()
+	stdout.Reset()
+	require.NoError(t, run(&stdout, &stderr, append([]string{"-table=false"}, paths...)))
+	assert.Empty(t, stderr.String())
+	assert.NotEmpty(t, stdout.String())
+}
+
+func TestRepeatsErrors(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		want     string
+	}{
+		{name: "no paths", args: nil, wantCode: 2, want: "name at least one receipt"},
+		{name: "bad flag", args: []string{"-nope"}, wantCode: 2, want: "flag provided but not defined"},
+		{name: "missing file", args: []string{filepath.Join(t.TempDir(), "absent.json")}, wantCode: 1, want: "absent.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := exitCode(run(&stdout, &stderr, tt.args), &stderr)
+			assert.Equal(t, tt.wantCode, code)
+			assert.Contains(t, stderr.String(), tt.want)
+			assert.Empty(t, stdout.String())
+		})
+	}
+	var stdout bytes.Buffer
+	assert.Equal(t, 0, exitCode(run(&stdout, &bytes.Buffer{}, []string{"-h"}), &bytes.Buffer{}))
+	assert.Contains(t, stdout.String(), usageLine)
+}
