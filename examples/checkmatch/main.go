@@ -113,6 +113,12 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 }
 
+// flagEnv maps each flag but -model to the variable it overrides.
+var flagEnv = map[string]string{
+	"receipt": envReceipt, "rows": envRows, "seed": envSeed, "concurrency": envConcurrency,
+	"backend": envBackend, "revision": envRevision, "server-args": envServerArgs,
+}
+
 // config is everything checked before the first network call.
 type config struct {
 	receiptPath string
@@ -129,10 +135,6 @@ type config struct {
 func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, bool)) error {
 	fset := flag.NewFlagSet(prog, flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
-	flagEnv := map[string]string{
-		"receipt": envReceipt, "rows": envRows, "seed": envSeed, "concurrency": envConcurrency,
-		"backend": envBackend, "revision": envRevision, "server-args": envServerArgs,
-	}
 	for name, env := range flagEnv {
 		fset.String(name, "", "overrides "+env)
 	}
