@@ -1,0 +1,393 @@
+// Command orderings runs typevet's option-order study (#105): does the order
+// of the six verdict options move the answer? It asks the verdict of every
+// case of the seed-1 check slice once per balanced ordering (six orderings,
+// one verdict-only request each), averages the probabilities over the
+// orderings and compares the result with a single-order check-match receipt
+// of the same slice, then writes an option-order receipt.
+//
+//	go run ./examples/orderings -single receipts/check_match_seed1.json \
+//	  -receipt receipts/orderings_seed1.json
+//
+// The single-order receipt must come from this module's renderer (for
+// example examples/checkmatch with -seed 1): Go renders never equal
+// typevet's Pillow renders, so the render digests of a typevet receipt
+// never match and the study refuses it.
+//
+// Settings are flags or typevet's environment variables; a flag wins:
+//
+//	-receipt PATH   TYPEVET_CHECK_ORDERINGS_RECEIPT   receipt path; must name a new file (required)
+//	-rows N         TYPEVET_CHECK_ORDERINGS_ROWS      register rows, 1 to 20 (default 3: 21 cases, 126 requests)
+//	-seed N         TYPEVET_CHECK_MATCH_SEED          must be 1, the single-order receipt's seed (default 1)
+//	-backend NAME   TYPEVET_BACKEND                   llama_cpp (default) or fake
+//	-model ID       TYPEVET_LLAMA__MULTIMODAL_MODEL   (default gemma-4-31b-kv9-q4km-mm)
+//	-single PATH                                      the single-order check-match receipt (required)
+//
+// Backends: typevet runs the study on a local llama.cpp only and refuses
+// any other backend ("the orderings study runs on local llama_cpp only:
+// vllm"). This command also accepts the offline fake backend, so the
+// study's plumbing can be tried without a model; a fake receipt says
+// "backend": "fake". The llama.cpp session reads TYPEVET_LLAMA__BASE_URL,
+// TYPEVET_LLAMA__TIMEOUT (default here 900) and the others of
+// judgment/backend. TYPEVET_VLLM_SERVER_ARGS is recorded verbatim in the
+// pins' server_args block; TYPEVET_GIT_STATUS_PORCELAIN is the text of
+// `git status --porcelain` for the working-tree fingerprint.
+//
+// Everything is checked before any network call: receipt path, backend,
+// seed, rows, then the single-order receipt (its seed, and a render digest
+// equal to this build's render for every case of the study). The command
+// prints the receipt path and SHA-256 and the statistics block.
+//
+// Exit status: 0 when every case was scored and the receipt written; 2 on a
+// refused setting (nothing sent, nothing written); 1 otherwise, including a
+// study stopped by a backend failure, whose receipt is still written with
+// every case scored before it.
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend"
+	"github.com/typevet/typevet-go/receipt"
+	"github.com/typevet/typevet-go/serving"
+)
+
+const (
+	prog      = "orderings"
+	usageLine = "usage: orderings -single PATH -receipt PATH [-rows N] [-seed 1] [-backend llama_cpp|fake] [-model ID]"
+
+	defaultLlamaModel   = "gemma-4-31b-kv9-q4km-mm"
+	defaultLlamaTimeout = "900"
+	fakeModel           = "fake-model"
+)
+
+// The environment variables this command reads itself.
+const (
+	envReceipt    = checkmatch.OrderingsReceiptEnv
+	envRows       = checkmatch.OrderingsRowsEnv
+	envSeed       = checkmatch.SeedEnv
+	envBackend    = "TYPEVET_BACKEND"
+	envPorcelain  = "TYPEVET_GIT_STATUS_PORCELAIN"
+	envLlamaModel = "TYPEVET_LLAMA__MULTIMODAL_MODEL"
+	envLlamaTime  = "TYPEVET_LLAMA__TIMEOUT"
+)
+
+// buildSlice renders the slice; tests reuse renders across runs.
+var buildSlice = checkmatch.BuildSlice
+
+func main() {
+	os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:], os.LookupEnv), os.Stderr))
+}
+
+// usageError is a refused setting: exit status 2, nothing sent or written.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+// exitCode prints run's error and maps it to the exit status.
+func exitCode(err error, stderr io.Writer) int {
+	var ue *usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "%s\n%s: error: %s\n", usageLine, prog, ue.msg)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		return 1
+	}
+}
+
+// config is everything checked before the first network call.
+type config struct {
+	receiptPath string
+	rows        int
+	settings    backend.Settings
+	singlePath  string
+	single      checkmatch.Receipt
+	singleSHA   string
+	env         func(string) (string, bool)
+}
+
+// run is the whole command: flags and environment (lookup; flags win),
+// validation, the study, the receipt and the summary on stdout.
+func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, bool)) error {
+	fset := flag.NewFlagSet(prog, flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	flagEnv := map[string]string{
+		"receipt": envReceipt, "rows": envRows, "seed": envSeed, "backend": envBackend, "model": envLlamaModel,
+	}
+	for name, env := range flagEnv {
+		fset.String(name, "", "overrides "+env)
+	}
+	single := fset.String("single", "", "the single-order check-match receipt `PATH` (seed 1, this renderer)")
+	if err := fset.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "%s\n\nRun the option-order study (typevet #105) and write its receipt.\n\n", usageLine)
+			fset.SetOutput(stdout)
+			fset.PrintDefaults()
+			return nil
+		}
+		return &usageError{err.Error()}
+	}
+	if fset.NArg() > 0 {
+		return usagef("unexpected arguments: %s", strings.Join(fset.Args(), " "))
+	}
+	set := map[string]string{}
+	fset.Visit(func(f *flag.Flag) {
+		if env, ok := flagEnv[f.Name]; ok {
+			set[env] = f.Value.String()
+		}
+	})
+	env := func(key string) (string, bool) {
+		if v, ok := set[key]; ok {
+			return v, true
+		}
+		if v, ok := lookup(key); ok {
+			return v, true
+		}
+		switch key { // typevet's live-test defaults, set only when absent
+		case envLlamaModel:
+			return defaultLlamaModel, true
+		case envLlamaTime:
+			return defaultLlamaTimeout, true
+		}
+		return "", false
+	}
+	cfg, err := configure(env, *single)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	return execute(ctx, stdout, stderr, cfg)
+}
+
+// configure validates every setting (spec §8.10) and reads the
+// single-order receipt.
+func configure(env func(string) (string, bool), singlePath string) (config, error) {
+	cfg := config{env: env}
+	path, _ := env(envReceipt)
+	cfg.receiptPath = strings.TrimSpace(path)
+	if cfg.receiptPath == "" {
+		return cfg, usagef("%s not set", envReceipt)
+	}
+	if err := receipt.CheckNew(cfg.receiptPath); err != nil {
+		var ae *receipt.AlreadyExistsError
+		if errors.As(err, &ae) {
+			return cfg, usagef("%s must name a new file: %s exists", envReceipt, cfg.receiptPath)
+		}
+		return cfg, usagef("%s: %v", envReceipt, err)
+	}
+
+	name, _ := env(envBackend)
+	b, err := backend.ParseName(name)
+	if err != nil {
+		return cfg, &usageError{err.Error()}
+	}
+	if b != backend.LlamaCPP && b != backend.Fake {
+		return cfg, usagef("the orderings study runs on local llama_cpp only: %s", b)
+	}
+
+	if raw, ok := env(envSeed); ok {
+		seed, err := checkmatch.ParseSeed(raw, envSeed)
+		if err != nil {
+			return cfg, &usageError{err.Error()}
+		}
+		if seed != checkmatch.OrderingsSeed {
+			return cfg, usagef("%s must be 1: the comparison receipt is seed 1", envSeed)
+		}
+	}
+
+	rows, _ := env(envRows)
+	if cfg.rows, err = checkmatch.ParseOrderingsRows(rows); err != nil {
+		return cfg, &usageError{err.Error()}
+	}
+
+	cfg.settings, err = backend.SettingsFromEnv(env)
+	if err != nil {
+		return cfg, &usageError{err.Error()}
+	}
+
+	cfg.singlePath = strings.TrimSpace(singlePath)
+	if cfg.singlePath == "" {
+		return cfg, usagef("-single must name the single-order check-match receipt")
+	}
+	raw, err := os.ReadFile(cfg.singlePath)
+	if err != nil {
+		return cfg, usagef("-single: %v", err)
+	}
+	sum := sha256.Sum256(raw)
+	cfg.singleSHA = hex.EncodeToString(sum[:])
+	if cfg.single, err = checkmatch.ReadReceipt(bytes.NewReader(raw)); err != nil {
+		return cfg, usagef("-single %s: %v", cfg.singlePath, err)
+	}
+	return cfg, nil
+}
+
+// execute renders the slice, pairs it with the single-order receipt, runs
+// the study and writes the receipt; from the session on, a failure is exit 1.
+func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
+	slice, err := buildSlice(checkmatch.OrderingsSeed, cfg.rows)
+	if err != nil {
+		return err
+	}
+	single, err := checkmatch.SingleOrderCases(cfg.single, slice.Requests, checkmatch.OrderingsSeed)
+	if err != nil {
+		return usagef("-single %s: %v", cfg.singlePath, err)
+	}
+	orders, err := checkmatch.BalancedOrders(len(checkmatch.VerdictLabels))
+	if err != nil {
+		return err
+	}
+
+	porcelainText, hasPorcelain := cfg.env(envPorcelain)
+	var porcelain *string
+	if hasPorcelain {
+		porcelain = &porcelainText
+	}
+	baseline := receipt.BaselineCommit(repoRoot())
+	// Snapshot the prompt and code digests before any scoring call.
+	prompts := checkmatch.OrderingsPromptDigests()
+	code, err := checkmatch.OrderingsCodeDigests()
+	if err != nil {
+		return err
+	}
+
+	sess, err := backend.Open(ctx, cfg.settings, "")
+	if err != nil {
+		return fmt.Errorf("open %s session: %w", cfg.settings.Backend, err)
+	}
+	defer sess.Close()
+	model := sess.Model
+	if cfg.settings.Backend == backend.Fake {
+		model = fakeModel
+	}
+	recBackend := serving.Backend(cfg.settings.Backend.String())
+	var entry *serving.ServerEntry
+	serverBuild := receipt.Unknown
+	if cfg.settings.Backend != backend.Fake {
+		e, err := serving.ReadServerEntry(ctx, sess.HTTPClient, sess.BaseURL, recBackend, model)
+		if err != nil {
+			return fmt.Errorf("read the server entry: %w", judgment.MaskSecrets(err, sess.Secrets()))
+		}
+		entry, serverBuild = &e, e.BuildInfo
+	}
+
+	fmt.Fprintf(stderr, "%s: %d cases × %d orderings = %d verdict requests\n", prog, len(slice.Requests), len(orders), len(slice.Requests)*len(orders))
+	res, err := checkmatch.RunOrderings(ctx, sess.Port, model, slice.Requests, orders, single)
+	if err != nil {
+		return err
+	}
+
+	renderer := checkmatch.RendererPin()
+	serverArgs := serving.ServerArgs(nil, serving.StatedServerArgs(cfg.env))
+	pins := checkmatch.OrderingsPins{
+		FinishedUTC:              receipt.FinishedUTC(time.Now()),
+		Dataset:                  checkmatch.Dataset,
+		GeneratorSeed:            slice.Seed,
+		RegisterRows:             slice.Rows,
+		VariantsPerRow:           checkmatch.VariantsPerRow,
+		SliceSHA256:              slice.SHA256,
+		Concurrency:              1,
+		Orderings:                checkmatch.OrderLabels(checkmatch.VerdictLabels[:], orders),
+		SingleOrderReceipt:       filepath.Base(cfg.singlePath),
+		SingleOrderReceiptSHA256: cfg.singleSHA,
+		Renderer:                 &renderer,
+		Server:                   entry,
+		ServerArgs:               &serverArgs,
+	}
+	id := receipt.Identity{
+		RunID:           receipt.NewRunID(),
+		BaselineCommit:  baseline,
+		WorkingTree:     receipt.WorkingTreeFromPorcelain(porcelain, baseline),
+		PromptDigests:   prompts,
+		CodePathDigests: code,
+		FixtureDigests:  receipt.Digests{{Name: checkmatch.OrderingsFixture, Value: cfg.singleSHA}},
+		Runtime:         receipt.NewRuntime(model, sess.ServedTemplate, serverBuild),
+		ArmCallCounts:   receipt.Counts{{Name: checkmatch.ArmVerdictRequests, Value: res.Requests}},
+	}
+	id.IdentityDigest = receipt.IdentityDigest(id)
+
+	rec, err := checkmatch.BuildOrderingsReceipt(res, checkmatch.OrderingsReceiptParts{
+		Backend: recBackend, Model: model, Pins: pins, Identity: id, Secrets: sess.Secrets(),
+	})
+	if err != nil {
+		return err
+	}
+	sum, err := receipt.Write(cfg.receiptPath, rec, sess.Secrets())
+	if err != nil {
+		return err
+	}
+	if err := summary(stdout, cfg.receiptPath, sum, rec); err != nil {
+		return err
+	}
+	if s := rec.Stopped; s != nil {
+		return fmt.Errorf("study stopped at case %s ordering %d (index %d, %s); the receipt holds the %d cases before it",
+			s.CaseID, s.Ordering, s.Index, s.ErrorClass, len(rec.Cases))
+	}
+	return nil
+}
+
+// summary prints the receipt path and digest, the request count, the
+// stopped record and the statistics block, each value as JSON.
+func summary(w io.Writer, path, sum string, r checkmatch.OrderingsReceipt) error {
+	if _, err := fmt.Fprintf(w, "receipt %s sha256 %s\n", path, sum); err != nil {
+		return err
+	}
+	for _, l := range []struct {
+		key string
+		v   any
+	}{
+		{"requests", r.Requests},
+		{"wall_seconds", r.WallSeconds},
+		{"stopped", r.Stopped},
+		{"statistics", r.Statistics},
+	} {
+		b, err := json.Marshal(l.v)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "%s %s\n", l.key, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// repoRoot returns the nearest directory at or above the working directory
+// that holds a .git entry, for the receipt's baseline commit; the working
+// directory itself when there is none (the baseline is then "unknown").
+func repoRoot() string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "."
+	}
+	for dir := wd; ; {
+		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return wd
+		}
+		dir = parent
+	}
+}

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/judgment/fake"
+	"github.com/typevet/typevet-go/judgment/judgmenttest"
+	"github.com/typevet/typevet-go/receipt"
+)
+
+// The tests render the one-row seed-1 slice once.
+func init() {
+	var mu sync.Mutex
+	cache := map[[2]uint64]checkmatch.Slice{}
+	buildSlice = func(seed uint64, rows int) (checkmatch.Slice, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		k := [2]uint64{seed, uint64(rows)}
+		if s, ok := cache[k]; ok {
+			return s, nil
+		}
+		s, err := checkmatch.BuildSlice(seed, rows)
+		if err == nil {
+			cache[k] = s
+		}
+		return s, err
+	}
+}
+
+// writeSingle writes a single-order check-match receipt of the seed's
+// one-row slice, judged by the offline fake, and returns its path. edit, if
+// set, changes the receipt before it is written.
+func writeSingle(t *testing.T, seed uint64, edit func(*checkmatch.Receipt)) string {
+	t.Helper()
+	sl, err := buildSlice(seed, 1)
+	require.NoError(t, err)
+	res, err := checkmatch.Run(context.Background(), fake.New(nil), "fake-model", sl.Requests, checkmatch.RunOptions{})
+	require.NoError(t, err)
+	rec, err := checkmatch.BuildReceipt(res, checkmatch.ReceiptParts{Backend: "fake", Model: "fake-model", Pins: sl.Pins()})
+	require.NoError(t, err)
+	if edit != nil {
+		edit(&rec)
+	}
+	path := filepath.Join(t.TempDir(), "check_match_seed1.json")
+	_, err = receipt.Write(path, rec, nil)
+	require.NoError(t, err)
+	return path
+}
+
+func envOf(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) {
+		v, ok := m[k]
+		return v, ok
+	}
+}
+
+type result struct {
+	err            error
+	code           int
+	stdout, stderr string
+}
+
+func runCmd(t *testing.T, args []string, env map[string]string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(&stdout, &stderr, args, envOf(env))
+	return result{err: err, code: exitCode(err, &stderr), stdout: stdout.String(), stderr: stderr.String()}
+}
+
+func TestRefusals(t *testing.T) {
+	dir := t.TempDir()
+	taken := filepath.Join(dir, "taken.json")
+	require.NoError(t, os.WriteFile(taken, []byte("{}"), 0o644))
+	fresh := filepath.Join(dir, "new.json")
+	single := writeSingle(t, 1, nil)
+	seed0 := writeSingle(t, 0, nil)
+	otherRender := writeSingle(t, 1, func(r *checkmatch.Receipt) { r.Cases[2].RenderSHA256 = strings.Repeat("0", 64) })
+	tests := []struct {
+		name   string
+		args   []string
+		env    map[string]string
+		want   string
+		reason string
+	}{
+		{name: "no receipt", env: map[string]string{}, want: "TYPEVET_CHECK_ORDERINGS_RECEIPT not set"},
+		{name: "receipt exists", env: map[string]string{envReceipt: taken, envBackend: "vllm"},
+			want: "TYPEVET_CHECK_ORDERINGS_RECEIPT must name a new file: " + taken + " exists", reason: "the path comes first"},
+		{name: "vllm refused", env: map[string]string{envReceipt: fresh, envBackend: "vllm"},
+			want: "the orderings study runs on local llama_cpp only: vllm"},
+		{name: "unknown backend", env: map[string]string{envReceipt: fresh, envBackend: "nope"}, want: "TYPEVET_BACKEND"},
+		{name: "seed 0", env: map[string]string{envReceipt: fresh, envSeed: "0"},
+			want: "TYPEVET_CHECK_MATCH_SEED must be 1: the comparison receipt is seed 1"},
+		{name: "seed blank", env: map[string]string{envReceipt: fresh, envSeed: " "},
+			want: "TYPEVET_CHECK_MATCH_SEED must be 1", reason: "blank parses as seed 0, as typevet's parse_seed does"},
+		{name: "seed text", env: map[string]string{envReceipt: fresh, envSeed: "one"},
+			want: "TYPEVET_CHECK_MATCH_SEED must be a non-negative integer: 'one'"},
+		{name: "rows 21", env: map[string]string{envReceipt: fresh, envRows: "21"},
+			want: "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20"},
+		{name: "rows flag wins", args: []string{"-rows", "007x"}, env: map[string]string{envReceipt: fresh, envRows: "1"},
+			want: "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20"},
+		{name: "no single", env: map[string]string{envReceipt: fresh, envBackend: "fake"}, want: "-single must name"},
+		{name: "single missing", args: []string{"-single", filepath.Join(dir, "absent.json")}, env: map[string]string{envReceipt: fresh, envBackend: "fake"},
+			want: "absent.json"},
+		{name: "single not a check receipt", args: []string{"-single", taken}, env: map[string]string{envReceipt: fresh, envBackend: "fake"},
+			want: "-single " + taken},
+		{name: "single of seed 0", args: []string{"-single", seed0}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "1"},
+			want: "receipt seed differs from seed 1"},
+		{name: "single of another renderer", args: []string{"-single", otherRender}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "1"},
+			want: "render of r00:written_amount_changed differs from the receipt", reason: "a typevet (Pillow) receipt fails the same way"},
+		{name: "single too short", args: []string{"-single", single}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "2"},
+			want: "case r01:clean missing from the receipt"},
+		{name: "extra argument", args: []string{"x"}, env: map[string]string{envReceipt: fresh}, want: "unexpected arguments: x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCmd(t, tt.args, tt.env)
+			require.Error(t, r.err)
+			var ue *usageError
+			require.ErrorAs(t, r.err, &ue, r.err.Error())
+			assert.Contains(t, r.err.Error(), tt.want, tt.reason)
+			assert.Equal(t, 2, r.code)
+			assert.Empty(t, r.stdout)
+			assert.NoFileExists(t, fresh)
+		})
+	}
+}
+
+// readBack reads a written orderings receipt and checks that its statistics
+// are what OrderingsStatistics computes from its cases.
+func readBack(t *testing.T, path string) checkmatch.OrderingsReceipt {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	r, err := checkmatch.ReadOrderingsReceipt(f)
+	require.NoError(t, err)
+	if len(r.Cases) > 0 {
+		st, err := checkmatch.OrderingsStatistics(r.Cases)
+		require.NoError(t, err)
+		require.NotNil(t, r.Statistics)
+		assert.Equal(t, st, *r.Statistics)
+	}
+	return r
+}
+
+func llamaEnv(t *testing.T) (*judgmenttest.Server, map[string]string) {
+	srv := judgmenttest.NewLlamaCPP(&judgmenttest.Model{NVocab: 64})
+	t.Cleanup(srv.Close)
+	return srv, map[string]string{
+		envBackend:                 "llama_cpp",
+		"TYPEVET_LLAMA__BASE_URL":  srv.URL,
+		envLlamaModel:              judgmenttest.DefaultModelID,
+		envRows:                    "1",
+		envPorcelain:               "",
+		"TYPEVET_VLLM_SERVER_ARGS": "--ctx-size 8192",
+	}
+}
+
+func TestStudyAgainstLlamaCPP(t *testing.T) {
+	srv, env := llamaEnv(t)
+	single := writeSingle(t, 1, nil)
+	path := filepath.Join(t.TempDir(), "receipts", "orderings.json")
+	env[envReceipt] = path
+	r := runCmd(t, []string{"-single", single}, env)
+	require.NoError(t, r.err, r.stderr)
+	assert.Equal(t, 0, r.code)
+	assert.Equal(t, 42, srv.Count("/completion"), "7 cases × 6 orderings, one verdict call each")
+
+	rec := readBack(t, path)
+	assert.Equal(t, 105, rec.Issue)
+	assert.Equal(t, "llama_cpp", string(rec.Backend))
+	assert.Nil(t, rec.Stopped)
+	assert.Equal(t, 42, rec.Requests)
+	require.Len(t, rec.Cases, 7)
+	for _, c := range rec.Cases {
+		require.Len(t, c.Orderings, 6)
+		assert.Equal(t, c.Orderings[0].Order, checkmatch.VerdictLabels[:])
+	}
+	p := rec.Pins
+	assert.Equal(t, uint64(1), p.GeneratorSeed)
+	assert.Equal(t, 1, p.RegisterRows)
+	assert.Equal(t, 1, p.Concurrency)
+	assert.Equal(t, "check_match_seed1.json", p.SingleOrderReceipt)
+	b, err := os.ReadFile(single)
+	require.NoError(t, err)
+	sum := sha256.Sum256(b)
+	assert.Equal(t, hex.EncodeToString(sum[:]), p.SingleOrderReceiptSHA256)
+	require.NotNil(t, p.Renderer)
+	assert.Equal(t, checkmatch.RendererPin(), *p.Renderer)
+	require.NotNil(t, p.Server)
+	require.NotNil(t, p.ServerArgs)
+	assert.Nil(t, p.ServerArgs.CacheConfig, "no /metrics reading on llama.cpp")
+	require.NotNil(t, p.ServerArgs.CallerStated)
+	assert.Equal(t, "--ctx-size 8192", *p.ServerArgs.CallerStated)
+	assert.Len(t, p.Orderings, 6)
+
+	id := rec.Identity
+	assert.Equal(t, checkmatch.OrderingsPromptDigests(), id.PromptDigests)
+	code, err := checkmatch.OrderingsCodeDigests()
+	require.NoError(t, err)
+	assert.Equal(t, code, id.CodePathDigests)
+	assert.Equal(t, receipt.Digests{{Name: "single_order_receipt", Value: p.SingleOrderReceiptSHA256}}, id.FixtureDigests)
+	assert.Equal(t, receipt.Counts{{Name: "verdict_requests", Value: 42}}, id.ArmCallCounts)
+	assert.Equal(t, receipt.IdentityDigest(id), id.IdentityDigest)
+
+	written, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	require.Len(t, lines, 5, r.stdout)
+	wsum := sha256.Sum256(written)
+	assert.Equal(t, "receipt "+path+" sha256 "+hex.EncodeToString(wsum[:]), lines[0])
+	assert.Equal(t, "requests 42", lines[1])
+	assert.Equal(t, "stopped null", lines[3])
+	assert.True(t, strings.HasPrefix(lines[4], `statistics {"cases":7,"position_means":[`), lines[4])
+	assert.Contains(t, r.stderr, "7 cases × 6 orderings = 42 verdict requests")
+}
+
+// TestStudyFaultMidway: a backend failure on verdict call 8 (case 1,
+// ordering 2) stops the study with the spec's record, keeps the one
+// finished case and exits 1 after writing the receipt.
+func TestStudyFaultMidway(t *testing.T) {
+	srv, env := llamaEnv(t)
+	srv.Inject(judgmenttest.Fault{Path: "/completion", Nth: 9, Status: 503, Body: `{"error": {"message": "loading model"}}`})
+	path := filepath.Join(t.TempDir(), "orderings.json")
+	env[envReceipt] = path
+	r := runCmd(t, []string{"-single", writeSingle(t, 1, nil)}, env)
+	require.Error(t, r.err)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "study stopped at case r00:payee_changed ordering 2 (index 1, BackendHttpError); the receipt holds the 1 cases before it")
+
+	rec := readBack(t, path)
+	require.NotNil(t, rec.Stopped)
+	assert.Equal(t, 1, rec.Stopped.Index)
+	assert.Equal(t, "r00:payee_changed", rec.Stopped.CaseID)
+	assert.Equal(t, 2, rec.Stopped.Ordering)
+	assert.Equal(t, "BackendHttpError", rec.Stopped.ErrorClass)
+	assert.Contains(t, rec.Stopped.Message, "503")
+	require.Len(t, rec.Cases, 1, "the partly scored case is dropped")
+	assert.Equal(t, "r00:clean", rec.Cases[0].CaseID)
+	require.NotNil(t, rec.Statistics)
+	assert.Equal(t, 1, rec.Statistics.Cases)
+	assert.Equal(t, 8, rec.Requests)
+	assert.Equal(t, 9, srv.Count("/completion"), "nothing sent after the failure")
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assertKeyOrder(t, string(raw), `"index": 1`, `"case_id": "r00:payee_changed"`, `"ordering": 2`, `"error_class": "BackendHttpError"`, `"message"`)
+	assert.NotContains(t, string(raw), `"discarded"`)
+}
+
+func assertKeyOrder(t *testing.T, text string, keys ...string) {
+	t.Helper()
+	at := 0
+	for _, k := range keys {
+		i := strings.Index(text[at:], k)
+		if !assert.GreaterOrEqual(t, i, 0, "%s after offset %d", k, at) {
+			return
+		}
+		at += i + len(k)
+	}
+}
+
+func TestStudyOffline(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "orderings.json")
+	r := runCmd(t, []string{"-single", writeSingle(t, 1, nil), "-backend", "fake", "-rows", " 1 "},
+		map[string]string{envReceipt: path})
+	require.NoError(t, r.err, r.stderr)
+	rec := readBack(t, path)
+	assert.Equal(t, "fake", string(rec.Backend))
+	assert.Equal(t, fakeModel, rec.Model)
+	assert.Nil(t, rec.Pins.Server)
+	require.NotNil(t, rec.Statistics)
+	// The fake answers uniformly: every ordering gives every label 1/6,
+	// so position does not matter at all.
+	assert.Equal(t, 0.0, rec.Statistics.PositionSpread)
+	assert.Equal(t, checkmatch.DecisionDoNotAdopt, rec.Statistics.Decision)
+	assert.Equal(t, 1.0, rec.Statistics.Ordering0Agreement, "the single-order run was the same fake")
+	assert.Equal(t, 0.0, rec.Statistics.Ordering0MaxAbsDifference)
+}
