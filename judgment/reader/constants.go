@@ -78,12 +78,12 @@ var DefaultConstants = Constants{
 	InkLow:  0.2,
 	InkHigh: 0.8,
 
-	PayeeTolerance:  0.02,
-	PayeeSlope:      150,
-	AmountTolerance: 0.02,
-	AmountSlope:     150,
-	DateTolerance:   0.02,
-	DateSlope:       150,
+	PayeeTolerance:  0.025,
+	PayeeSlope:      200,
+	AmountTolerance: 0.025,
+	AmountSlope:     200,
+	DateTolerance:   0.025,
+	DateSlope:       200,
 
 	TrustLow:  0.6,
 	TrustHigh: 0.9,

@@ -14,10 +14,11 @@ type Field struct {
 	// Text is what the reader read, without leading or trailing spaces;
 	// "" when the field shows no ink.
 	Text string `json:"text"`
-	// Confidence is the read quality in [0, 1]: the overlap
-	// 2·Σ o·t / (Σ o² + Σ t²) between the field's ink o and the ink t of
-	// Text drawn in the bundled font at the field's position (1 when the
-	// pixels are exactly the font's glyphs), 0 when nothing was read.
+	// Confidence is the read quality in [0, 1]: 1 − Σ (o − t)² / Σ t²
+	// over the field's band, where o is the band's ink and t the ink of
+	// Text drawn in the bundled font at the field's position; 1 when the
+	// pixels are exactly the font's glyphs, 0 when nothing was read or
+	// the error is as large as the text's own ink.
 	Confidence float64 `json:"confidence"`
 }
 
@@ -33,7 +34,7 @@ type Reading struct {
 	// Date is the date line, e.g. "April 21, 2025".
 	Date Field `json:"date"`
 	// Stock is how clearly the check stock's static texts (drawer, bank,
-	// labels, caption, footer) show, the same overlap as a field's
+	// labels, caption, footer) show, the same measure as a field's
 	// confidence over all of them; it is near 1 on any sharp render and
 	// low on a blurred, blank or foreign image.
 	Stock float64 `json:"stock"`
@@ -234,34 +235,29 @@ func (s *scratch) readField(f *form, fd *field, m *image.RGBA) Field {
 		rs[i], rs[j] = rs[j], rs[i]
 	}
 	text := strings.TrimSpace(string(rs))
-	total := s.col[n] + tmpl
-	if text == "" || total <= 0 {
+	if text == "" || tmpl <= 0 {
 		return Field{}
 	}
-	q := 1 - float64(best)/float64(total)
+	q := 1 - float64(best)/float64(tmpl)
 	return Field{Text: text, Confidence: clamp01(q)}
 }
 
-// stockConfidence is the overlap between the static texts' templates and
-// the image's ink over their boxes.
+// stockConfidence is 1 − Σ (o − t)² / Σ t² between the image's ink o and
+// the static texts' ink t over their boxes.
 func stockConfidence(f *form, m *image.RGBA) float64 {
-	var cross, oo, tt float64
+	var sse, tt float64
 	for _, st := range f.stock {
 		i := 0
 		for y := st.rect.Min.Y; y < st.rect.Max.Y; y++ {
 			for x := st.rect.Min.X; x < st.rect.Max.X; x++ {
 				o, t := float64(inkAt(m, x, y, f.c)), float64(st.ink[i])
-				cross += o * t
-				oo += o * o
+				sse += (o - t) * (o - t)
 				tt += t * t
 				i++
 			}
 		}
 	}
-	if oo+tt == 0 {
-		return 0
-	}
-	return clamp01(2 * cross / (oo + tt))
+	return clamp01(1 - sse/tt)
 }
 
 // Pen chroma: b = B − (R+G)/2 of paper and pen.

@@ -22,7 +22,7 @@ func sharpSeeds() []uint64 {
 
 // exactRates tallies exact reads per field.
 type exactRates struct {
-	cases                                   int
+	cases                                  int
 	payee, numeric, words, date, signature int
 }
 
