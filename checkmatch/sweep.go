@@ -1,0 +1,192 @@
+package checkmatch
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/receipt"
+	"github.com/typevet/typevet-go/serving"
+)
+
+// DefaultSweepLevels are the concurrency levels of a throughput sweep when
+// none are given (typevet #335).
+var DefaultSweepLevels = []int{1, 4, 16, 32}
+
+// SweepOptions configures [Sweep]. The zero value sweeps
+// [DefaultSweepLevels] without /metrics reads (llama.cpp, the fake).
+type SweepOptions struct {
+	// Levels are the concurrency levels, run in this order; nil means
+	// [DefaultSweepLevels]. Each must be at least 1.
+	Levels []int
+	// Metrics reads the server's /metrics text (vLLM); nil means no
+	// reading. Each level reads it before and after its run (outside the
+	// wall time, as [Run] does).
+	Metrics func(ctx context.Context) (text string, ok bool)
+	// KVCacheUsage makes the in-flight KV read of a level (vLLM: a closure
+	// over [serving.ReadKVCacheUsage]); nil means none, and the level's
+	// kv_cache_usage is null.
+	KVCacheUsage func(ctx context.Context) serving.Value
+	// KVWait and KVPoll bound the wait for the level's first calls before
+	// the KV read; zero means [serving.KVWait] and [serving.KVPoll].
+	KVWait, KVPoll time.Duration
+	// CallerStated is TYPEVET_VLLM_SERVER_ARGS as the caller stated it
+	// ([serving.StatedServerArgs]); nil when unset.
+	CallerStated *string
+	// Clock is passed to each level's [Run]; nil means Go's monotonic
+	// clock.
+	Clock func() float64
+}
+
+// SweepLevel is one concurrency level of a throughput sweep (serving spec
+// §1.6, §1.9): its fields, in order, are the level's keys.
+type SweepLevel struct {
+	// Concurrency is the level.
+	Concurrency int `json:"concurrency"`
+	// Throughput is the level's throughput block, 1 image per judgment;
+	// its server key holds the image-run /metrics delta ([Run]).
+	Throughput receipt.Throughput `json:"throughput"`
+	// Server is the level's four-key /metrics delta
+	// ([serving.ServerDelta]): e2e, queue, prefill and the prefix-cache hit
+	// rate; nil (null) without a Metrics reader.
+	Server *serving.Delta `json:"server"`
+	// KVCacheUsage is the vllm:kv_cache_usage_perc value read once while
+	// the level's calls were in flight; nil (null) without a KV reader.
+	KVCacheUsage *serving.Value `json:"kv_cache_usage"`
+	// Stopped is the level's first backend failure, or nil.
+	Stopped *Stopped `json:"stopped"`
+
+	// Run is the level's whole run, for its check-match receipt
+	// ([BuildReceipt]). Not part of the JSON.
+	Run RunResult `json:"-"`
+}
+
+// SweepResult is what a throughput sweep did.
+type SweepResult struct {
+	// Levels holds one entry per level run, in order. A sweep stopped by a
+	// failure ends with the level that failed.
+	Levels []SweepLevel
+	// ServerArgs is the sweep's server_args block by the sweep rule
+	// (serving spec §2.6): it starts with no cache config and the caller's
+	// statement, and takes the cache config of the first level whose
+	// before or after reading holds vllm:cache_config_info; later levels
+	// never overwrite it.
+	ServerArgs serving.ServerArgsBlock
+	// LevelServerArgs[i] is ServerArgs as it stood when level i finished:
+	// the block level i's receipt records.
+	LevelServerArgs []serving.ServerArgsBlock
+}
+
+// Sweep runs the same requests once per concurrency level against one
+// server (typevet #335): for each level, [Run] with that concurrency (and
+// opts.Metrics, so the level reads /metrics before and after), the four-key
+// [serving.ServerDelta] of those two readings, and one in-flight KV read.
+//
+// The in-flight read waits, polling every KVPoll, until min(level, number of
+// requests) calls have been sent or KVWait has passed, then reads once. If
+// the level's run ends first, the wait ends and the read is made then (the
+// value is then no longer in flight; typevet leaves this case open). A
+// level makes exactly three /metrics reads with both readers set: before,
+// in flight, after.
+//
+// A level that stops on a backend failure (or ctx ending) ends the sweep:
+// its entry, with Stopped set, is the last one. Errors that would crash a
+// run crash the sweep too, and so does a level below 1 (before any call).
+func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request, opts SweepOptions) (SweepResult, error) {
+	levels := opts.Levels
+	if levels == nil {
+		levels = DefaultSweepLevels
+	}
+	for _, l := range levels {
+		if l < 1 {
+			return SweepResult{}, fmt.Errorf("concurrency must be at least 1, got %d", l)
+		}
+	}
+	wait, poll := opts.KVWait, opts.KVPoll
+	if wait == 0 {
+		wait = serving.KVWait
+	}
+	if poll == 0 {
+		poll = serving.KVPoll
+	}
+
+	res := SweepResult{ServerArgs: serving.ServerArgs(nil, opts.CallerStated)}
+	for _, level := range levels {
+		var sent atomic.Int64
+		counting := judgment.PortFunc(func(ctx context.Context, req judgment.Request) (judgment.Response, error) {
+			sent.Add(1)
+			return port.Judge(ctx, req)
+		})
+
+		var kv *serving.Value
+		var wg sync.WaitGroup
+		runDone := make(chan struct{})
+		if opts.KVCacheUsage != nil {
+			want := int64(min(level, len(reqs)))
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				waitSent(ctx, &sent, want, wait, poll, runDone)
+				v := opts.KVCacheUsage(ctx)
+				kv = &v
+			}()
+		}
+
+		run, err := Run(ctx, counting, model, reqs, RunOptions{Concurrency: level, Clock: opts.Clock, Metrics: opts.Metrics})
+		close(runDone)
+		wg.Wait()
+		if err != nil {
+			return SweepResult{}, fmt.Errorf("level %d: %w", level, err)
+		}
+
+		latencies := make([]float64, len(run.Outcomes))
+		for i, o := range run.Outcomes {
+			latencies[i] = o.Latency
+		}
+		lv := SweepLevel{
+			Concurrency:  level,
+			Throughput:   receipt.NewThroughput(latencies, ImagesPerJudgment, run.WallSeconds, run.Concurrency, run.Discarded, run.Server),
+			KVCacheUsage: kv,
+			Stopped:      run.Stopped,
+			Run:          run,
+		}
+		if len(run.MetricsReadings) == 2 {
+			d := serving.ServerDelta(run.MetricsReadings[0], run.MetricsReadings[1])
+			lv.Server = &d
+			if res.ServerArgs.CacheConfig == nil {
+				if cache, ok := serving.FirstCacheConfig(run.MetricsReadings...); ok {
+					res.ServerArgs = serving.ServerArgs(cache, opts.CallerStated)
+				}
+			}
+		}
+		res.Levels = append(res.Levels, lv)
+		res.LevelServerArgs = append(res.LevelServerArgs, res.ServerArgs)
+		if run.Stopped != nil {
+			break
+		}
+	}
+	return res, nil
+}
+
+// waitSent waits until sent reaches want, polling every poll, for at most
+// wait, or until done is closed or ctx ends.
+func waitSent(ctx context.Context, sent *atomic.Int64, want int64, wait, poll time.Duration, done <-chan struct{}) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for sent.Load() < want {
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			return
+		case <-done:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}

@@ -1,0 +1,155 @@
+package checkmatch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/judgment/backend"
+	"github.com/typevet/typevet-go/judgment/fake"
+	"github.com/typevet/typevet-go/judgment/judgmenttest"
+	"github.com/typevet/typevet-go/serving"
+)
+
+// vllmSession opens a vLLM session on srv.
+func vllmSession(t *testing.T, srv *judgmenttest.Server) *backend.Session {
+	t.Helper()
+	env := map[string]string{
+		"TYPEVET_BACKEND":        "vllm",
+		"TYPEVET_VLLM__BASE_URL": srv.URL,
+		"TYPEVET_VLLM__MODEL":    judgmenttest.DefaultModelID,
+	}
+	s, err := backend.SettingsFromEnv(func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	require.NoError(t, err)
+	sess, err := backend.Open(context.Background(), s, "")
+	require.NoError(t, err)
+	t.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+// sweepOptions reads /metrics and the in-flight KV value from sess.
+func sweepOptions(sess *backend.Session, levels []int, stated *string) SweepOptions {
+	return SweepOptions{
+		Levels: levels,
+		Metrics: func(ctx context.Context) (string, bool) {
+			return serving.Read(ctx, sess.HTTPClient, sess.BaseURL)
+		},
+		KVCacheUsage: func(ctx context.Context) serving.Value {
+			return serving.ReadKVCacheUsage(ctx, sess.HTTPClient, sess.BaseURL)
+		},
+		CallerStated: stated,
+	}
+}
+
+func TestSweepAgainstVLLM(t *testing.T) {
+	reqs := studySlice(t, 1).Requests
+	srv := judgmenttest.NewUnstartedVLLM(&judgmenttest.Model{Delay: func(string) time.Duration { return 5 * time.Millisecond }})
+	var reads atomic.Int64
+	srv.Metrics = func(c judgmenttest.MetricCounters) string {
+		n := reads.Add(1)
+		text := judgmenttest.DefaultMetrics(c)
+		if n >= 4 { // from the second level's first read on
+			text += fmt.Sprintf("vllm:cache_config_info{block_size=\"%d\",engine=\"0\"} 1.0\n", n)
+		}
+		return text
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	sess := vllmSession(t, srv)
+	stated := "--max-num-seqs 64"
+
+	res, err := Sweep(context.Background(), sess.Port, sess.Model, reqs, sweepOptions(sess, []int{1, 4, 16}, &stated))
+	require.NoError(t, err)
+	require.Len(t, res.Levels, 3)
+	assert.EqualValues(t, 9, reads.Load(), "three /metrics reads per level: before, in flight, after")
+	assert.Equal(t, 4*7*3, srv.Count("/v1/chat/completions"), "4 scoring calls per case, 7 cases, 3 levels")
+
+	for i, want := range []int{1, 4, 16} {
+		lv := res.Levels[i]
+		assert.Equal(t, want, lv.Concurrency)
+		assert.Equal(t, want, lv.Throughput.Concurrency)
+		assert.Equal(t, 7, lv.Throughput.Judgments)
+		assert.Equal(t, 7, lv.Throughput.Images)
+		assert.Nil(t, lv.Stopped)
+		require.NotNil(t, lv.Throughput.JudgmentsPerSecond)
+		require.NotNil(t, lv.Server, "the four-key delta")
+		require.True(t, lv.Server.E2E.Known, "e2e histogram of the level")
+		assert.Equal(t, 28.0, lv.Server.E2E.Count, "the level's own 28 scoring requests")
+		require.NotNil(t, lv.Throughput.Server, "the run's full server block stays in the throughput block")
+		assert.Equal(t, 28.0, lv.Throughput.Server.Counters.RequestSuccess.Number)
+		require.NotNil(t, lv.KVCacheUsage)
+		assert.True(t, lv.KVCacheUsage.Known, "level %d: the fake serves vllm:kv_cache_usage_perc", want)
+		b, err := json.Marshal(lv)
+		require.NoError(t, err)
+		assertOrder(t, string(b), `"concurrency"`, `"throughput"`, `"server":{"e2e"`, `"queue"`, `"prefill"`, `"prefix_cache_hit_rate"`, `"kv_cache_usage"`, `"stopped":null`)
+	}
+
+	// The sweep rule: level 1's readings lack the gauge; level 4's before
+	// reading (read 4) holds it and wins; level 16 never overwrites it.
+	assert.Nil(t, res.LevelServerArgs[0].CacheConfig)
+	require.NotNil(t, res.ServerArgs.CacheConfig)
+	assert.Equal(t, serving.Labels{{Name: "block_size", Value: "4"}, {Name: "engine", Value: "0"}}, res.ServerArgs.CacheConfig)
+	assert.Equal(t, res.ServerArgs, res.LevelServerArgs[1])
+	assert.Equal(t, res.ServerArgs, res.LevelServerArgs[2])
+	require.NotNil(t, res.ServerArgs.CallerStated)
+	assert.Equal(t, stated, *res.ServerArgs.CallerStated)
+	assert.Equal(t, "metrics", res.ServerArgs.CacheConfigSource)
+}
+
+// The in-flight read waits for the level's first calls: with 4 slow calls
+// in flight, the fake's KV gauge (running/4) reads above zero.
+func TestSweepKVReadInFlight(t *testing.T) {
+	reqs := studySlice(t, 1).Requests
+	srv := judgmenttest.NewVLLM(&judgmenttest.Model{Delay: func(string) time.Duration { return 150 * time.Millisecond }})
+	t.Cleanup(srv.Close)
+	sess := vllmSession(t, srv)
+	res, err := Sweep(context.Background(), sess.Port, sess.Model, reqs[:4], sweepOptions(sess, []int{4}, nil))
+	require.NoError(t, err)
+	require.NotNil(t, res.Levels[0].KVCacheUsage)
+	assert.Positive(t, res.Levels[0].KVCacheUsage.Number)
+	assert.Nil(t, res.ServerArgs.CallerStated)
+	assert.Nil(t, res.ServerArgs.CacheConfig)
+}
+
+func TestSweepStopsAtFailedLevel(t *testing.T) {
+	reqs := studySlice(t, 1).Requests
+	srv := judgmenttest.NewVLLM(nil)
+	t.Cleanup(srv.Close)
+	// Level 1 takes 28 scoring calls; fail the 2nd case of level 4.
+	srv.Inject(judgmenttest.Fault{Path: "/v1/chat/completions", Nth: 28 + 5, Status: 503, Body: `{"error": "overloaded"}`})
+	sess := vllmSession(t, srv)
+	res, err := Sweep(context.Background(), sess.Port, sess.Model, reqs, sweepOptions(sess, []int{1, 4, 16}, nil))
+	require.NoError(t, err)
+	require.Len(t, res.Levels, 2, "the sweep ends with the level that failed")
+	assert.Nil(t, res.Levels[0].Stopped)
+	require.NotNil(t, res.Levels[1].Stopped)
+	assert.Equal(t, "BackendHttpError", res.Levels[1].Stopped.ErrorClass)
+	assert.Equal(t, res.Levels[1].Stopped.Discarded, res.Levels[1].Throughput.Discarded)
+}
+
+func TestSweepOffline(t *testing.T) {
+	reqs := studySlice(t, 1).Requests
+	res, err := Sweep(context.Background(), fake.New(nil), "fake-model", reqs, SweepOptions{Levels: []int{1, 2}})
+	require.NoError(t, err)
+	require.Len(t, res.Levels, 2)
+	for _, lv := range res.Levels {
+		assert.Nil(t, lv.Server)
+		assert.Nil(t, lv.KVCacheUsage)
+		assert.Nil(t, lv.Throughput.Server)
+		assert.Len(t, lv.Run.Outcomes, 7)
+	}
+	assert.Equal(t, serving.ServerArgs(nil, nil), res.ServerArgs)
+	b, err := json.Marshal(res.Levels[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"server":null,"kv_cache_usage":null`)
+
+	_, err = Sweep(context.Background(), fake.New(nil), "m", reqs, SweepOptions{Levels: []int{1, 0}})
+	assert.EqualError(t, err, "concurrency must be at least 1, got 0")
+	assert.Equal(t, []int{1, 4, 16, 32}, DefaultSweepLevels)
+}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/judgment/judgmenttest"
+)
+
+// The tests render the one-row slice once.
+func init() {
+	var mu sync.Mutex
+	cache := map[[2]uint64]checkmatch.Slice{}
+	buildSlice = func(seed uint64, rows int) (checkmatch.Slice, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		k := [2]uint64{seed, uint64(rows)}
+		if s, ok := cache[k]; ok {
+			return s, nil
+		}
+		s, err := checkmatch.BuildSlice(seed, rows)
+		if err == nil {
+			cache[k] = s
+		}
+		return s, err
+	}
+}
+
+type result struct {
+	err            error
+	code           int
+	stdout, stderr string
+}
+
+func runCmd(t *testing.T, args []string, env map[string]string) result {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	err := run(&stdout, &stderr, args, func(k string) (string, bool) { v, ok := env[k]; return v, ok })
+	return result{err: err, code: exitCode(err, &stderr), stdout: stdout.String(), stderr: stderr.String()}
+}
+
+func readReceipt(t *testing.T, path string) checkmatch.Receipt {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	r, err := checkmatch.ReadReceipt(f)
+	require.NoError(t, err)
+	return r
+}
+
+func vllmEnv(t *testing.T, srv *judgmenttest.Server) map[string]string {
+	t.Cleanup(srv.Close)
+	return map[string]string{
+		envBackend:                 "vllm",
+		"TYPEVET_VLLM__BASE_URL":   srv.URL,
+		"TYPEVET_VLLM__MODEL":      judgmenttest.DefaultModelID,
+		envRevision:                "rev-1",
+		"TYPEVET_VLLM_SERVER_ARGS": "--max-num-seqs 64",
+		envRows:                    "1",
+		envPorcelain:               "",
+	}
+}
+
+const cacheLine = `vllm:cache_config_info{block_size="16",engine="0"} 1.0` + "\n"
+
+func TestSweepAgainstVLLM(t *testing.T) {
+	srv := judgmenttest.NewUnstartedVLLM(nil)
+	srv.Metrics = func(c judgmenttest.MetricCounters) string { return judgmenttest.DefaultMetrics(c) + cacheLine }
+	srv.Start()
+	env := vllmEnv(t, srv)
+	prefix := filepath.Join(t.TempDir(), "receipts", "tp")
+	r := runCmd(t, []string{"-levels", "1, 4", "-receipt-prefix", prefix}, env)
+	require.NoError(t, r.err, r.stderr)
+	assert.Equal(t, 0, r.code)
+	assert.Equal(t, 6, srv.Count("/metrics"), "before, in flight and after, per level")
+
+	for _, level := range []int{1, 4} {
+		rec := readReceipt(t, fmt.Sprintf("%s_c%d.json", prefix, level))
+		assert.Equal(t, "vllm", string(rec.Backend))
+		assert.Nil(t, rec.Stopped)
+		assert.Len(t, rec.Cases, 7)
+		assert.Equal(t, level, rec.Pins.Concurrency)
+		require.NotNil(t, rec.Throughput)
+		assert.Equal(t, level, rec.Throughput.Concurrency)
+		assert.Equal(t, 7, rec.Throughput.Judgments)
+		require.NotNil(t, rec.Throughput.Server)
+		assert.Equal(t, 28.0, rec.Throughput.Server.Counters.RequestSuccess.Number, "this level's calls only")
+		require.NotNil(t, rec.ServerArgs)
+		assert.NotNil(t, rec.ServerArgs.CacheConfig, "level 1's before reading holds the gauge")
+		require.NotNil(t, rec.ServerArgs.CallerStated)
+		assert.Equal(t, "--max-num-seqs 64", *rec.ServerArgs.CallerStated)
+		assert.Equal(t, "rev-1", rec.Pins.ModelRevision)
+		m, err := checkmatch.Recompute(rec)
+		require.NoError(t, err)
+		assert.Equal(t, rec.Metrics.Accuracy, m.Accuracy)
+	}
+
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	require.Len(t, lines, 3, r.stdout)
+	assert.Regexp(t, `^level\s+judgments/s\s+images/s\s+p50_s\s+p95_s\s+discarded\s+kv_cache_usage$`, lines[0])
+	assert.Regexp(t, `^1\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}\s+0\s+\S+$`, lines[1])
+	assert.Regexp(t, `^4\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}\s+0\s+\S+$`, lines[2])
+	assert.NotContains(t, r.stdout, "null", "vLLM levels have every value")
+	assert.Contains(t, r.stderr, "receipt "+prefix+"_c4.json sha256 ")
+}
+
+func TestSweepStopsOnFailure(t *testing.T) {
+	srv := judgmenttest.NewVLLM(nil)
+	// Level 1 takes 28 scoring calls; the failure hits level 4.
+	srv.Inject(judgmenttest.Fault{Path: "/v1/chat/completions", Nth: 28 + 9, Status: 503, Body: `{"error": "overloaded"}`})
+	env := vllmEnv(t, srv)
+	prefix := filepath.Join(t.TempDir(), "tp")
+	r := runCmd(t, []string{"-levels", "1,4,16", "-receipt-prefix", prefix}, env)
+	require.Error(t, r.err)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.stderr, "level 4 stopped at case")
+	assert.FileExists(t, prefix+"_c1.json")
+	rec := readReceipt(t, prefix+"_c4.json")
+	require.NotNil(t, rec.Stopped)
+	assert.Equal(t, "BackendHttpError", rec.Stopped.ErrorClass)
+	assert.NoFileExists(t, prefix+"_c16.json", "no later level ran")
+}
+
+func TestSweepOffline(t *testing.T) {
+	prefix := filepath.Join(t.TempDir(), "tp")
+	r := runCmd(t, []string{"-levels", "2", "-receipt-prefix", prefix, "-backend", "fake", "-rows", "1"}, map[string]string{})
+	require.NoError(t, r.err, r.stderr)
+	rec := readReceipt(t, prefix+"_c2.json")
+	assert.Equal(t, "fake", string(rec.Backend))
+	assert.Nil(t, rec.ServerArgs)
+	assert.Nil(t, rec.Throughput.Server)
+	assert.Regexp(t, `\n2\s+\S+\s+\S+\s+\S+\s+\S+\s+0\s+null\n$`, r.stdout)
+}
+
+func TestUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	taken := filepath.Join(dir, "tp_c4.json")
+	require.NoError(t, os.WriteFile(taken, []byte("{}"), 0o644))
+	prefix := filepath.Join(dir, "tp")
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{name: "no prefix", args: nil, want: "-receipt-prefix is required"},
+		{name: "level zero", args: []string{"-levels", "1,0", "-receipt-prefix", prefix}, want: "-levels must list whole numbers"},
+		{name: "level text", args: []string{"-levels", "one", "-receipt-prefix", prefix}, want: "-levels must list whole numbers"},
+		{name: "empty levels", args: []string{"-levels", "", "-receipt-prefix", prefix}, want: "-levels must list whole numbers"},
+		{name: "repeated level", args: []string{"-levels", "4,4", "-receipt-prefix", prefix}, want: "-levels lists 4 twice"},
+		{name: "level receipt exists", args: []string{"-levels", "1,4", "-receipt-prefix", prefix}, want: "must name new files: " + taken + " exists"},
+		{name: "rows", args: []string{"-levels", "1", "-receipt-prefix", prefix, "-rows", "21"}, want: "TYPEVET_CHECK_MATCH_ROWS must be 1 to 20"},
+		{name: "seed", args: []string{"-levels", "1", "-receipt-prefix", prefix}, env: map[string]string{envSeed: "x"}, want: "TYPEVET_CHECK_MATCH_SEED must be a non-negative integer"},
+		{name: "vllm revision", args: []string{"-levels", "1", "-receipt-prefix", prefix, "-backend", "vllm"},
+			env: map[string]string{"TYPEVET_VLLM__BASE_URL": "http://127.0.0.1:1", "TYPEVET_VLLM__MODEL": "m"}, want: "TYPEVET_VLLM_MODEL_REVISION must name"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := runCmd(t, tt.args, tt.env)
+			var ue *usageError
+			require.ErrorAs(t, r.err, &ue)
+			assert.Contains(t, r.err.Error(), tt.want)
+			assert.Equal(t, 2, r.code)
+			assert.Empty(t, r.stdout)
+			assert.NoFileExists(t, prefix+"_c1.json")
+		})
+	}
+}
