@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // SeedError reports seed text that [ParseSeed] refuses. Its message is
@@ -22,9 +21,9 @@ type SeedError struct {
 func (e *SeedError) Error() string {
 	if e.Overflow {
 		return fmt.Sprintf("%s must be a non-negative integer of at most %d: %s",
-			e.Name, uint64(math.MaxUint64), pyRepr(e.Text))
+			e.Name, uint64(math.MaxUint64), pytext.Repr(e.Text))
 	}
-	return fmt.Sprintf("%s must be a non-negative integer: %s", e.Name, pyRepr(e.Text))
+	return fmt.Sprintf("%s must be a non-negative integer: %s", e.Name, pytext.Repr(e.Text))
 }
 
 // ParseSeed parses a generator seed from text; name is the variable or flag
@@ -37,7 +36,7 @@ func (e *SeedError) Error() string {
 // uint64, so a larger value is a [*SeedError] with Overflow set, never a
 // silent wrap.
 func ParseSeed(raw, name string) (uint64, error) {
-	text := strings.TrimFunc(raw, pyIsSpace)
+	text := pytext.Strip(raw)
 	if text == "" {
 		return DefaultSeed, nil
 	}
@@ -53,49 +52,5 @@ func ParseSeed(raw, name string) (uint64, error) {
 	return v, nil
 }
 
-// pyIsSpace is Python's str.isspace for one character: Go's Unicode White
-// Space plus the ASCII separators U+001C..U+001F, which Python also strips.
-func pyIsSpace(r rune) bool {
-	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
-}
-
-// pyRepr quotes s the way Python's repr(str) does: single quotes unless the
-// text holds a single quote and no double quote; backslash, the chosen quote
-// and non-printable characters escaped (\t \n \r, \xhh, \uhhhh, \Uhhhhhhhh);
-// printable non-ASCII characters kept literally.
-func pyRepr(s string) string {
-	quote := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		quote = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(quote)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == utf8.RuneError && size == 1:
-			// Invalid UTF-8 cannot come from Python text; show the byte.
-			fmt.Fprintf(&b, `\x%02x`, s[i-1])
-		case r == rune(quote) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-	}
-	b.WriteByte(quote)
-	return b.String()
-}
+// pyIsSpace is [pytext.IsSpace], under the name orderings_receipt.go uses.
+func pyIsSpace(r rune) bool { return pytext.IsSpace(r) }

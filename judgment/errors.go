@@ -2,11 +2,6 @@ package judgment
 
 import (
 	"errors"
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-	"unicode"
 )
 
 // The error classes of spec §6. Each Python class is a Go type used as a
@@ -211,74 +206,3 @@ func ErrorClass(err error) string {
 func judgmentErr(msg string) error { return &JudgmentValidationError{Msg: msg} }
 
 func scoringErr(msg string) error { return &ScoringValidationError{Msg: msg} }
-
-// pyFloat formats v as Python's repr(float) does, for messages that quote
-// a number: "0.5", "2.0", "1e-07", "nan", "inf".
-func pyFloat(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "nan"
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
-	}
-	if a := math.Abs(v); a != 0 && (a < 1e-4 || a >= 1e16) {
-		return strconv.FormatFloat(v, 'e', -1, 64)
-	}
-	s := strconv.FormatFloat(v, 'f', -1, 64)
-	if !strings.Contains(s, ".") {
-		s += ".0"
-	}
-	return s
-}
-
-// pyStrList formats labels as a Python list repr: ['a', 'b'].
-func pyStrList(labels []string) string {
-	var b strings.Builder
-	b.WriteByte('[')
-	for i, l := range labels {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		b.WriteString(pyRepr(l))
-	}
-	b.WriteByte(']')
-	return b.String()
-}
-
-// pyRepr quotes s as Python's repr(str) does, the form typevet uses for
-// names and labels in messages: single quotes unless s holds a single
-// quote and no double quote; backslash, the quote and non-printable
-// characters escaped.
-func pyRepr(s string) string {
-	q := byte('\'')
-	if strings.ContainsRune(s, '\'') && !strings.ContainsRune(s, '"') {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for _, r := range s {
-		switch {
-		case r == '\\' || r == rune(q):
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x10000:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}

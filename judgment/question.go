@@ -2,8 +2,8 @@ package judgment
 
 import (
 	"fmt"
-	"strings"
-	"unicode"
+
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // Kind names the type of a [Question].
@@ -143,7 +143,7 @@ func validateQuestion(name string, q Question) error {
 		}
 		seen := make(map[string]bool, len(q.Criteria))
 		for _, c := range q.Criteria {
-			if pyStrip(c.Label) == "" {
+			if pytext.Strip(c.Label) == "" {
 				return judgmentErr("choice criteria must be non-empty with labeled keys")
 			}
 			if seen[c.Label] {
@@ -158,7 +158,7 @@ func validateQuestion(name string, q Question) error {
 		}
 		return checkControlCapacity(len(q.Criteria))
 	}
-	return judgmentErr(fmt.Sprintf("unsupported wire question for %s", pyRepr(name)))
+	return judgmentErr(fmt.Sprintf("unsupported wire question for %s", pytext.Repr(name)))
 }
 
 func checkControlCapacity(n int) error {
@@ -203,12 +203,3 @@ func originalLabels(q Question) []string {
 	}
 	return ScoringLabels(q)
 }
-
-// isPySpace reports whether r is whitespace for Python's str.strip: Go's
-// unicode.IsSpace plus the separators U+001C..U+001F.
-func isPySpace(r rune) bool {
-	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
-}
-
-// pyStrip trims as Python's str.strip() without arguments.
-func pyStrip(s string) string { return strings.TrimFunc(s, isPySpace) }

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/typevet/typevet-go/internal/pyjson"
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // MediaMarker is the placeholder a prefix holds once per image, one per
@@ -58,11 +61,11 @@ func (r Request) Validate() error {
 
 // validateHead checks the model and the threshold.
 func (r Request) validateHead() error {
-	if pyStrip(r.Model) == "" {
+	if pytext.Strip(r.Model) == "" {
 		return judgmentErr("model must be non-empty")
 	}
 	if t := r.OffOptionThreshold; t != nil && (math.IsNaN(*t) || *t < 0 || *t > 1) {
-		return judgmentErr("off_option_threshold must be None or in [0, 1], got " + pyFloat(*t))
+		return judgmentErr("off_option_threshold must be None or in [0, 1], got " + pyjson.FormatFloat(*t))
 	}
 	return nil
 }
@@ -80,7 +83,7 @@ func (r Request) validateBody() error {
 	seen := make(map[string]bool, len(r.Questions))
 	for _, nq := range r.Questions {
 		if seen[nq.Name] {
-			return judgmentErr(fmt.Sprintf("duplicate question name %s", pyRepr(nq.Name)))
+			return judgmentErr(fmt.Sprintf("duplicate question name %s", pytext.Repr(nq.Name)))
 		}
 		seen[nq.Name] = true
 		if err := validateQuestion(nq.Name, nq.Question); err != nil {
@@ -99,7 +102,7 @@ func (im Image) validate() error {
 	case "image/png", "image/jpeg", "image/webp":
 		return nil
 	}
-	return scoringErr(fmt.Sprintf("unsupported image mime type %s; supported: image/jpeg, image/png, image/webp", pyRepr(im.MIMEType)))
+	return scoringErr(fmt.Sprintf("unsupported image mime type %s; supported: image/jpeg, image/png, image/webp", pytext.Repr(im.MIMEType)))
 }
 
 // neutralize replaces every media marker in caller text (typevet #433).

@@ -6,6 +6,9 @@ import (
 	"math"
 	"strings"
 	"unicode"
+
+	"github.com/typevet/typevet-go/internal/pyjson"
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // JudgeOptions configures [NewJudge]. The zero value means: no model pin,
@@ -71,7 +74,7 @@ func (j *Judge) Judge(ctx context.Context, req Request) (Response, error) {
 		return Response{}, err
 	}
 	if j.opts.Model != "" && req.Model != j.opts.Model {
-		return Response{}, judgmentErr(fmt.Sprintf("model %s does not match pinned model %s", pyRepr(req.Model), pyRepr(j.opts.Model)))
+		return Response{}, judgmentErr(fmt.Sprintf("model %s does not match pinned model %s", pytext.Repr(req.Model), pytext.Repr(j.opts.Model)))
 	}
 	if err := req.validateBody(); err != nil {
 		return Response{}, err
@@ -166,7 +169,7 @@ func (j *Judge) prepare(ctx context.Context, req Request, context string, nq Nam
 		}
 		if len(ids) != 1 {
 			if i == 0 {
-				return prepared{}, judgmentErr(fmt.Sprintf("control string '0' for label %s must tokenize to exactly one token", pyRepr(orig[0])))
+				return prepared{}, judgmentErr(fmt.Sprintf("control string '0' for label %s must tokenize to exactly one token", pytext.Repr(orig[0])))
 			}
 			return prepared{}, judgmentErr(fmt.Sprintf("native Choice supports %d options on this tokenizer; got %d", i, len(labels)))
 		}
@@ -248,7 +251,7 @@ func lookupDescription(crit map[string]string, label string) string {
 func labelsCollide(labels []string) bool {
 	active := controlAlphabet[:len(labels)]
 	for _, l := range labels {
-		t := pyStrip(l)
+		t := pytext.Strip(l)
 		// Python's isdigit also accepts superscript digits; unicode.IsDigit
 		// (category Nd) does not. Labels like "²" are the only difference.
 		if t != "" && strings.IndexFunc(t, func(r rune) bool { return !unicode.IsDigit(r) }) < 0 {
@@ -343,7 +346,7 @@ func softmax(logprobs []float64) ([]float64, error) {
 		sum += p[i]
 	}
 	if math.Abs(sum-1) > probabilitySumTolerance {
-		return nil, &DecisionExecutionError{Msg: "probabilities sum to " + pyFloat(sum)}
+		return nil, &DecisionExecutionError{Msg: "probabilities sum to " + pyjson.FormatFloat(sum)}
 	}
 	return p, nil
 }

@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/typevet/typevet-go/internal/pyjson"
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // Candidate is one option of a scoring request: its label and the single
@@ -76,7 +79,7 @@ const offOptionMassTolerance = 1e-2
 // the prefix per image. Violations are [ScoringValidationError]s. Backends
 // may call it before sending.
 func (r ScoringRequest) Validate() error {
-	if pyStrip(r.Model) == "" {
+	if pytext.Strip(r.Model) == "" {
 		return scoringErr("model must be non-empty")
 	}
 	if r.Prefix == "" {
@@ -95,7 +98,7 @@ func (r ScoringRequest) Validate() error {
 		labels[c.Label] = true
 	}
 	if dup != nil {
-		return scoringErr("duplicate candidate labels: " + pyStrList(dup))
+		return scoringErr("duplicate candidate labels: " + pytext.ReprList(dup))
 	}
 	for _, c := range r.Candidates {
 		if c.TokenID < 0 {
@@ -139,10 +142,10 @@ func (r ScoringRequest) ValidateResult(res ScoringResult) error {
 		}
 	}
 	if dup != nil {
-		return scoringErr("duplicate candidate labels in scoring result: " + pyStrList(dup))
+		return scoringErr("duplicate candidate labels in scoring result: " + pytext.ReprList(dup))
 	}
 	if unexpected != nil {
-		return scoringErr("unexpected candidate labels in scoring result: " + pyStrList(unexpected))
+		return scoringErr("unexpected candidate labels in scoring result: " + pytext.ReprList(unexpected))
 	}
 	var missing []string
 	for _, c := range r.Candidates {
@@ -151,7 +154,7 @@ func (r ScoringRequest) ValidateResult(res ScoringResult) error {
 		}
 	}
 	if missing != nil {
-		return scoringErr("missing scores for requested candidates: " + pyStrList(missing))
+		return scoringErr("missing scores for requested candidates: " + pytext.ReprList(missing))
 	}
 	// Same label sets and no duplicates, so the row counts are equal.
 	var total float64
@@ -161,22 +164,22 @@ func (r ScoringRequest) ValidateResult(res ScoringResult) error {
 			return scoringErr("scoring result candidates are not in request order")
 		}
 		if c.TokenID != req.TokenID {
-			return scoringErr(fmt.Sprintf("scoring result token ids for %s do not match the request", pyRepr(c.Label)))
+			return scoringErr(fmt.Sprintf("scoring result token ids for %s do not match the request", pytext.Repr(c.Label)))
 		}
 		if math.IsNaN(c.Logprob) || math.IsInf(c.Logprob, 0) {
-			return scoringErr(fmt.Sprintf("non-finite logprob for candidate %s", pyRepr(c.Label)))
+			return scoringErr(fmt.Sprintf("non-finite logprob for candidate %s", pytext.Repr(c.Label)))
 		}
 		if c.Logprob > positiveLogprobTolerance {
-			return scoringErr(fmt.Sprintf("positive logprob for candidate %s: %s", pyRepr(c.Label), pyFloat(c.Logprob)))
+			return scoringErr(fmt.Sprintf("positive logprob for candidate %s: %s", pytext.Repr(c.Label), pyjson.FormatFloat(c.Logprob)))
 		}
 		total += math.Exp(c.Logprob)
 	}
 	if m := res.OffOptionMass; m != nil {
 		if math.IsNaN(*m) || *m < 0 || *m > 1 {
-			return scoringErr("off_option_mass must be finite and in [0, 1], got " + pyFloat(*m))
+			return scoringErr("off_option_mass must be finite and in [0, 1], got " + pyjson.FormatFloat(*m))
 		}
 		if total+*m > 1+offOptionMassTolerance {
-			return scoringErr(fmt.Sprintf("candidate mass %s plus off_option_mass %s exceeds 1", pyFloat(total), pyFloat(*m)))
+			return scoringErr(fmt.Sprintf("candidate mass %s plus off_option_mass %s exceeds 1", pyjson.FormatFloat(total), pyjson.FormatFloat(*m)))
 		}
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -24,7 +26,7 @@ func FuzzWorkingTreeFromPorcelain(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, porcelain string) {
 		wt := WorkingTreeFromPorcelain(&porcelain, hashA)
-		nonBlank := slices.ContainsFunc(pySplitLines(porcelain), func(l string) bool { return pyStrip(l) != "" })
+		nonBlank := slices.ContainsFunc(pytext.SplitLines(porcelain), func(l string) bool { return pytext.Strip(l) != "" })
 		if wt.Dirty != nonBlank {
 			t.Fatalf("dirty = %v for %q", wt.Dirty, porcelain)
 		}

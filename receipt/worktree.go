@@ -7,8 +7,9 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // WithoutPorcelainPath is the one dirty path recorded when no porcelain text
@@ -76,8 +77,8 @@ func WorkingTreeFromPorcelain(porcelain *string, baseline string) WorkingTree {
 		return WorkingTree{Dirty: true, DirtyPaths: []string{WithoutPorcelainPath}, DirtyDigest: Unknown}
 	}
 	var lines []string
-	for _, line := range pySplitLines(*porcelain) {
-		if pyStrip(line) != "" {
+	for _, line := range pytext.SplitLines(*porcelain) {
+		if pytext.Strip(line) != "" {
 			lines = append(lines, line)
 		}
 	}
@@ -108,50 +109,9 @@ func porcelainPath(line string) string {
 		_, size := utf8.DecodeRuneInString(rest)
 		rest = rest[size:]
 	}
-	path := pyStrip(rest)
+	path := pytext.Strip(rest)
 	if _, after, ok := strings.Cut(path, " -> "); ok {
 		path = after
 	}
 	return path
-}
-
-// pyIsSpace reports whether Python's str.isspace holds for r: Go's
-// unicode.IsSpace plus the separators U+001C..U+001F.
-func pyIsSpace(r rune) bool {
-	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
-}
-
-// pyStrip is Python's str.strip().
-func pyStrip(s string) string {
-	return strings.TrimFunc(s, pyIsSpace)
-}
-
-// pySplitLines is Python's str.splitlines(): it splits on \n, \r, \r\n,
-// \v, \f, U+001C..U+001E, U+0085, U+2028 and U+2029 and drops the
-// boundaries; a trailing boundary makes no empty last line.
-func pySplitLines(s string) []string {
-	var lines []string
-	start := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch r {
-		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-			lines = append(lines, s[start:i])
-			i += size
-			start = i
-		case '\r':
-			lines = append(lines, s[start:i])
-			i += size
-			if i < len(s) && s[i] == '\n' {
-				i++
-			}
-			start = i
-		default:
-			i += size
-		}
-	}
-	if start < len(s) {
-		lines = append(lines, s[start:])
-	}
-	return lines
 }

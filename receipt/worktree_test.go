@@ -126,27 +126,6 @@ func TestWorkingTreeFromPorcelain(t *testing.T) {
 	}
 }
 
-func TestPySplitLines(t *testing.T) {
-	tests := []struct {
-		name string
-		in   string
-		want []string
-	}{
-		{name: "empty", in: "", want: nil},
-		{name: "trailing newline", in: "a\n", want: []string{"a"}},
-		{name: "blank middle", in: "a\n\nb", want: []string{"a", "", "b"}},
-		{name: "cr and crlf", in: "a\rb\r\nc", want: []string{"a", "b", "c"}},
-		{name: "python separators", in: "a\vb\fc\x1cd\u0085e\u2028f", want: []string{"a", "b", "c", "d", "e", "f"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := pySplitLines(tt.in); !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("pySplitLines(%q) = %q, want %q", tt.in, got, tt.want)
-			}
-		})
-	}
-}
-
 func TestWorkingTreeJSON(t *testing.T) {
 	tests := []struct {
 		name   string

@@ -2,10 +2,8 @@ package serving
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // EngineError refuses a /metrics reading in which one gauge carries several
@@ -26,12 +24,8 @@ type EngineError struct {
 //
 //	gauge vllm:kv_cache_usage_perc carries engine labels ['0', '1']; a sum across engines is not one reading
 func (e *EngineError) Error() string {
-	quoted := make([]string, len(e.Engines))
-	for i, id := range e.Engines {
-		quoted[i] = pyRepr(id)
-	}
-	return fmt.Sprintf("gauge %s carries engine labels [%s]; a sum across engines is not one reading",
-		e.Gauge, strings.Join(quoted, ", "))
+	return fmt.Sprintf("gauge %s carries engine labels %s; a sum across engines is not one reading",
+		e.Gauge, pytext.ReprList(e.Engines))
 }
 
 // ReadingError says why a present /metrics reading counted as missing: its
@@ -64,45 +58,3 @@ type HTTPError struct {
 func (e *HTTPError) Error() string {
 	return fmt.Sprintf("serving: GET %s: HTTP %d", e.Path, e.StatusCode)
 }
-
-// pyRepr quotes s the way Python's repr quotes a str: single quotes unless
-// s holds a single quote and no double quote, backslash escapes for the
-// quote, the backslash, \t \n \r, \xNN, \uNNNN or \UNNNNNNNN for other
-// unprintable runes.
-func pyRepr(s string) string {
-	q := byte('\'')
-	if strings.IndexByte(s, '\'') >= 0 && strings.IndexByte(s, '"') < 0 {
-		q = '"'
-	}
-	var b strings.Builder
-	b.WriteByte(q)
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b.WriteString(`\ufffd`)
-		case r == rune(q) || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case unicode.IsPrint(r):
-			b.WriteRune(r)
-		case r < 0x100:
-			b.WriteString(`\x` + pad(strconv.FormatInt(int64(r), 16), 2))
-		case r < 0x10000:
-			b.WriteString(`\u` + pad(strconv.FormatInt(int64(r), 16), 4))
-		default:
-			b.WriteString(`\U` + pad(strconv.FormatInt(int64(r), 16), 8))
-		}
-	}
-	b.WriteByte(q)
-	return b.String()
-}
-
-func pad(s string, n int) string { return strings.Repeat("0", n-len(s)) + s }

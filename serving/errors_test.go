@@ -2,17 +2,22 @@ package serving
 
 import "testing"
 
-func TestPyRepr(t *testing.T) {
-	for _, tt := range []struct{ in, want string }{
-		{"0", "'0'"}, {"(none)", "'(none)'"}, {"it's", `"it's"`}, {`a'b"c`, `'a\'b"c'`}, {`back\slash`, `'back\\slash'`},
-		{"tab\tnl\n", `'tab\tnl\n'`}, {"\x00\x7f", `'\x00\x7f'`}, {"é", "'é'"}, {"\u2028", `'\u2028'`}, {"\U000e0001", `'\U000e0001'`},
-	} {
-		if got := pyRepr(tt.in); got != tt.want {
-			t.Errorf("pyRepr(%q) = %s, want %s", tt.in, got, tt.want)
-		}
+func TestEngineErrorMessage(t *testing.T) {
+	tests := []struct {
+		name    string
+		engines []string
+		want    string
+		reason  string
+	}{
+		{"two engines", []string{"(none)", "0"}, "gauge g carries engine labels ['(none)', '0']; a sum across engines is not one reading", ""},
+		{"quote in id", []string{"it's", "1"}, `gauge g carries engine labels ["it's", '1']; a sum across engines is not one reading`, "ids are quoted as Python's repr quotes them"},
 	}
-	e := &EngineError{Gauge: "g", Engines: []string{"(none)", "0"}}
-	if got, want := e.Error(), "gauge g carries engine labels ['(none)', '0']; a sum across engines is not one reading"; got != want {
-		t.Errorf("got %q", got)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := &EngineError{Gauge: "g", Engines: tt.engines}
+			if got := e.Error(); got != tt.want {
+				t.Errorf("Error() = %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

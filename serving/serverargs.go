@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // Names of the server_args block (serving spec §2.1).
@@ -150,14 +152,12 @@ func (l *Labels) UnmarshalJSON(b []byte) error {
 //   - The engine label is kept like any other.
 func CacheConfig(text string) (Labels, bool) {
 	var found Labels
-	eachLine(text, func(line string) bool {
-		labelText, ok := cacheConfigLine(line)
-		if !ok {
-			return true
+	for line := range pytext.Lines(text) {
+		if labelText, ok := cacheConfigLine(line); ok {
+			found = parseLabelPairs(labelText)
+			break
 		}
-		found = parseLabelPairs(labelText)
-		return false
-	})
+	}
 	return found, found != nil
 }
 
@@ -223,38 +223,6 @@ func StatedServerArgs(lookup func(string) (string, bool)) *string {
 	return &v
 }
 
-// eachLine calls fn with every line of text split the way Python's
-// str.splitlines splits, until fn returns false.
-func eachLine(text string, fn func(string) bool) {
-	start := 0
-	for i := 0; i < len(text); {
-		r, size := utf8.DecodeRuneInString(text[i:])
-		switch r {
-		case '\n', '\v', '\f', 0x1c, 0x1d, 0x1e, 0x85, 0x2028, 0x2029:
-		case '\r':
-			if i+1 < len(text) && text[i+1] == '\n' {
-				size = 2
-			}
-		default:
-			i += size
-			continue
-		}
-		if !fn(text[start:i]) {
-			return
-		}
-		i += size
-		start = i
-	}
-	if start < len(text) {
-		fn(text[start:])
-	}
-}
-
-// isPySpace reports whether r is whitespace for Python's re \s on str.
-func isPySpace(r rune) bool {
-	return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
-}
-
 // isPyWord reports whether r is a word character for Python's re \w on str.
 func isPyWord(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r)
@@ -315,7 +283,7 @@ func valueTail(s string) bool {
 // starts with.
 func nonSpacePrefix(s string) string {
 	for i, r := range s {
-		if isPySpace(r) {
+		if pytext.IsSpace(r) {
 			return s[:i]
 		}
 	}
@@ -327,7 +295,7 @@ func trimSpaceLeft(s string) (string, int) {
 	n := 0
 	for s != "" {
 		r, size := utf8.DecodeRuneInString(s)
-		if !isPySpace(r) {
+		if !pytext.IsSpace(r) {
 			break
 		}
 		s = s[size:]

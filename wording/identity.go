@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // Facts are the judge facts a provider reports (the Python judge facts
@@ -168,10 +170,10 @@ func EvolutionProvider(backend string) (p Provider, ok bool) {
 func CheckJudgeProvider(backend, actual string) error {
 	want, ok := EvolutionProvider(backend)
 	if !ok {
-		return valueErr("backend %s is not one of ('jev', 'llama_cpp', 'vllm', 'ollama')", pyRepr(backend))
+		return valueErr("backend %s is not one of ('jev', 'llama_cpp', 'vllm', 'ollama')", pytext.Repr(backend))
 	}
 	if actual != want.String() {
-		return valueErr("backend %s needs judge_provider %s, not %s", pyRepr(backend), pyRepr(want.String()), pyRepr(actual))
+		return valueErr("backend %s needs judge_provider %s, not %s", pytext.Repr(backend), pytext.Repr(want.String()), pytext.Repr(actual))
 	}
 	return nil
 }

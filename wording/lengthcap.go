@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/typevet/typevet-go/internal/pyjson"
+
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // LengthRatio is LENGTH_RATIO: an evolved part may be at most 1.5 times as
@@ -51,8 +53,8 @@ func PartCaps(seed Mapping, components []string, ratio float64) (Caps, error) {
 	caps := make(Caps, len(sel))
 	for i, name := range sel {
 		text, _ := seed.Get(name)
-		if pyStrip(text) == "" {
-			return nil, valueErr("empty seed part %s", pyRepr(name))
+		if pytext.Strip(text) == "" {
+			return nil, valueErr("empty seed part %s", pytext.Repr(name))
 		}
 		caps[i] = Cap{name, int(math.Floor(ratio * float64(utf8.RuneCountInString(text))))}
 	}
@@ -77,9 +79,9 @@ func (c Caps) Get(part string) (int, bool) {
 func (c Caps) Check(component, text string) error {
 	limit, ok := c.Get(component)
 	if !ok {
-		return valueErr("%s is not an evolvable part", pyRepr(component))
+		return valueErr("%s is not an evolvable part", pytext.Repr(component))
 	}
-	if pyStrip(text) == "" {
+	if pytext.Strip(text) == "" {
 		return valueErr("empty proposal")
 	}
 	if n := utf8.RuneCountInString(text); n > limit {
@@ -109,7 +111,7 @@ func (c *Caps) UnmarshalJSON(b []byte) error {
 	for _, m := range raw {
 		var n int
 		if err := json.Unmarshal(m.value, &n); err != nil || n < 0 {
-			return typeErr("the length_cap of %s must be a whole number", pyRepr(m.name))
+			return typeErr("the length_cap of %s must be a whole number", pytext.Repr(m.name))
 		}
 		out = append(out, Cap{m.name, n})
 	}
@@ -132,7 +134,7 @@ func ReflectionLines(roles Mapping, caps Caps) ([]string, error) {
 	for i, c := range caps {
 		role, ok := roles.Get(c.Part)
 		if !ok {
-			return nil, valueErr("%s is not a part of the seed", pyRepr(c.Part))
+			return nil, valueErr("%s is not a part of the seed", pytext.Repr(c.Part))
 		}
 		lines[i] = "- " + c.Part + " (" + role + "): at most " + strconv.Itoa(c.Max) + " characters."
 	}

@@ -8,6 +8,8 @@ import (
 
 	"github.com/typevet/typevet-go/internal/pyjson"
 	"github.com/typevet/typevet-go/judgment"
+
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // Part names of a [judgment.Noul] (PART_NAMES), in render order.
@@ -81,7 +83,7 @@ func slots(q judgment.Question) ([]slot, error) {
 	case judgment.Choice:
 		named := true
 		for _, c := range q.Criteria {
-			if !isIdentifier(c.Label) {
+			if !pytext.IsIdentifier(c.Label) {
 				named = false
 				break
 			}
@@ -198,7 +200,7 @@ func (t *PartTable) UnmarshalJSON(b []byte) error {
 		e := TableEntry{Part: m.name, Level: -1}
 		if err := json.Unmarshal(m.value, &e.Label); err != nil {
 			if err := json.Unmarshal(m.value, &e.Level); err != nil || e.Level < 0 {
-				return typeErr("the part_table entry %s must be a label or a level", pyRepr(m.name))
+				return typeErr("the part_table entry %s must be a label or a level", pytext.Repr(m.name))
 			}
 		}
 		out = append(out, e)
@@ -253,7 +255,7 @@ func PartRoles(seed judgment.Question) (Mapping, error) {
 		case judgment.Noul:
 			role, _ = NoulRoles.Get(s.name)
 		case judgment.Choice:
-			role = "what the option " + pyRepr(s.label) + " means"
+			role = "what the option " + pytext.Repr(s.label) + " means"
 		case judgment.Score:
 			role = "what score level " + strconv.Itoa(s.level) + " means"
 		}
@@ -315,9 +317,9 @@ func QuestionFromParts(seed judgment.Question, parts Mapping) (judgment.Question
 // unknownPart is the refusal of a name that the seed does not have.
 func unknownPart(name string) error {
 	if slices.Contains(PartNames, name) {
-		return valueErr("%s is not a part of the seed", pyRepr(name))
+		return valueErr("%s is not a part of the seed", pytext.Repr(name))
 	}
-	return valueErr("%s is not a wording part", pyRepr(name))
+	return valueErr("%s is not a wording part", pytext.Repr(name))
 }
 
 // CheckParts checks a mapping against the seed's parts (check_parts): each
@@ -332,12 +334,12 @@ func CheckParts(m, seed Mapping) error {
 			return unknownPart(p.Name)
 		}
 		if m[:i].Has(p.Name) {
-			return valueErr("the wording mapping holds the part %s twice", pyRepr(p.Name))
+			return valueErr("the wording mapping holds the part %s twice", pytext.Repr(p.Name))
 		}
 	}
 	for _, p := range seed {
 		if !m.Has(p.Name) {
-			return valueErr("the wording mapping lacks the part %s", pyRepr(p.Name))
+			return valueErr("the wording mapping lacks the part %s", pytext.Repr(p.Name))
 		}
 	}
 	return nil
@@ -353,10 +355,10 @@ func CheckSelection(components []string, seed Mapping) ([]string, error) {
 	}
 	for i, name := range components {
 		if !seed.Has(name) {
-			return nil, valueErr("%s is not a part of the seed", pyRepr(name))
+			return nil, valueErr("%s is not a part of the seed", pytext.Repr(name))
 		}
 		if slices.Contains(components[:i], name) {
-			return nil, valueErr("%s is selected twice", pyRepr(name))
+			return nil, valueErr("%s is selected twice", pytext.Repr(name))
 		}
 	}
 	return append([]string(nil), components...), nil

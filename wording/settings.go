@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // Provider is the wording judge provider (TYPEVET_WORDING_JUDGE_PROVIDER).
@@ -148,7 +150,7 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 		if !ok {
 			return ""
 		}
-		return pyStrip(v)
+		return pytext.Strip(v)
 	}
 	var s Settings
 	if v := get(EnvProvider); v != "" {
@@ -211,12 +213,12 @@ const EnvComponents = "TYPEVET_WORDING_COMPONENTS"
 // refused the same way. Repeats are left to [CheckSelection].
 func ComponentsFromEnv(lookup func(string) (string, bool), allowed []string) ([]string, error) {
 	v, ok := lookup(EnvComponents)
-	if !ok || pyStrip(v) == "" {
+	if !ok || pytext.Strip(v) == "" {
 		return []string{Instructions}, nil
 	}
 	var out []string
 	for _, name := range strings.Split(v, ",") {
-		name = pyStrip(name)
+		name = pytext.Strip(name)
 		if !slices.Contains(allowed, name) {
 			return nil, &SettingsError{EnvComponents, EnvComponents + " names a part outside " + strings.Join(allowed, ",")}
 		}

@@ -5,6 +5,8 @@ import (
 	"slices"
 
 	"github.com/typevet/typevet-go/judgment"
+
+	"github.com/typevet/typevet-go/internal/pytext"
 )
 
 // Parts is typevet's WordingParts: the selected part names (components),
@@ -35,7 +37,7 @@ func NewParts(components []string, seed, evolved Mapping) (Parts, error) {
 		return Parts{}, err
 	}
 	if !seed.Has(Instructions) {
-		return Parts{}, valueErr("the wording mapping lacks the part %s", pyRepr(Instructions))
+		return Parts{}, valueErr("the wording mapping lacks the part %s", pytext.Repr(Instructions))
 	}
 	sel, err := CheckSelection(components, seed)
 	if err != nil {
@@ -49,7 +51,7 @@ func NewParts(components []string, seed, evolved Mapping) (Parts, error) {
 			continue
 		}
 		if t, _ := evolved.Get(p.Name); t != p.Text {
-			return Parts{}, valueErr("frozen part %s changed during the run", pyRepr(p.Name))
+			return Parts{}, valueErr("frozen part %s changed during the run", pytext.Repr(p.Name))
 		}
 	}
 	return Parts{components: sel, seed: seed.clone(), evolved: evolved.clone()}, nil
