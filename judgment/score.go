@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"unicode"
 
 	"github.com/typevet/typevet-go/internal/pyjson"
 	"github.com/typevet/typevet-go/internal/pytext"
@@ -247,14 +246,15 @@ func lookupDescription(crit map[string]string, label string) string {
 
 // labelsCollide reports whether any Choice label could be read as a
 // control: its trimmed text is all digits, or its upper-cased trimmed text
-// is one of the active controls.
+// is one of the active controls. "All digits" is Python's str.isdigit
+// ([pytext.IsDigit]), so superscript and circled digits such as "²" and
+// "①" collide as they do in typevet, though Go's unicode.IsDigit (category
+// Nd) does not count them.
 func labelsCollide(labels []string) bool {
 	active := controlAlphabet[:len(labels)]
 	for _, l := range labels {
 		t := pytext.Strip(l)
-		// Python's isdigit also accepts superscript digits; unicode.IsDigit
-		// (category Nd) does not. Labels like "²" are the only difference.
-		if t != "" && strings.IndexFunc(t, func(r rune) bool { return !unicode.IsDigit(r) }) < 0 {
+		if t != "" && strings.IndexFunc(t, func(r rune) bool { return !pytext.IsDigit(r) }) < 0 {
 			return true
 		}
 		if u := strings.ToUpper(t); len(u) == 1 && strings.Contains(active, u) {
