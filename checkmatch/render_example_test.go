@@ -35,7 +35,8 @@ func ExampleWriteContactSheet() {
 		panic(err)
 	}
 	var buf bytes.Buffer
-	if err := checkmatch.WriteContactSheet(&buf, cases, checkmatch.SheetOptions{}); err != nil {
+	// One thumbnail: the low-legibility case of row 0.
+	if err := checkmatch.WriteContactSheet(&buf, cases[6:], checkmatch.SheetOptions{}); err != nil {
 		panic(err)
 	}
 	cfg, err := png.DecodeConfig(&buf)
@@ -45,7 +46,7 @@ func ExampleWriteContactSheet() {
 	fmt.Println(cfg.Width, cfg.Height)
 	fmt.Println(checkmatch.Caption(cases[6]))
 	// Output:
-	// 3500 284
+	// 500 284
 	// r00:low_legibility  expect cannot_tell/consistent  payee=True amounts=True  blur=3.98
 	// register: check number 1001; date 2025-08-15; payee Marigold Street Deli;
 	// amount $4,380.87

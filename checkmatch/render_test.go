@@ -35,6 +35,32 @@ func seed0Cases(t testing.TB) []Case {
 	return cases
 }
 
+// renders0 caches the PNG bytes of the first 14 cases of seed 0 (rows 0
+// and 1), each rendered at most once per test binary.
+var renders0 [14]struct {
+	once sync.Once
+	png  []byte
+	err  error
+}
+
+// rendered returns the cached PNG of seed-0 case i (i < 14).
+func rendered(t testing.TB, i int) []byte {
+	t.Helper()
+	r := &renders0[i]
+	r.once.Do(func() {
+		cases, err := slice0()
+		if err != nil {
+			r.err = err
+			return
+		}
+		r.png, r.err = Render(cases[i])
+	})
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	return r.png
+}
+
 func mustRender(t testing.TB, c Case) []byte {
 	t.Helper()
 	b, err := Render(c)
@@ -44,13 +70,18 @@ func mustRender(t testing.TB, c Case) []byte {
 	return b
 }
 
-func decode(t testing.TB, b []byte) image.Image {
+// decode decodes an 8-bit RGB PNG, which image/png returns as *image.RGBA.
+func decode(t testing.TB, b []byte) *image.RGBA {
 	t.Helper()
 	img, err := png.Decode(bytes.NewReader(b))
 	if err != nil {
 		t.Fatalf("decode PNG: %v", err)
 	}
-	return img
+	rgba, ok := img.(*image.RGBA)
+	if !ok {
+		t.Fatalf("decoded as %T, want *image.RGBA (8-bit RGB)", img)
+	}
+	return rgba
 }
 
 // chunkTypes lists the chunk types of a PNG file in order.
@@ -76,17 +107,19 @@ func luma(r, g, b uint8) uint8 {
 	return uint8((uint32(r)*19595 + uint32(g)*38470 + uint32(b)*7471 + 0x8000) >> 16)
 }
 
-func rgbAt(img image.Image, x, y int) (uint8, uint8, uint8) {
-	c := color.RGBAModel.Convert(img.At(x, y)).(color.RGBA)
-	return c.R, c.G, c.B
+func rgbAt(img *image.RGBA, x, y int) (uint8, uint8, uint8) {
+	i := img.PixOffset(x, y)
+	return img.Pix[i], img.Pix[i+1], img.Pix[i+2]
 }
 
 // count counts pixels of box (Pillow crop box) for which keep is true.
-func count(img image.Image, box image.Rectangle, keep func(r, g, b uint8) bool) int {
+func count(img *image.RGBA, box image.Rectangle, keep func(r, g, b uint8) bool) int {
 	n := 0
+	box = box.Intersect(img.Rect)
 	for y := box.Min.Y; y < box.Max.Y; y++ {
-		for x := box.Min.X; x < box.Max.X; x++ {
-			if keep(rgbAt(img, x, y)) {
+		row := img.Pix[img.PixOffset(box.Min.X, y):img.PixOffset(box.Max.X, y)]
+		for i := 0; i < len(row); i += 4 {
+			if keep(row[i], row[i+1], row[i+2]) {
 				n++
 			}
 		}
@@ -104,9 +137,13 @@ func redVoid(r, g, b uint8) bool { return int(r)-int(g) > 40 && int(r)-int(b) > 
 func penBlue(r, g, b uint8) bool { return int(b)-int(r) > 40 && int(b)-int(g) > 30 }
 
 func TestRenderPNGFormat(t *testing.T) {
-	for _, c := range seed0Cases(t)[:7] {
+	cases := seed0Cases(t)[:7]
+	if raceEnabled {
+		cases = cases[5:7] // one unsigned, one blurred
+	}
+	for _, c := range cases {
 		t.Run(c.ID(), func(t *testing.T) {
-			b := mustRender(t, c)
+			b := rendered(t, indexOf(c.Variant))
 			types := chunkTypes(t, b)
 			if types[0] != "IHDR" || types[len(types)-1] != "IEND" {
 				t.Errorf("chunks %v: want IHDR first and IEND last", types)
@@ -130,15 +167,12 @@ func TestRenderPNGFormat(t *testing.T) {
 			if img.Bounds() != image.Rect(0, 0, 1000, 440) {
 				t.Errorf("decoded bounds %v", img.Bounds())
 			}
-			if _, ok := img.(*image.RGBA); !ok {
-				t.Errorf("decoded as %T, want *image.RGBA (8-bit RGB)", img)
-			}
 			// The PNG holds exactly the pixels RenderImage returns.
 			want, err := RenderImage(c)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(img.(*image.RGBA).Pix, want.Pix) {
+			if !bytes.Equal(img.Pix, want.Pix) {
 				t.Error("decoded PNG differs from RenderImage")
 			}
 			if !want.Opaque() {
@@ -151,8 +185,15 @@ func TestRenderPNGFormat(t *testing.T) {
 func TestRenderDeterministicAndDistinct(t *testing.T) {
 	cases := seed0Cases(t)
 	seen := map[[32]byte]string{}
-	for _, c := range cases[:7] {
-		a, b := mustRender(t, c), mustRender(t, c)
+	for i, c := range cases[:7] {
+		a := rendered(t, i)
+		if raceEnabled && i != 0 && i != 6 {
+			// Distinctness only; a second render of one sharp and the
+			// blurred case shows determinism.
+			seen[sha256.Sum256(a)] = c.ID()
+			continue
+		}
+		b := mustRender(t, c)
 		if !bytes.Equal(a, b) {
 			t.Errorf("%s: two renders differ", c.ID())
 		}
@@ -165,10 +206,15 @@ func TestRenderDeterministicAndDistinct(t *testing.T) {
 }
 
 func TestRenderConcurrent(t *testing.T) {
-	cases := seed0Cases(t)[:14]
-	want := make([][]byte, len(cases))
-	for i, c := range cases {
-		want[i] = mustRender(t, c)
+	idx := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
+	if raceEnabled {
+		idx = []int{0, 5, 6, 8}
+	}
+	all := seed0Cases(t)
+	cases := make([]Case, len(idx))
+	want := make([][]byte, len(idx))
+	for i, k := range idx {
+		cases[i], want[i] = all[k], rendered(t, k)
 	}
 	var wg sync.WaitGroup
 	got := make([][]byte, len(cases))
@@ -191,9 +237,9 @@ func TestRenderConcurrent(t *testing.T) {
 
 func TestRenderInvariants(t *testing.T) {
 	cases := seed0Cases(t)
-	clean := decode(t, mustRender(t, cases[0]))
-	low := decode(t, mustRender(t, cases[6]))
-	minL := func(img image.Image) uint8 {
+	clean := decode(t, rendered(t, 0))
+	low := decode(t, rendered(t, 6))
+	minL := func(img *image.RGBA) uint8 {
 		m := uint8(255)
 		count(img, img.Bounds(), func(r, g, b uint8) bool { m = min(m, luma(r, g, b)); return false })
 		return m
@@ -204,12 +250,16 @@ func TestRenderInvariants(t *testing.T) {
 
 	specimenOnly := image.Rect(440, 250, 590, 320)
 	sig := checkform.SignatureBox.Rect()
-	for _, c := range cases[:14] {
+	n := 14
+	if raceEnabled {
+		n = 7 // row 0 only
+	}
+	for i, c := range cases[:n] {
 		if c.Face.BlurRadius > 0 {
 			continue
 		}
 		t.Run(c.ID(), func(t *testing.T) {
-			img := decode(t, mustRender(t, c))
+			img := decode(t, rendered(t, i))
 			if n := count(img, specimenOnly, notPaper); n < 200 {
 				t.Errorf("SPECIMEN region holds %d non-paper pixels, want >= 200", n)
 			}
@@ -233,7 +283,7 @@ func TestRenderInvariants(t *testing.T) {
 
 // TestRenderLayout checks printed geometry pixel by pixel on a clean render.
 func TestRenderLayout(t *testing.T) {
-	img := decode(t, mustRender(t, seed0Cases(t)[0]))
+	img := decode(t, rendered(t, 0))
 	ink := func(x, y int) bool {
 		r, g, b := rgbAt(img, x, y)
 		return r == checkform.Ink.R && g == checkform.Ink.G && b == checkform.Ink.B
@@ -435,6 +485,9 @@ func TestRotateCCWSlope(t *testing.T) {
 func TestBlurMatchesGaussian(t *testing.T) {
 	// Pillow's three extended box passes approximate a Gaussian; compare
 	// with imaging.Blur's true Gaussian of the same sigma.
+	if raceEnabled {
+		t.Skip("numeric comparison only; too slow under the race detector")
+	}
 	for _, sigma := range []float64{3.5, 4.04, 5.0} {
 		t.Run(fmt.Sprint(sigma), func(t *testing.T) {
 			img, err := RenderImage(seed0Cases(t)[0])
@@ -584,10 +637,7 @@ func TestRenderGolden(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ref, ok := decode(t, b).(*image.RGBA)
-		if !ok {
-			t.Fatalf("%s: reference is not RGB", smallPath)
-		}
+		ref := decode(t, b)
 		// Tolerance: anti-aliasing and sin/cos may differ in the last bits
 		// between architectures; a 4× average of such pixels moves by at
 		// most a few levels, and only near edges.

@@ -107,6 +107,9 @@ func run(stdout, stderr io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
 	// Draw the sheets in parallel, then write them in row order.
 	sheets := make([][]byte, rows)
 	var g errgroup.Group
@@ -122,9 +125,6 @@ func run(stdout, stderr io.Writer, args []string) error {
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}
 	for row, sheet := range sheets {
