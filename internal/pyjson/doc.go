@@ -21,11 +21,23 @@
 //	Compact:   {"a":"<x>","b":"\u00e9"}
 //	Raw:       {"a": "<x>", "b": "é"}
 //
+// # Receipts and ordered objects
+//
+// [Marshal] takes any Go value: a receipt struct with Options{EnsureASCII:
+// true, Indent: 2} is written as json.dumps(receipt, indent=2) writes the
+// equivalent dict, floats included (26.0, 1e-07). Values with their own
+// MarshalJSON are re-emitted token by token, so their indentation and
+// escapes are Python's while their number text is kept. [DecodeObject] is
+// the one reader of ordered objects (Python dicts): key order kept, a
+// repeated key refused.
+//
 // # Decisions where Go and Python differ
 //
 // Python strings cannot hold invalid UTF-8 and Go strings can; Marshal refuses
 // a string or key that is not valid UTF-8 instead of guessing a replacement.
 // Python dicts cannot hold a key twice and an [Object] can; Marshal refuses a
 // repeated key. Go maps have no order, so a map is always written key-sorted,
-// even without [Options.SortKeys]; use [Object] to keep insertion order.
+// even without [Options.SortKeys]; use [Object] or a struct to keep
+// insertion order. Python has no nil list or dict; a nil slice or map is
+// written null, as encoding/json writes it, and a nil [Object] is {}.
 package pyjson

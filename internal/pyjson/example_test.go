@@ -1,6 +1,7 @@
 package pyjson_test
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/typevet/typevet-go/internal/pyjson"
@@ -30,4 +31,35 @@ func ExampleFormatFloat() {
 	// 1e-07
 	// 1e+16
 	// 0.0001
+}
+
+func ExampleMarshal_receipt() {
+	type block struct {
+		Wall  float64  `json:"wall_seconds"`
+		Rate  *float64 `json:"rate"`
+		Model string   `json:"model"`
+	}
+	b, _ := pyjson.Marshal(block{Wall: 26, Model: "café"}, pyjson.Options{EnsureASCII: true, Indent: 2})
+	fmt.Println(string(b))
+	// Output:
+	// {
+	//   "wall_seconds": 26.0,
+	//   "rate": null,
+	//   "model": "caf\u00e9"
+	// }
+}
+
+func ExampleDecodeObject() {
+	err := pyjson.DecodeObject([]byte(`{"b": 1, "a": [2]}`), func(key string, value json.RawMessage) error {
+		fmt.Println(key, string(value))
+		return nil
+	})
+	fmt.Println(err)
+	err = pyjson.DecodeObject([]byte(`{"a": 1, "a": 2}`), func(string, json.RawMessage) error { return nil })
+	fmt.Println(err)
+	// Output:
+	// b 1
+	// a [2]
+	// <nil>
+	// pyjson: key "a" given twice
 }

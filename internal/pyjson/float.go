@@ -23,14 +23,15 @@ func FormatFloat(f float64) string {
 		return "-inf"
 	}
 	var b [32]byte
-	return string(appendFloat(b[:0], f))
+	return string(appendFloat(b[:0], f, 64))
 }
 
-// appendFloat appends the repr of a finite f.
-func appendFloat(buf []byte, f float64) []byte {
+// appendFloat appends the repr of a finite f with the shortest digits that
+// round-trip at bitSize (64, or 32 for a float32 value).
+func appendFloat(buf []byte, f float64, bitSize int) []byte {
 	// Shortest round-trip digits in the form [-]d[.ddd]e±XX.
 	var tmp [32]byte
-	sci := strconv.AppendFloat(tmp[:0], f, 'e', -1, 64)
+	sci := strconv.AppendFloat(tmp[:0], f, 'e', -1, bitSize)
 	neg := sci[0] == '-'
 	if neg {
 		sci = sci[1:]

@@ -3,7 +3,9 @@ package pyjson
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,6 +108,86 @@ func FuzzFormatFloat(f *testing.F) {
 		}
 		if !strings.ContainsAny(s, ".e") {
 			t.Fatalf("FormatFloat(%v) = %q has neither a point nor an exponent", x, s)
+		}
+	})
+}
+
+// FuzzDecodeObject checks DecodeObject against encoding/json: whatever it
+// accepts is valid JSON whose object holds exactly the members passed, in
+// number and value; a *SyntaxError means encoding/json rejects the text
+// too, and ErrNotObject means valid JSON of another kind.
+func FuzzDecodeObject(f *testing.F) {
+	for _, s := range []string{`{"b":[1,2],"a":{"x":null}}`, `{"a":1,"a":2}`, `[1]`, `{} {}`, `{"\u00e9":"\ud83d\ude00"}`, `{"a":1e-07}`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := map[string]any{}
+		n := 0
+		err := DecodeObject(data, func(k string, v json.RawMessage) error {
+			var x any
+			if err := json.Unmarshal(v, &x); err != nil {
+				t.Fatalf("value %q of key %q is not JSON for encoding/json: %v", v, k, err)
+			}
+			got[k] = x
+			n++
+			return nil
+		})
+		var se *SyntaxError
+		var rk *RepeatedKeyError
+		switch {
+		case err == nil:
+			var want map[string]any
+			if e := json.Unmarshal(data, &want); e != nil {
+				t.Fatalf("DecodeObject accepted %q; encoding/json: %v", data, e)
+			}
+			if n != len(want) || !reflect.DeepEqual(got, want) {
+				t.Fatalf("members differ:\n got %v\nwant %v", got, want)
+			}
+		case errors.As(err, &se):
+			if json.Valid(data) {
+				t.Fatalf("DecodeObject: %v for valid JSON %q", err, data)
+			}
+		case errors.Is(err, ErrNotObject):
+			var obj map[string]any
+			if !json.Valid(data) || json.Unmarshal(data, &obj) == nil && obj != nil {
+				t.Fatalf("ErrNotObject for %q", data)
+			}
+		case errors.As(err, &rk), errors.Is(err, ErrTrailingData):
+		default:
+			t.Fatalf("unexpected error %v", err)
+		}
+	})
+}
+
+// FuzzReemit checks that MarshalJSON output (a json.RawMessage here)
+// re-emitted with Python's indent=2 and ensure_ascii decodes to the same
+// value, and that re-emitting the result again changes nothing.
+func FuzzReemit(f *testing.F) {
+	for _, s := range []string{`{"b":[1,2.50],"a":{"x":null}}`, `[]`, `"\u00e9<>&\/"`, `[{"a":{}},[[]]]`, `1e-7`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		opts := Options{EnsureASCII: true, Indent: 2}
+		out, err := Marshal(json.RawMessage(data), opts)
+		if err != nil {
+			return // invalid JSON, invalid UTF-8 or a repeated key
+		}
+		var want, back any
+		if !json.Valid(data) {
+			if bytes.Contains(data, []byte("NaN")) || bytes.Contains(data, []byte("Infinity")) {
+				return // Python's tokens, which encoding/json does not read
+			}
+			t.Fatalf("re-emitted JSON that encoding/json rejects: %q", data)
+		}
+		if json.Unmarshal(data, &want) != nil {
+			return // a number out of float64 range (Python reads inf), copied verbatim
+		}
+		if err := json.Unmarshal(out, &back); err != nil || !reflect.DeepEqual(back, want) {
+			t.Fatalf("re-emit changed the value: %q -> %q (%v)", data, out, err)
+		}
+		again, err := Marshal(json.RawMessage(out), opts)
+		if err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("second re-emit differs: %q -> %q (%v)", out, again, err)
 		}
 	})
 }

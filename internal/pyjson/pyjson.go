@@ -3,6 +3,7 @@ package pyjson
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,12 +47,39 @@ type Options struct {
 
 // Marshal writes v like Python's json.dumps with the given options.
 //
-// Supported values: nil (null), bool, string, int, int64, uint64, float64
-// (Python's float repr; NaN and ±Inf as NaN, Infinity, -Infinity, as Python
-// does by default), []string, []int, []float64, []any, Object, []Object,
-// map[string]string and map[string]any (always key-sorted: Go maps have no
-// order). Anything else is an error naming the Go type. A string or key that
-// is not valid UTF-8, or an Object key given twice, is an error too.
+// v may be any Go value that encoding/json can encode; it is written as
+// Python would write the equivalent dict, list, str, int, float, bool or
+// None:
+//
+//   - nil, a nil pointer and a nil interface are null; bool, string and
+//     every integer kind are written as Python writes them.
+//   - float64 is Python's float repr (252.0, 1e-07, 1e+16); NaN and ±Inf
+//     are NaN, Infinity and -Infinity, as json.dumps writes them by
+//     default (receipts never hold them). A float32 gets the shortest
+//     digits that round-trip as a float32, in the same notation.
+//   - [Object] keeps its insertion order (a nil Object is {}); a struct is
+//     an object of its exported fields in field order, with encoding/json's
+//     rules: the json tag names a field, "-" drops it, omitempty and
+//     omitzero leave it out, ",string" writes a scalar as a JSON string,
+//     and embedded structs lend their fields.
+//   - A Go map has no order, so a map is always written with its keys
+//     sorted, even without [Options.SortKeys]; keys are strings, integers
+//     or encoding.TextMarshalers, as encoding/json allows. A nil map is
+//     null.
+//   - A slice or array is a list; a nil slice is null, as encoding/json
+//     writes it (use an empty slice for []). []byte is a base64 string,
+//     as in encoding/json.
+//   - A json.Marshaler (json.RawMessage included) is called and its output
+//     re-emitted token by token with these options: indentation,
+//     separators and string escapes become Python's, keys are sorted under
+//     SortKeys, and number literals are copied verbatim, so a MarshalJSON
+//     that writes [FormatFloat] text keeps it. An encoding.TextMarshaler is
+//     a string.
+//
+// Channels, functions and complex numbers are an error naming the Go type.
+// A string or key that is not valid UTF-8 (which a Python str cannot
+// hold), an object key given twice, and MarshalJSON output that is not
+// JSON are errors too.
 func Marshal(v any, opts Options) ([]byte, error) {
 	e := encoder{opts: opts, buf: make([]byte, 0, 256)}
 	e.value(v, 0)
@@ -113,38 +141,34 @@ func (e *encoder) value(v any, depth int) {
 	case uint64:
 		e.buf = strconv.AppendUint(e.buf, x, 10)
 	case float64:
-		e.float(x)
+		e.float(x, 64)
 	case []string:
+		if x == nil {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
 		e.array(len(x), depth, func(i int) { e.str(x[i]) })
-	case []int:
-		e.array(len(x), depth, func(i int) { e.buf = strconv.AppendInt(e.buf, int64(x[i]), 10) })
 	case []float64:
-		e.array(len(x), depth, func(i int) { e.float(x[i]) })
+		if x == nil {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
+		e.array(len(x), depth, func(i int) { e.float(x[i], 64) })
 	case []any:
+		if x == nil {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
 		e.array(len(x), depth, func(i int) { e.value(x[i], depth+1) })
-	case []Object:
-		e.array(len(x), depth, func(i int) { e.object(x[i], depth+1) })
 	case Object:
 		e.object(x, depth)
-	case map[string]string:
-		obj := make(Object, 0, len(x))
-		for k, val := range x {
-			obj = append(obj, Member{k, val})
-		}
-		e.sorted(obj, depth)
-	case map[string]any:
-		obj := make(Object, 0, len(x))
-		for k, val := range x {
-			obj = append(obj, Member{k, val})
-		}
-		e.sorted(obj, depth)
 	default:
-		e.fail("unsupported type %T", v)
+		e.reflectValue(reflect.ValueOf(v), depth)
 	}
 }
 
 // float writes Python's float repr, or Python's JSON names for non-finite values.
-func (e *encoder) float(f float64) {
+func (e *encoder) float(f float64, bitSize int) {
 	switch {
 	case math.IsNaN(f):
 		e.buf = append(e.buf, "NaN"...)
@@ -153,7 +177,7 @@ func (e *encoder) float(f float64) {
 	case math.IsInf(f, -1):
 		e.buf = append(e.buf, "-Infinity"...)
 	default:
-		e.buf = appendFloat(e.buf, f)
+		e.buf = appendFloat(e.buf, f, bitSize)
 	}
 }
 
@@ -249,31 +273,39 @@ func (e *encoder) members(obj Object, depth int, sorted bool) {
 	e.buf = append(e.buf, '}')
 }
 
-// repeatedKey returns a key that obj holds twice. sorted objects only need
-// neighbours compared; small ones are compared pairwise, without a map.
+// repeatedKey returns a key that obj holds twice.
 func repeatedKey(obj Object, sorted bool) (string, bool) {
+	return repeatedKeyFunc(len(obj), sorted, func(i int) string { return obj[i].Key })
+}
+
+// repeatedKeyFunc returns a key that the n keys key(0)…key(n-1) hold twice.
+// Sorted keys only need neighbours compared; a few keys are compared
+// pairwise, without a map.
+func repeatedKeyFunc(n int, sorted bool, key func(i int) string) (string, bool) {
 	switch {
 	case sorted:
-		for i := 1; i < len(obj); i++ {
-			if obj[i].Key == obj[i-1].Key {
-				return obj[i].Key, true
+		for i := 1; i < n; i++ {
+			if k := key(i); k == key(i-1) {
+				return k, true
 			}
 		}
-	case len(obj) <= 16:
-		for i := 1; i < len(obj); i++ {
+	case n <= 16:
+		for i := 1; i < n; i++ {
+			k := key(i)
 			for j := range i {
-				if obj[i].Key == obj[j].Key {
-					return obj[i].Key, true
+				if k == key(j) {
+					return k, true
 				}
 			}
 		}
 	default:
-		seen := make(map[string]struct{}, len(obj))
-		for _, m := range obj {
-			if _, dup := seen[m.Key]; dup {
-				return m.Key, true
+		seen := make(map[string]struct{}, n)
+		for i := range n {
+			k := key(i)
+			if _, dup := seen[k]; dup {
+				return k, true
 			}
-			seen[m.Key] = struct{}{}
+			seen[k] = struct{}{}
 		}
 	}
 	return "", false

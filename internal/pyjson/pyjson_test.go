@@ -325,8 +325,10 @@ func TestMarshalErrors(t *testing.T) {
 		want   string
 		reason string
 	}{
-		{"unsupported", struct{}{}, Options{}, "pyjson: unsupported type struct {}", ""},
-		{"nested unsupported", Object{{"a", []any{1, int32(2)}}}, Options{}, "pyjson: unsupported type int32", "the error names the Go type"},
+		{"unsupported", make(chan int), Options{}, "pyjson: unsupported type chan int", ""},
+		{"nested unsupported", Object{{"a", []any{1, complex(1, 2)}}}, Options{}, "pyjson: unsupported type complex128", "the error names the Go type"},
+		{"unsupported field", struct{ F func() }{}, Options{}, "pyjson: unsupported type func()", ""},
+		{"unsupported map key", map[[2]int]int{{1, 2}: 3}, Options{}, "pyjson: unsupported map key type [2]int", ""},
 		{"invalid utf-8 value", Object{{"a", "secret\xff"}}, Options{}, "pyjson: a string is not valid UTF-8", "the text stays out of the message"},
 		{"invalid utf-8 key", Object{{"\xc3", "x"}}, Options{SortKeys: true}, "pyjson: a string is not valid UTF-8", ""},
 		{"duplicate key", Object{{"a", "1"}, {"b", "2"}, {"a", "3"}}, Options{}, `pyjson: object key "a" given twice`, "a Python dict cannot hold it"},
