@@ -216,3 +216,70 @@ func checkGolden(t *testing.T, golden string, got []byte) {
 		t.Errorf("%s differs; wrote %s (diff the two, or rerun with -update)", golden, gotPath)
 	}
 }
+
+// FuzzParseOrderingsRows: an accepted value is 1..20 and its stripped text
+// is ASCII digits; a refusal is always the one fixed message, which never
+// echoes the value.
+func FuzzParseOrderingsRows(f *testing.F) {
+	for _, s := range []string{"20", "1", " 7 ", " ", "", "0", "21", "１", "-1", "3.0", "abc", "007x", "\u00a05\u2003"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		n, err := ParseOrderingsRows(raw)
+		if err != nil {
+			if err.Error() != "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20" {
+				t.Fatalf("refusal %q", err)
+			}
+			return
+		}
+		if n < 1 || n > 20 {
+			t.Fatalf("%q gave %d", raw, n)
+		}
+		text := strings.TrimFunc(raw, pyIsSpace)
+		if text == "" {
+			if n != DefaultOrderingsRows {
+				t.Fatalf("blank %q gave %d", raw, n)
+			}
+			return
+		}
+		for _, c := range []byte(text) {
+			if c < '0' || c > '9' {
+				t.Fatalf("%q accepted with a non-digit", raw)
+			}
+		}
+	})
+}
+
+// FuzzReadOrderingsReceipt: whatever ReadOrderingsReceipt accepts writes
+// back to text it reads again to the same value (read → write → read is
+// stable), and has issue 105.
+func FuzzReadOrderingsReceipt(f *testing.F) {
+	golden, err := os.ReadFile("testdata/orderings_receipt.golden")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(golden)
+	f.Add([]byte(`{"issue": 105, "cases": [], "statistics": null}`))
+	f.Add([]byte(`{"issue": 105, "stopped": {"index": 0, "ordering": 3}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ReadOrderingsReceipt(bytes.NewReader(data))
+		if err != nil {
+			return
+		}
+		if r.Issue != OrderingsReceiptIssue {
+			t.Fatalf("issue %d accepted", r.Issue)
+		}
+		b, err := receipt.Marshal(r)
+		if err != nil {
+			return // e.g. a non-finite number cannot be written; reading it is fine
+		}
+		again, err := ReadOrderingsReceipt(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("written receipt does not read back: %v\n%s", err, b)
+		}
+		b2, err := receipt.Marshal(again)
+		if err != nil || !bytes.Equal(b, b2) {
+			t.Fatalf("read → write is not stable: %v\n%s\n%s", err, b, b2)
+		}
+	})
+}

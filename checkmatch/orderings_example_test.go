@@ -1,0 +1,78 @@
+package checkmatch_test
+
+import (
+	"fmt"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/judgment"
+)
+
+// The study's six orderings of the verdict options: a Williams design, so
+// every option sits once in every position.
+func ExampleBalancedOrders() {
+	orders, _ := checkmatch.BalancedOrders(len(checkmatch.VerdictLabels))
+	for _, o := range checkmatch.OrderLabels(checkmatch.VerdictLabels[:], orders)[:2] {
+		fmt.Println(o)
+	}
+	// Output:
+	// [consistent payee_mismatch amount_mismatch date_mismatch unsigned cannot_tell]
+	// [payee_mismatch date_mismatch consistent cannot_tell amount_mismatch unsigned]
+}
+
+// Bootstrap draws equal typevet's resample_indices index for index.
+func ExampleResampleIndices() {
+	fmt.Println(checkmatch.ResampleIndices(6, 0, 0))
+	fmt.Println(checkmatch.ResampleIndices(8, 0, 9999))
+	// Output:
+	// [0 5 3 4 0 1]
+	// [3 0 6 6 3 6 5 4]
+}
+
+// At level 0.95 over 1,000 values the interval ends are the values at ranks
+// 25 and 974.
+func ExamplePercentileInterval() {
+	values := make([]float64, 1000)
+	for i := range values {
+		values[i] = float64(i)
+	}
+	lo, hi, _ := checkmatch.PercentileInterval(values, 0.95)
+	fmt.Println(lo, hi)
+	// Output: 25 974
+}
+
+// Two cases scored under two orderings of two options (typevet's "adopt"
+// unit test): the option in first position gains 0.3 on average, and
+// averaging over the orderings is more accurate than the single order.
+func ExampleOrderingsStatistics() {
+	probs := func(x, y float64) judgment.Probabilities {
+		return judgment.Probabilities{{Label: "x", P: x}, {Label: "y", P: y}}
+	}
+	record := func(id, expected string, first, second judgment.Probabilities) checkmatch.OrderingsCase {
+		return checkmatch.OrderingsCase{
+			CaseID:           id,
+			ExpectedVerdicts: []string{expected},
+			SingleOrder:      checkmatch.SingleOrder{Verdict: "x", VerdictProbabilities: probs(0.5, 0.5)},
+			Orderings: []checkmatch.OrderingAnswer{
+				{Order: []string{"x", "y"}, Probabilities: first},
+				{Order: []string{"y", "x"}, Probabilities: second},
+			},
+		}
+	}
+	st, _ := checkmatch.OrderingsStatistics([]checkmatch.OrderingsCase{
+		record("A", "x", probs(0.9, 0.1), probs(0.7, 0.3)),
+		record("B", "y", probs(0.6, 0.4), probs(0.2, 0.8)),
+	})
+	fmt.Println(st.PositionMeans, st.PositionSpread, st.Decision)
+	fmt.Println(st.AveragedAccuracy, st.SingleOrderAccuracy, st.SpreadInterval, st.AccuracyDifferenceInterval)
+	// Output:
+	// [0.65 0.35] 0.30000000000000004 adopt_opt_in
+	// 1 0.5 [0.2 0.3999999999999999] [0 1]
+}
+
+// Spread is typevet's per-metric summary of repeated runs: the sample
+// standard deviation is Python's statistics.stdev to the last bit.
+func ExampleSpread() {
+	s, _ := checkmatch.Spread([]float64{0.75, 0.5})
+	fmt.Println(s.Mean, *s.SD, s.Range)
+	// Output: 0.625 0.1767766952966369 0.25
+}
