@@ -16,13 +16,12 @@ import (
 // amount, the words line an amount in words with its "NN/100" cents and
 // DOLLARS, the date line an English date.
 const (
-	letters          = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
-	digits           = "0123456789"
-	payeeAlphabet    = letters + " .,'&-"
-	numericAlphabet  = digits + "$ ,."
-	wordsAlphabet    = letters + digits + " -/"
-	dateAlphabet     = letters + digits + " ,"
-	checkNumAlphabet = digits
+	letters         = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	digits          = "0123456789"
+	payeeAlphabet   = letters + " .,'&-"
+	numericAlphabet = digits + "$ ,."
+	wordsAlphabet   = letters + digits + " -/"
+	dateAlphabet    = letters + digits + " ,"
 )
 
 // glyph is one candidate glyph of a field: its advance and its ink

@@ -451,11 +451,60 @@ func decode(t *testing.T, b []byte) *image.RGBA {
 	return m
 }
 
-func encode(t *testing.T, img image.Image) []byte {
+func encode(t testing.TB, img image.Image) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, img); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// FuzzJudge: whatever bytes arrive as the PNG, the reader either refuses
+// them with a generation error or answers with finite probabilities that
+// sum to 1.
+func FuzzJudge(f *testing.F) {
+	cases, err := checkmatch.Cases(0, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	png, err := checkmatch.Render(cases[0])
+	if err != nil {
+		f.Fatal(err)
+	}
+	req := checkmatch.BuildRequest(cases[0], png).Judgment("reader")
+	f.Add(png)
+	f.Add(encode(f, image.NewRGBA(image.Rect(0, 0, checkform.Width, checkform.Height))))
+	f.Add([]byte("\x89PNG\r\n\x1a\n"))
+	port := reader.New(reader.Options{})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := req
+		r.Media = []judgment.Image{{Data: data, MIMEType: "image/png"}}
+		resp, err := port.Judge(context.Background(), r)
+		if err != nil {
+			if !judgment.IsGenerationError(err) {
+				t.Fatalf("err %v is not a generation error", err)
+			}
+			return
+		}
+		v, _ := resp.Choice(checkmatch.QuestionVerdict)
+		l, _ := resp.Score(checkmatch.QuestionLegibility)
+		sum := 0.0
+		for _, p := range v.Probabilities {
+			sum += p.P
+		}
+		lsum := 0.0
+		for _, p := range l.Probabilities {
+			lsum += p
+		}
+		for _, name := range []string{checkmatch.QuestionPayeeMatches, checkmatch.QuestionAmountsMatch} {
+			n, _ := resp.Noul(name)
+			if !(n.Noul >= 0 && n.Noul <= 1) {
+				t.Fatalf("%s = %v", name, n.Noul)
+			}
+		}
+		if math.Abs(sum-1) > 1e-9 || math.Abs(lsum-1) > 1e-9 {
+			t.Fatalf("verdict probabilities sum to %v, legibility to %v", sum, lsum)
+		}
+	})
 }

@@ -147,7 +147,7 @@ func parseDollarWords(w []string) (int64, bool) {
 func parseBelowThousand(w []string) (int64, bool) {
 	var n int64
 	if len(w) >= 2 && w[1] == "hundred" {
-		h := indexOfArray(onesWords[1:10], w[0])
+		h := indexOf(onesWords[1:10], w[0])
 		if h < 0 {
 			return 0, false
 		}
@@ -163,16 +163,16 @@ func parseBelowThousand(w []string) (int64, bool) {
 	}
 	word := w[0]
 	if t, o, ok := strings.Cut(word, "-"); ok {
-		ti, oi := indexOfArray(tensWords[2:], t), indexOfArray(onesWords[1:10], o)
+		ti, oi := indexOf(tensWords[2:], t), indexOf(onesWords[1:10], o)
 		if ti < 0 || oi < 0 {
 			return 0, false
 		}
 		return n + int64(ti+2)*10 + int64(oi+1), true
 	}
-	if ti := indexOfArray(tensWords[2:], word); ti >= 0 {
+	if ti := indexOf(tensWords[2:], word); ti >= 0 {
 		return n + int64(ti+2)*10, true
 	}
-	if oi := indexOfArray(onesWords[1:], word); oi >= 0 {
+	if oi := indexOf(onesWords[1:], word); oi >= 0 {
 		return n + int64(oi+1), true
 	}
 	return 0, false
@@ -186,8 +186,6 @@ func indexOf(w []string, s string) int {
 	}
 	return -1
 }
-
-func indexOfArray(w []string, s string) int { return indexOf(w, s) }
 
 // ParseDate parses the date line, [checkform.DateText]'s form
 // "April 21, 2025" (English month name, day without zero padding, comma,

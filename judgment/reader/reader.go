@@ -83,7 +83,8 @@ func New(opts Options) judgment.Port {
 // check-match questions by name, kind and options (else a
 // *judgment.ScoringUnsupportedCapabilityError naming the first other
 // question); exactly one image, a PNG, of the check stock's size (else
-// the same class); the register row of the state ([ParseState]; a
+// the same class; the size is read from the PNG header before any pixel
+// is decoded); the register row of the state ([ParseState]; a
 // *StateError, which errors.As also matches as a
 // *judgment.JudgmentValidationError); the PNG's decoding (a
 // *judgment.ScoringValidationError). Every one of these errors satisfies
@@ -119,13 +120,20 @@ func (p *port) Judge(ctx context.Context, req judgment.Request) (judgment.Respon
 	if err != nil {
 		return judgment.Response{}, err
 	}
-	img, err := png.Decode(bytes.NewReader(req.Media[0].Data))
+	// The header first: a PNG claiming a huge canvas is refused before
+	// any pixel memory is allocated.
+	data := req.Media[0].Data
+	cfg, err := png.DecodeConfig(bytes.NewReader(data))
 	if err != nil {
 		return judgment.Response{}, &judgment.ScoringValidationError{Msg: "reader: image 0 is not a readable PNG: " + err.Error()}
 	}
-	if b := img.Bounds(); b.Dx() != checkform.Width || b.Dy() != checkform.Height {
+	if cfg.Width != checkform.Width || cfg.Height != checkform.Height {
 		return judgment.Response{}, &judgment.ScoringUnsupportedCapabilityError{Msg: fmt.Sprintf(
-			"reader: reads only %d×%d check images, got %d×%d", checkform.Width, checkform.Height, b.Dx(), b.Dy())}
+			"reader: reads only %d×%d check images, got %d×%d", checkform.Width, checkform.Height, cfg.Width, cfg.Height)}
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		return judgment.Response{}, &judgment.ScoringValidationError{Msg: "reader: image 0 is not a readable PNG: " + err.Error()}
 	}
 	e := p.c.Weigh(read(formFor(p.c), img), reg)
 	if err := ctx.Err(); err != nil {
