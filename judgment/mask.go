@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"sort"
 	"strings"
 	"unicode/utf16"
@@ -12,22 +13,30 @@ import (
 // maskText replaces secret occurrences.
 const maskText = "***"
 
-// MaskSecrets returns a copy of err, of the same class, with every
-// occurrence of each non-empty secret and of its JSON-escaped forms
-// replaced by "***" (longest needle first) in the message and in every
-// string field (including BodySnippet, RateLimit names and values and
-// RequestID), and with no cause chain: a [TransportError]'s Err is dropped,
-// since an HTTP client error can hold request headers.
+// MaskSecrets returns a copy of err with every occurrence of each
+// non-empty secret, and of its JSON-escaped and URL-escaped forms
+// (url.QueryEscape, url.PathEscape), replaced by "***" (longest needle
+// first) in the message and in every string field (including BodySnippet,
+// RateLimit names and values and RequestID). Every error is masked, not
+// only this package's:
 //
-// When err wraps an error of this package (fmt.Errorf("...: %w", e)), the
-// copy is of the wrapped class and its message is the masked text of the
-// whole of err, so no context is lost and no wrapper survives. nil, errors
-// of other packages, and any error when no secret is non-empty pass
-// through unchanged.
+//   - An error of this package, or one that wraps an error of this package
+//     (fmt.Errorf("...: %w", e)), becomes a copy of the (first wrapped)
+//     class whose message is the masked text of the whole of err, so no
+//     context is lost and no wrapper survives.
+//   - Any other error becomes a [*MaskedError] holding the masked text.
+//     It is not a generation error ([IsGenerationError] false, [ErrorClass]
+//     ""), just as the original was not.
+//
+// The copy has no cause chain, since a client error can hold request
+// headers, with one exception: a [*TransportError] or [*MaskedError] made
+// from an error for which errors.Is(err, context.Canceled) or
+// errors.Is(err, context.DeadlineExceeded) held unwraps to that sentinel
+// alone, so cancellation checks keep working. nil, and any error when no
+// secret is non-empty, pass through unchanged.
 func MaskSecrets(err error, secrets []string) error {
-	var c classed
-	if err == nil || !errors.As(err, &c) {
-		return err
+	if err == nil {
+		return nil
 	}
 	needles := secretNeedles(secrets)
 	if len(needles) == 0 {
@@ -39,10 +48,14 @@ func MaskSecrets(err error, secrets []string) error {
 		}
 		return s
 	}
+	var c classed
+	if !errors.As(err, &c) {
+		return &MaskedError{Class: fmt.Sprintf("%T", err), Msg: m(err.Error()), ctx: contextCause(err)}
+	}
 	msg := m(err.Error())
 	switch e := c.(type) {
 	case *TransportError:
-		return &TransportError{Msg: msg, RequestID: m(e.RequestID)}
+		return &TransportError{Msg: msg, RequestID: m(e.RequestID), Err: contextCause(err)}
 	case *BackendHTTPError:
 		out := &BackendHTTPError{
 			Backend:           m(e.Backend),
@@ -84,9 +97,51 @@ func MaskSecrets(err error, secrets []string) error {
 	panic(fmt.Sprintf("judgment: MaskSecrets: unhandled class %T", c))
 }
 
+// MaskedError is what [MaskSecrets] makes of an error that is not of this
+// package: the masked message and nothing else of the original. It is not
+// a generation error: [IsGenerationError] reports false and [ErrorClass]
+// "" for it, as they did for the original, so a runner still treats it as
+// a bug or bad input rather than a backend failure.
+type MaskedError struct {
+	// Class is the Go type of the original error, as %T prints it
+	// ("*errors.errorString", "*fmt.wrapError"); a type name holds no
+	// secret.
+	Class string
+	// Msg is the original error's message with every secret masked.
+	Msg string
+	// ctx is context.Canceled, context.DeadlineExceeded, both joined, or
+	// nil: the sentinels the original matched under errors.Is.
+	ctx error
+}
+
+// Error returns the masked message.
+func (e *MaskedError) Error() string { return e.Msg }
+
+// Unwrap returns the context sentinel the original error matched
+// (context.Canceled or context.DeadlineExceeded), or nil: nothing else of
+// the original chain is kept.
+func (e *MaskedError) Unwrap() error { return e.ctx }
+
+// contextCause returns the context sentinels err matches under errors.Is:
+// context.Canceled, context.DeadlineExceeded, both joined, or nil.
+func contextCause(err error) error {
+	canceled := errors.Is(err, context.Canceled)
+	deadline := errors.Is(err, context.DeadlineExceeded)
+	switch {
+	case canceled && deadline:
+		return errors.Join(context.Canceled, context.DeadlineExceeded)
+	case canceled:
+		return context.Canceled
+	case deadline:
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
 // secretNeedles returns every non-empty secret with its JSON-escaped forms
 // (Python's json.dumps with ensure_ascii, and Go's encoding/json with HTML
-// escaping), deduplicated, longest first.
+// escaping) and its URL-escaped forms (query and path escaping, as a key
+// in a request URL appears in a *url.Error), deduplicated, longest first.
 func secretNeedles(secrets []string) []string {
 	seen := map[string]bool{}
 	var out []string
@@ -100,6 +155,8 @@ func secretNeedles(secrets []string) []string {
 		add(s)
 		add(jsonEscape(s, false))
 		add(jsonEscape(s, true))
+		add(url.QueryEscape(s))
+		add(url.PathEscape(s))
 	}
 	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
 	return out

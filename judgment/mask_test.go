@@ -21,12 +21,13 @@ func TestMaskSecrets(t *testing.T) {
 	pyEscaped := `sk-\"sec\\ret\"<&>`
 	goBytes, _ := json.Marshal(key)
 	goEscaped := string(goBytes[1 : len(goBytes)-1])
-	all := key + " " + pyEscaped + " " + goEscaped + " " + extra
+	all := key + " " + pyEscaped + " " + goEscaped + " " + extra + " " + url.QueryEscape(key) + " " + url.PathEscape(key)
 	cause := &url.Error{Op: "Post", URL: "http://x/?key=" + key, Err: errors.New("header Authorization: Bearer " + key)}
 	tests := []struct {
-		name  string
-		err   error
-		class string
+		name   string
+		reason string
+		err    error
+		class  string
 	}{
 		{name: "transport", class: "TransportError",
 			err: &judgment.TransportError{Msg: "post failed: " + all, RequestID: "id-" + extra, Err: cause}},
@@ -45,6 +46,12 @@ func TestMaskSecrets(t *testing.T) {
 		{name: "gemma", class: "GemmaTemplateError", err: &judgment.GemmaTemplateError{Msg: all}},
 		{name: "wrapped", class: "TransportError", err: fmt.Errorf("judge case r00 (%s): %w", key,
 			&judgment.TransportError{Msg: "x", Err: cause})},
+		{name: "wrapped validation", class: "JudgmentValidationError", reason: "the wrapped class survives; the wrapper's text is masked too",
+			err: fmt.Errorf("case %s: %w", url.QueryEscape(key), &judgment.JudgmentValidationError{Msg: all})},
+		{name: "plain fmt error", class: "", reason: "errors of other packages are masked too, as *MaskedError",
+			err: fmt.Errorf("read the server entry %s: %w", all, errors.New(key))},
+		{name: "url error", class: "", reason: "a *url.Error prints the URL with the key query-escaped",
+			err: cause},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -60,7 +67,7 @@ func TestMaskSecrets(t *testing.T) {
 				if e, ok := m.(*judgment.BackendHTTPError); ok {
 					text += fmt.Sprintf("%#v", *e)
 				}
-				for _, secret := range []string{key, pyEscaped, goEscaped, extra, "sec"} {
+				for _, secret := range []string{key, pyEscaped, goEscaped, extra, url.QueryEscape(key), url.PathEscape(key), "sec"} {
 					if strings.Contains(text, secret) {
 						t.Errorf("%s output holds %q: %s", f, secret, text)
 					}
@@ -89,6 +96,81 @@ func TestMaskSecretsKeepsFields(t *testing.T) {
 	}
 }
 
+func TestMaskSecretsOtherErrors(t *testing.T) {
+	const key = "k3y/+ &"
+	tests := []struct {
+		name, reason string
+		err          error
+		want         string
+		canceled     bool
+		deadline     bool
+	}{
+		{name: "plain", err: errors.New("bad key " + key), want: "bad key ***"},
+		{name: "query escaped", reason: "url.QueryEscape spells the key k3y%2F%2B+%26",
+			err: errors.New("GET /v1?key=" + url.QueryEscape(key)), want: "GET /v1?key=***"},
+		{name: "path escaped", reason: "url.PathEscape spells the key k3y%2F+%20&",
+			err: errors.New("GET /keys/" + url.PathEscape(key)), want: "GET /keys/***"},
+		{name: "canceled", reason: "the context sentinel is kept as the only unwrap target",
+			err: fmt.Errorf("entry %s: %w", key, context.Canceled), want: "entry ***: context canceled", canceled: true},
+		{name: "deadline", err: fmt.Errorf("entry: %w", &url.Error{Op: "Get", URL: "http://h/?k=" + url.QueryEscape(key), Err: context.DeadlineExceeded}),
+			want: `entry: Get "http://h/?k=***": context deadline exceeded`, deadline: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := judgment.MaskSecrets(tt.err, []string{key})
+			var me *judgment.MaskedError
+			if !errors.As(m, &me) {
+				t.Fatalf("got %T, want *MaskedError", m)
+			}
+			if m.Error() != tt.want {
+				t.Errorf("Error() = %q, want %q", m.Error(), tt.want)
+			}
+			if me.Class != fmt.Sprintf("%T", tt.err) {
+				t.Errorf("Class = %q, want %T", me.Class, tt.err)
+			}
+			if judgment.IsGenerationError(m) || judgment.ErrorClass(m) != "" {
+				t.Errorf("a masked foreign error counts as a generation error (%q)", judgment.ErrorClass(m))
+			}
+			if got := errors.Is(m, context.Canceled); got != tt.canceled {
+				t.Errorf("errors.Is(masked, context.Canceled) = %v, want %v", got, tt.canceled)
+			}
+			if got := errors.Is(m, context.DeadlineExceeded); got != tt.deadline {
+				t.Errorf("errors.Is(masked, context.DeadlineExceeded) = %v, want %v", got, tt.deadline)
+			}
+			var ue *url.Error
+			if errors.As(m, &ue) {
+				t.Error("the masked error still holds the *url.Error")
+			}
+		})
+	}
+}
+
+func TestMaskSecretsCanceledTransport(t *testing.T) {
+	const key = "sk-live-123"
+	in := fmt.Errorf("case r01: %w", &judgment.TransportError{Msg: "post http://h/?key=" + key + ": context canceled",
+		Err: &url.Error{Op: "Post", URL: "http://h/?key=" + key, Err: context.Canceled}})
+	if !errors.Is(in, context.Canceled) {
+		t.Fatal("bad fixture")
+	}
+	m := judgment.MaskSecrets(in, []string{key})
+	var te *judgment.TransportError
+	if !errors.As(m, &te) {
+		t.Fatalf("class lost: %T", m)
+	}
+	if !errors.Is(m, context.Canceled) {
+		t.Error("errors.Is(masked, context.Canceled) = false, was true before masking")
+	}
+	if errors.Is(m, context.DeadlineExceeded) {
+		t.Error("masked error matches a sentinel the original did not")
+	}
+	if te.Err != context.Canceled {
+		t.Errorf("Err = %#v, want context.Canceled alone", te.Err)
+	}
+	if strings.Contains(fmt.Sprintf("%+v %#v", m, te), key) {
+		t.Errorf("key in %#v", te)
+	}
+}
+
 func TestMaskSecretsPassThrough(t *testing.T) {
 	te := &judgment.TransportError{Msg: "x", Err: http.ErrHandlerTimeout}
 	plain := errors.New("key k3y")
@@ -98,7 +180,7 @@ func TestMaskSecretsPassThrough(t *testing.T) {
 		secrets []string
 	}{
 		{name: "nil", err: nil, secrets: []string{"k3y"}},
-		{name: "not a generation error", err: plain, secrets: []string{"k3y"}},
+		{name: "plain error, no secret", err: plain, secrets: nil},
 		{name: "no secret", err: te, secrets: nil},
 		{name: "only empty secrets", err: te, secrets: []string{""}},
 	}
