@@ -27,10 +27,33 @@ type Image struct {
 	MIMEType string
 }
 
+// StateJSON returns the state text typevet renders for a non-string state:
+// Python's json.dumps(v, ensure_ascii=False) with the default separators
+// ", " and ": ", no HTML escaping, non-ASCII text raw and floats as Python
+// prints them (1.0, 1e-07). Put the result in [Request.State].
+//
+// v may be nil, a bool, a string, an int, int64, uint64 or float64, a
+// []string, []int, []float64 or []any of these, or a map[string]any or
+// map[string]string. A Go map has no order, so its keys are written
+// sorted; a Python dict keeps insertion order, so a state dict built in
+// another order renders differently in typevet. A string is quoted as
+// json.dumps quotes it (typevet puts a string state in the prompt as it
+// is: set State directly). Any other type, and a string that is not valid
+// UTF-8, is an error.
+func StateJSON(v any) (string, error) {
+	b, err := pyjson.Marshal(v, pyjson.Options{})
+	if err != nil {
+		return "", fmt.Errorf("judgment: state: %w", err)
+	}
+	return string(b), nil
+}
+
 // Request is one judgment: named questions about a state, optionally
 // conditioned on images.
 type Request struct {
-	// State is the text under evaluation.
+	// State is the text under evaluation. typevet also accepts a
+	// non-string state (a dict, a list, a number) and renders it with
+	// json.dumps(state, ensure_ascii=False); [StateJSON] gives that text.
 	State string
 	// Questions are scored in this order, one scoring request each. Names
 	// must be unique.
