@@ -1,9 +1,13 @@
 package judgment
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/typevet/typevet-go/internal/pyjson"
 )
 
 // Usage counts the tokens of one judgment or one scoring call.
@@ -37,8 +41,11 @@ func mergeCount(a, b *int) *int {
 
 // Probability is one label's probability.
 type Probability struct {
+	// Label is the option label, e.g. "consistent", or a Score level
+	// written as a decimal string.
 	Label string
-	P     float64
+	// P is the probability of Label, in [0, 1].
+	P float64
 }
 
 // Probabilities keeps labels in option order. It marshals to a JSON object
@@ -56,57 +63,52 @@ func (p Probabilities) Get(label string) (float64, bool) {
 	return 0, false
 }
 
-// MarshalJSON writes a JSON object with one key per label, in order.
-// A nil Probabilities marshals to {}.
+// MarshalJSON writes a JSON object with one key per label, in order, each
+// probability in Python's float text (0.25, 1.0, 1e-07) and labels as
+// UTF-8 without HTML escaping (<a&b> stays <a&b>), as Python writes them;
+// the receipt writer re-escapes the text the way the receipt needs. A nil
+// Probabilities marshals to {}. A probability that is not finite, or a
+// label given twice, is an error.
 func (p Probabilities) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
+	obj := make(pyjson.Object, len(p))
 	for i, q := range p {
-		if i > 0 {
-			b.WriteByte(',')
+		if math.IsNaN(q.P) || math.IsInf(q.P, 0) {
+			return nil, fmt.Errorf("probabilities: probability of %q is not finite", q.Label)
 		}
-		k, err := json.Marshal(q.Label)
-		if err != nil {
-			return nil, err
-		}
-		v, err := json.Marshal(q.P)
-		if err != nil {
-			return nil, fmt.Errorf("probability of %q: %w", q.Label, err)
-		}
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
+		obj[i] = pyjson.Member{Key: q.Label, Value: q.P}
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return pyjson.Marshal(obj, pyjson.Options{Compact: true})
 }
 
-// UnmarshalJSON reads a JSON object of label → number, keeping key order.
-// A repeated label is an error.
+// UnmarshalJSON reads a JSON object of label → number, keeping key order
+// ([pyjson.DecodeObject]). A repeated label, a value that is not a number
+// (null included) or a number outside the float64 range is an error naming
+// the label; so is JSON that is not an object (null included).
 func (p *Probabilities) UnmarshalJSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return fmt.Errorf("probabilities: want a JSON object")
-	}
 	out := Probabilities{}
-	seen := map[string]bool{}
-	for dec.More() {
-		tok, err := dec.Token()
+	var bad error // a value refused by the callback
+	err := pyjson.DecodeObject(data, func(label string, value json.RawMessage) error {
+		if len(value) == 0 || (value[0] != '-' && (value[0] < '0' || value[0] > '9')) {
+			bad = fmt.Errorf("probabilities: label %q: want a number", label)
+			return bad
+		}
+		v, err := strconv.ParseFloat(string(value), 64)
 		if err != nil {
-			return fmt.Errorf("probabilities: %w", err)
-		}
-		label := tok.(string) // object keys are always strings
-		if seen[label] {
-			return fmt.Errorf("probabilities: repeated label %q", label)
-		}
-		seen[label] = true
-		var v float64
-		if err := dec.Decode(&v); err != nil {
-			return fmt.Errorf("probabilities: label %q: want a number", label)
+			bad = fmt.Errorf("probabilities: label %q: want a number in the float64 range", label)
+			return bad
 		}
 		out = append(out, Probability{Label: label, P: v})
-	}
-	if _, err := dec.Token(); err != nil {
+		return nil
+	})
+	var rk *pyjson.RepeatedKeyError
+	switch {
+	case bad != nil:
+		return bad
+	case errors.As(err, &rk):
+		return fmt.Errorf("probabilities: repeated label %q", rk.Key)
+	case errors.Is(err, pyjson.ErrNotObject):
+		return errors.New("probabilities: want a JSON object")
+	case err != nil:
 		return fmt.Errorf("probabilities: %w", err)
 	}
 	*p = out
@@ -115,29 +117,45 @@ func (p *Probabilities) UnmarshalJSON(data []byte) error {
 
 // Answer is one typed answer: a [NoulAnswer], [ChoiceAnswer] or
 // [ScoreAnswer].
+//
+// Answers are not wire types: they carry no json tags and are never
+// written as they are. Receipts write their own records (for example
+// checkmatch.CaseRecord) with the keys and order typevet's receipts use.
 type Answer interface{ isAnswer() }
 
-// NoulAnswer answers a [Noul].
+// NoulAnswer answers a [Noul]. Not a wire type (see [Answer]).
 type NoulAnswer struct {
-	Noul          float64 // P(true) in [0,1]
-	OffOptionFlag bool    // copied from the question's [OffOption] receipt
+	// Noul is P(true), in [0, 1].
+	Noul float64
+	// OffOptionFlag is copied from the question's [OffOption] receipt.
+	OffOptionFlag bool
 }
 
-// ChoiceAnswer answers a [Choice].
+// ChoiceAnswer answers a [Choice]. Not a wire type (see [Answer]).
 type ChoiceAnswer struct {
-	Choice        string        // the label with the largest probability (ties -> first)
-	Confidence    float64       // the probability of Choice
-	Probabilities Probabilities // one entry per option, option order
-	OffOptionFlag bool          // copied from the question's [OffOption] receipt
+	// Choice is the label with the largest probability (ties go to the
+	// first in option order).
+	Choice string
+	// Confidence is the probability of Choice.
+	Confidence float64
+	// Probabilities has one entry per option, in option order.
+	Probabilities Probabilities
+	// OffOptionFlag is copied from the question's [OffOption] receipt.
+	OffOptionFlag bool
 }
 
-// ScoreAnswer answers a [Score].
+// ScoreAnswer answers a [Score]. Not a wire type (see [Answer]).
 type ScoreAnswer struct {
-	Score         float64   // expected level Σ level·p, not the argmax
-	Confidence    float64   // the largest level probability
-	Legend        []string  // Legend[i] = description of level i
-	Probabilities []float64 // Probabilities[i] = p(level i)
-	OffOptionFlag bool      // copied from the question's [OffOption] receipt
+	// Score is the expected level Σ level·p, not the argmax ([ScoreAnswer.Level]).
+	Score float64
+	// Confidence is the largest level probability.
+	Confidence float64
+	// Legend[i] is the description of level i.
+	Legend []string
+	// Probabilities[i] is the probability of level i.
+	Probabilities []float64
+	// OffOptionFlag is copied from the question's [OffOption] receipt.
+	OffOptionFlag bool
 }
 
 // Level returns the most probable level (ties -> lowest level), the
@@ -148,9 +166,12 @@ func (NoulAnswer) isAnswer()   {}
 func (ChoiceAnswer) isAnswer() {}
 func (ScoreAnswer) isAnswer()  {}
 
-// NamedAnswer pairs an answer with its question's name.
+// NamedAnswer pairs an answer with its question's name. Not a wire type
+// (see [Answer]).
 type NamedAnswer struct {
-	Name   string
+	// Name is the question's name, e.g. "verdict".
+	Name string
+	// Answer is the question's typed answer.
 	Answer Answer
 }
 
@@ -166,26 +187,41 @@ type OffOption struct {
 }
 
 // NamedOffOption pairs an off-option receipt with its question's name.
+// Not a wire type (see [Response]).
 type NamedOffOption struct {
-	Name      string
+	// Name is the question's name.
+	Name string
+	// OffOption is the question's off-option receipt.
 	OffOption OffOption
 }
 
 // NamedRequestID pairs a question's name with the request id of its last
-// scoring request; ID "" stands for Python null (no id was sent).
+// scoring request. Not a wire type (see [Response]).
 type NamedRequestID struct {
+	// Name is the question's name.
 	Name string
-	ID   string
+	// ID is the request id sent with the question's last scoring request;
+	// "" stands for Python's None (no id was sent).
+	ID string
 }
 
 // TextPartsReceipt records which templates a judgment used: "default" or
 // the SHA-256 hex of the template's UTF-8 bytes.
 type TextPartsReceipt struct {
-	OptionBlock     string `json:"option_block"`
+	// OptionBlock is "default" or the SHA-256 hex of the option-block
+	// template used.
+	OptionBlock string `json:"option_block"`
+	// ContextTemplate is "default" or the SHA-256 hex of the context
+	// template used.
 	ContextTemplate string `json:"context_template"`
 }
 
 // Response is the typed result of one judgment.
+//
+// Response and its answer types are not wire types: the Response itself
+// has no json tags and is never written as it is. Runs copy what their
+// receipts need into the receipt's own records, whose field order and
+// json tags are the receipt schema.
 type Response struct {
 	// Model is the model id the scorer reported for the last question
 	// (the requested id).

@@ -113,3 +113,48 @@ func TestResponseAccessors(t *testing.T) {
 		t.Error("empty Level != -1")
 	}
 }
+
+// TestProbabilitiesPythonText checks the text MarshalJSON itself writes:
+// Python's float text and labels without HTML escaping, as json.dumps
+// writes them (encoding/json's Marshal escapes <, > and & again on top).
+func TestProbabilitiesPythonText(t *testing.T) {
+	p := judgment.Probabilities{{"consistent", 1}, {"<a&b>", 1e-07}, {"café", 0.25}}
+	b, err := p.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"consistent":1.0,"<a&b>":1e-07,"café":0.25}`; string(b) != want {
+		t.Errorf("MarshalJSON = %s, want %s", b, want)
+	}
+	if _, err := (judgment.Probabilities{{"a", 1}, {"a", 0}}).MarshalJSON(); err == nil {
+		t.Error("a repeated label marshalled")
+	}
+}
+
+func TestProbabilitiesUnmarshalErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		in     string
+		want   string
+		reason string
+	}{
+		{name: "null value", in: `{"a":0.5,"b":null}`, want: `probabilities: label "b": want a number`,
+			reason: "encoding/json would store 0 for null silently"},
+		{name: "string value", in: `{"a":"0.5"}`, want: `probabilities: label "a": want a number`},
+		{name: "object value", in: `{"a":{}}`, want: `probabilities: label "a": want a number`},
+		{name: "out of range", in: `{"a":1e400}`, want: `probabilities: label "a": want a number in the float64 range`},
+		{name: "repeated", in: `{"a":1,"a":2}`, want: `probabilities: repeated label "a"`},
+		{name: "null", in: `null`, want: `probabilities: want a JSON object`},
+		{name: "list", in: `[]`, want: `probabilities: want a JSON object`},
+		{name: "truncated", in: `{"a":1`, want: `probabilities: pyjson: unexpected end of JSON input`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var p judgment.Probabilities
+			err := p.UnmarshalJSON([]byte(tt.in))
+			if err == nil || err.Error() != tt.want {
+				t.Errorf("UnmarshalJSON(%s) = %v, want %q", tt.in, err, tt.want)
+			}
+		})
+	}
+}
