@@ -16,7 +16,10 @@ import (
 // result existed. Backends return it directly for malformed responses
 // (non-JSON body, missing fields); errors.As with a *GenerationError target
 // also matches every subclass, with Msg set to the subclass's message.
-type GenerationError struct{ Msg string }
+type GenerationError struct {
+	// Msg is the error message, the text typevet's exception carries.
+	Msg string
+}
 
 func (e *GenerationError) Error() string     { return e.Msg }
 func (e *GenerationError) className() string { return "GenerationError" }
@@ -26,7 +29,7 @@ func (e *GenerationError) className() string { return "GenerationError" }
 // but for the context sentinel it matched (context.Canceled,
 // context.DeadlineExceeded).
 type TransportError struct {
-	Msg       string
+	Msg       string // error message: what failed, e.g. "llama.cpp request failed: ..."
 	RequestID string // id sent in the configured request-id header, "" if none
 	Err       error  // cause, e.g. a *url.Error or context.DeadlineExceeded
 }
@@ -58,7 +61,10 @@ func (e *BackendHTTPError) As(target any) bool { return asUmbrella(e, target) }
 
 // SchemaValidationError reports a generated payload that failed its JSON
 // Schema (generation path only).
-type SchemaValidationError struct{ Msg string }
+type SchemaValidationError struct {
+	// Msg is the error message, the text typevet's exception carries.
+	Msg string
+}
 
 func (e *SchemaValidationError) Error() string     { return e.Msg }
 func (e *SchemaValidationError) className() string { return "SchemaValidationError" }
@@ -69,7 +75,10 @@ func (e *SchemaValidationError) As(target any) bool { return asUmbrella(e, targe
 // GenerationUnsupportedCapabilityError reports a generation request the
 // backend cannot serve (for example images on llama.cpp generation),
 // raised before any HTTP call.
-type GenerationUnsupportedCapabilityError struct{ Msg string }
+type GenerationUnsupportedCapabilityError struct {
+	// Msg is the error message, the text typevet's exception carries.
+	Msg string
+}
 
 func (e *GenerationUnsupportedCapabilityError) Error() string { return e.Msg }
 func (e *GenerationUnsupportedCapabilityError) className() string {
@@ -81,7 +90,10 @@ func (e *GenerationUnsupportedCapabilityError) As(target any) bool { return asUm
 
 // DecisionExecutionError reports a bad execute input (option count outside
 // 2..24) or a degenerate softmax.
-type DecisionExecutionError struct{ Msg string }
+type DecisionExecutionError struct {
+	// Msg is the error message, the text typevet's exception carries.
+	Msg string
+}
 
 func (e *DecisionExecutionError) Error() string     { return e.Msg }
 func (e *DecisionExecutionError) className() string { return "DecisionExecutionError" }
@@ -92,7 +104,10 @@ func (e *DecisionExecutionError) As(target any) bool { return asUmbrella(e, targ
 // ScoringError is the umbrella of the scoring classes. errors.As with a
 // *ScoringError target matches [ScoringValidationError] and
 // [ScoringUnsupportedCapabilityError].
-type ScoringError struct{ Msg string }
+type ScoringError struct {
+	// Msg is the error message, the text typevet's exception carries.
+	Msg string
+}
 
 func (e *ScoringError) Error() string     { return e.Msg }
 func (e *ScoringError) className() string { return "ScoringError" }
@@ -103,7 +118,10 @@ func (e *ScoringError) As(target any) bool { return asUmbrella(e, target) }
 // ScoringValidationError reports a scoring request or result that breaks
 // the contract: candidate coverage, order, finiteness, media markers,
 // image input.
-type ScoringValidationError struct{ Msg string }
+type ScoringValidationError struct {
+	// Msg is the error message, the text typevet's exception carries.
+	Msg string
+}
 
 func (e *ScoringValidationError) Error() string     { return e.Msg }
 func (e *ScoringValidationError) className() string { return "ScoringValidationError" }
@@ -113,7 +131,10 @@ func (e *ScoringValidationError) As(target any) bool { return asScoring(e, targe
 
 // ScoringUnsupportedCapabilityError reports a scoring request the backend
 // cannot serve: multi-token candidates, too many candidate ids, no vision.
-type ScoringUnsupportedCapabilityError struct{ Msg string }
+type ScoringUnsupportedCapabilityError struct {
+	// Msg is the error message, the text typevet's exception carries.
+	Msg string
+}
 
 func (e *ScoringUnsupportedCapabilityError) Error() string { return e.Msg }
 func (e *ScoringUnsupportedCapabilityError) className() string {
@@ -126,7 +147,10 @@ func (e *ScoringUnsupportedCapabilityError) As(target any) bool { return asScori
 // JudgmentError is the umbrella of the judgment classes. errors.As with a
 // *JudgmentError target matches [JudgmentValidationError] and
 // [GemmaTemplateError].
-type JudgmentError struct{ Msg string }
+type JudgmentError struct {
+	// Msg is the error message, the text typevet's exception carries.
+	Msg string
+}
 
 func (e *JudgmentError) Error() string     { return e.Msg }
 func (e *JudgmentError) className() string { return "JudgmentError" }
@@ -136,7 +160,10 @@ func (e *JudgmentError) As(target any) bool { return asUmbrella(e, target) }
 
 // JudgmentValidationError reports a bad request: question shape, model pin,
 // threshold, served-template family, option capacity, text-part template.
-type JudgmentValidationError struct{ Msg string }
+type JudgmentValidationError struct {
+	// Msg is the error message, the text typevet's exception carries.
+	Msg string
+}
 
 func (e *JudgmentValidationError) Error() string     { return e.Msg }
 func (e *JudgmentValidationError) className() string { return "JudgmentValidationError" }
@@ -146,7 +173,10 @@ func (e *JudgmentValidationError) As(target any) bool { return asJudgment(e, tar
 
 // GemmaTemplateError reports a prefix that renders a Gemma 4 model turn
 // without the no-thinking prefill (typevet #354).
-type GemmaTemplateError struct{ Msg string }
+type GemmaTemplateError struct {
+	// Msg is the error message, the text typevet's exception carries.
+	Msg string
+}
 
 func (e *GemmaTemplateError) Error() string     { return e.Msg }
 func (e *GemmaTemplateError) className() string { return "GemmaTemplateError" }

@@ -114,7 +114,10 @@ func (Score) isQuestion() {}
 // NamedQuestion pairs a question with its id. The id names the answer in
 // the [Response] and is rendered at the head of the option block.
 type NamedQuestion struct {
-	Name     string
+	// Name is the question id: unique within a [Request], the key of its
+	// answer in [Response], and the head of its option block.
+	Name string
+	// Question is the typed question: a [Noul], [Choice] or [Score].
 	Question Question
 }
 

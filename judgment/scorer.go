@@ -13,7 +13,11 @@ import (
 // Candidate is one option of a scoring request: its label and the single
 // token id its control string binds to.
 type Candidate struct {
-	Label   string
+	// Label is the option's scoring label (see [ScoringLabels]): "false"
+	// or "true" for a Noul, the Choice label, the Score level.
+	Label string
+	// TokenID is the id of the single token the option's control string
+	// tokenizes to; non-negative and unique within a request.
 	TokenID int
 }
 
@@ -33,8 +37,14 @@ type ScoringRequest struct {
 
 // ScoredCandidate is one candidate with its raw log-probability.
 type ScoredCandidate struct {
-	Label   string
+	// Label is the requested [Candidate]'s label.
+	Label string
+	// TokenID is the requested candidate's token id; it must match the
+	// request.
 	TokenID int
+	// Logprob is the raw (pre-sampling) natural-log probability of the
+	// token at the answer position: finite and not above 1e-6 (rounding
+	// above 0 is accepted; a probability sent in its place fails).
 	Logprob float64
 }
 
