@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"slices"
 
 	"github.com/typevet/typevet-go/judgment"
 )
@@ -115,7 +116,8 @@ func (p port) logprobs(nq judgment.NamedQuestion) ([]float64, error) {
 		}
 		total += w
 	}
-	for l := range d.Weights {
+	// Sorted, so the error names the same label on every run.
+	for _, l := range slices.Sorted(maps.Keys(d.Weights)) {
 		if !known[l] {
 			return nil, fmt.Errorf("fake: question %q: distribution names label %q that the question does not have", nq.Name, l)
 		}

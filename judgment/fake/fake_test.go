@@ -157,6 +157,10 @@ func TestFakeErrors(t *testing.T) {
 			d:   fake.Distributions{"q": {Weights: map[string]float64{"a": 1, "c": 1}}},
 			req: judgment.Request{Model: "m", Questions: []judgment.NamedQuestion{{Name: "q", Question: choice}}},
 			msg: `fake: question "q": distribution names label "c" that the question does not have`},
+		{name: "several unknown labels", reason: "the first unknown label in sorted order is named, on every run",
+			d:   fake.Distributions{"q": {Weights: map[string]float64{"a": 1, "z": 1, "d": 1, "c": 1, "y": 1}}},
+			req: judgment.Request{Model: "m", Questions: []judgment.NamedQuestion{{Name: "q", Question: choice}}},
+			msg: `fake: question "q": distribution names label "c" that the question does not have`},
 		{name: "all zero", d: fake.Distributions{"q": {Weights: map[string]float64{"a": 0}}},
 			req: judgment.Request{Model: "m", Questions: []judgment.NamedQuestion{{Name: "q", Question: choice}}},
 			msg: `fake: question "q": the weights of its labels must be finite with at least one positive`},
@@ -177,6 +181,23 @@ func TestFakeErrors(t *testing.T) {
 				t.Errorf("class = %q, want %q", got, tt.class)
 			}
 		})
+	}
+}
+
+// TestFakeUnknownLabelDeterministic repeats the call: Go randomizes map
+// order, so an error built while ranging over the weights would vary.
+func TestFakeUnknownLabelDeterministic(t *testing.T) {
+	weights := map[string]float64{"a": 1}
+	for _, l := range []string{"q", "p", "o", "n", "m", "l", "k", "j"} {
+		weights[l] = 1
+	}
+	p := fake.New(fake.Distributions{"q": {Weights: weights}})
+	req := judgment.Request{Model: "m", Questions: []judgment.NamedQuestion{{Name: "q", Question: judgment.Choice{Criteria: []judgment.Criterion{{Label: "a"}, {Label: "b"}}}}}}
+	const want = `fake: question "q": distribution names label "j" that the question does not have`
+	for i := range 50 {
+		if _, err := p.Judge(context.Background(), req); err == nil || err.Error() != want {
+			t.Fatalf("call %d: err = %v, want %q", i, err, want)
+		}
 	}
 }
 
