@@ -74,9 +74,10 @@ func (c Constants) match(d, tolerance, slope, q float64) float64 {
 	return sigmoid(trust * slope * (tolerance - d))
 }
 
-// Amounts is P(both amounts equal the register amount): the product of
-// the two amount probabilities.
-func (e Evidence) Amounts() float64 { return e.Numeric * e.Words }
+// Amounts is P(both amounts equal the register amount): the smaller of
+// the two amount probabilities, so both must match, and two amounts the
+// reader cannot read give 0.5 (not 0.25: ignorance does not compound).
+func (e Evidence) Amounts() float64 { return min(e.Numeric, e.Words) }
 
 // verdictWeights returns the unnormalised weight of each verdict label,
 // in verdictLabels order.

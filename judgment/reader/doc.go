@@ -70,17 +70,18 @@
 // logarithms of these probabilities (one decoding path, as every backend):
 //
 //   - payee_matches: P(true) = payee;
-//   - amounts_match: P(true) = numeric·words (both must match);
-//   - verdict: weights consistent = legible·payee·numeric·words·date·signed,
+//   - amounts_match: P(true) = amounts = min(numeric, words) (both must
+//     match; two unreadable amounts give 0.5, not 0.25);
+//   - verdict: weights consistent = legible·payee·amounts·date·signed,
 //     payee_mismatch = legible·(1 − payee), amount_mismatch =
-//     legible·(1 − numeric·words), date_mismatch = legible·(1 − date),
+//     legible·(1 − amounts), date_mismatch = legible·(1 − date),
 //     unsigned = legible·(1 − signed), cannot_tell = 1 − legible, each plus
 //     WeightFloor, normalised; the option order of the question does not
 //     matter;
 //   - legibility: level k weighs exp(−(k − 4c)²/(2·LegibilitySpread²))
 //     (+ WeightFloor), normalised.
 //
-// So a sharp check that matches its row is consistent with P ≈ 0.97; a
+// So a sharp check that matches its row is consistent with P ≈ 0.98; a
 // check with a changed field gets that field's mismatch; a blurred, blank
 // or foreign image gets cannot_tell and a low legibility.
 //

@@ -33,7 +33,7 @@ func Example() {
 			c.ID(), payee.Noul, verdict.Choice, verdict.Confidence, legibility.Level())
 	}
 	// Output:
-	// r00:clean: payee_matches 0.993, verdict consistent 0.97, legibility 4
+	// r00:clean: payee_matches 0.993, verdict consistent 0.98, legibility 4
 	// r00:payee_changed: payee_matches 0.000, verdict payee_mismatch 0.98, legibility 4
 }
 
