@@ -84,8 +84,8 @@ func TestRefusals(t *testing.T) {
 	taken := filepath.Join(dir, "taken.json")
 	require.NoError(t, os.WriteFile(taken, []byte("{}"), 0o644))
 	fresh := filepath.Join(dir, "new.json")
-	single := writeSingle(t, 1, nil)
-	seed0 := writeSingle(t, 0, nil)
+	seed0 := writeSingle(t, 1, func(r *checkmatch.Receipt) { r.Pins.GeneratorSeed = 0 })
+	short := writeSingle(t, 1, func(r *checkmatch.Receipt) { r.Cases = r.Cases[:6] })
 	otherRender := writeSingle(t, 1, func(r *checkmatch.Receipt) { r.Cases[2].RenderSHA256 = strings.Repeat("0", 64) })
 	tests := []struct {
 		name   string
@@ -119,8 +119,8 @@ func TestRefusals(t *testing.T) {
 			want: "receipt seed differs from seed 1"},
 		{name: "single of another renderer", args: []string{"-single", otherRender}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "1"},
 			want: "render of r00:written_amount_changed differs from the receipt", reason: "a typevet (Pillow) receipt fails the same way"},
-		{name: "single too short", args: []string{"-single", single}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "2"},
-			want: "case r01:clean missing from the receipt"},
+		{name: "single too short", args: []string{"-single", short}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "1"},
+			want: "case r00:low_legibility missing from the receipt"},
 		{name: "extra argument", args: []string{"x"}, env: map[string]string{envReceipt: fresh}, want: "unexpected arguments: x"},
 	}
 	for _, tt := range tests {

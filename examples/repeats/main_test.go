@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/receipt"
 )
 
 // fixture is typevet's committed 140-case vLLM receipt, kept in the
@@ -43,9 +44,11 @@ func copies(t *testing.T, n, odd int, changed string) []string {
 	return paths
 }
 
+// TestRepeatsReportsOutlierByName runs the command over three copies of
+// typevet's 140-case receipt, one with a changed runner digest.
 func TestRepeatsReportsOutlierByName(t *testing.T) {
 	changed := "0123456789abcdef" + strings.Repeat("9", 48)
-	paths := copies(t, 4, 2, changed)
+	paths := copies(t, 3, 1, changed)
 	var stdout, stderr bytes.Buffer
 	require.NoError(t, run(&stdout, &stderr, paths))
 
@@ -58,35 +61,53 @@ func TestRepeatsReportsOutlierByName(t *testing.T) {
 		Stable bool `json:"stable"`
 	}
 	require.NoError(t, json.Unmarshal(stdout.Bytes(), &got))
-	assert.Equal(t, []string{"run0", "run1", "run3"}, got.Included)
+	assert.Equal(t, []string{"run0", "run2"}, got.Included)
 	require.Len(t, got.Excluded, 1)
-	assert.Equal(t, "run2", got.Excluded[0].Run)
+	assert.Equal(t, "run1", got.Excluded[0].Run)
 	assert.Equal(t, []string{"runner"}, got.Excluded[0].DifferingDigests)
 	assert.True(t, got.Stable, "identical copies are stable")
 	for name, out := range map[string]string{"stdout": stdout.String(), "stderr": stderr.String()} {
 		assert.NotContains(t, out, changed, "%s never shows a digest value", name)
 		assert.NotContains(t, out, changed[:12], name)
 	}
-	assert.Contains(t, stderr.String(), "excluded run2: code digests differ: runner")
-	assert.Contains(t, stderr.String(), "stable: accuracy and every ECE range below 0.01 is the rule")
 	assert.True(t, strings.HasPrefix(stdout.String(), "{\n  \"runs\": ["), "indent-2 JSON, typevet's key order")
-}
 
-func TestRepeatsTableRows(t *testing.T) {
-	paths := copies(t, 2, -1, "")
-	var stdout, stderr bytes.Buffer
-	require.NoError(t, run(&stdout, &stderr, paths))
-	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
-	require.GreaterOrEqual(t, len(lines), 3)
+	// The table on stderr.
+	text := stderr.String()
+	lines := strings.Split(strings.TrimSpace(text), "\n")
+	require.GreaterOrEqual(t, len(lines), 4)
 	assert.Regexp(t, `^run\s+commit\s+included\s+accuracy\s+false_clear\s+ece payee_matches\s+ece amounts_match\s+wall_s\s+agreement\s+max_abs_diff$`, lines[0])
 	assert.Regexp(t, `^run0\s+\S+\s+true\s+0\.\d{4}`, lines[1])
-	assert.Contains(t, stderr.String(), "over 280 rows (10000 resamples, seed 0)")
+	assert.Regexp(t, `^run1\s+\S+\s+false\s+0\.\d{4}`, lines[2])
+	assert.Contains(t, text, "excluded run1: code digests differ: runner")
+	assert.Contains(t, text, "over 280 rows (10000 resamples, seed 0)")
+	assert.Contains(t, text, "stable: accuracy and every ECE range below 0.01 is the rule")
+}
 
-	stderr.Reset()
-	stdout.Reset()
+// TestRepeatsNoTable: -table=false leaves stderr empty. Short copies (7
+// cases) keep the 10,000 resamples cheap.
+func TestRepeatsNoTable(t *testing.T) {
+	f, err := os.Open(fixture)
+	require.NoError(t, err)
+	r, err := checkmatch.ReadReceipt(f)
+	f.Close()
+	require.NoError(t, err)
+	r.Cases = r.Cases[:7]
+	b, err := receipt.Marshal(r)
+	require.NoError(t, err)
+	dir := t.TempDir()
+	paths := []string{filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")}
+	for _, p := range paths {
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+	}
+	var stdout, stderr bytes.Buffer
 	require.NoError(t, run(&stdout, &stderr, append([]string{"-table=false"}, paths...)))
 	assert.Empty(t, stderr.String())
-	assert.NotEmpty(t, stdout.String())
+	assert.Contains(t, stdout.String(), `"rows": 14`)
+	assert.Contains(t, stdout.String(), `"included": [
+    "a",
+    "b"
+  ]`)
 }
 
 func TestRepeatsErrors(t *testing.T) {
