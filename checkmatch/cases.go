@@ -4,12 +4,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"time"
 
 	"github.com/typevet/typevet-go/internal/checkform"
+	"github.com/typevet/typevet-go/internal/pymath"
 )
 
 // Generator constants (spec §2.1).
@@ -371,7 +371,7 @@ func buildFace(seed uint64, row RegisterRow, v Variant, routing string, sigSeed 
 		}
 		f.Date = row.Date.AddDays(mag)
 	case VariantLowLegibility:
-		f.BlurRadius = pyRound(d.uniform(BlurMin, BlurMax), 2)
+		f.BlurRadius = pymath.Round(d.uniform(BlurMin, BlurMax), 2)
 	}
 	return f
 }
@@ -386,14 +386,4 @@ func changedAmount(d *draws, cents int64) int64 {
 		return lower
 	}
 	return cents + delta
-}
-
-// pyRound is Python's round(x, n): correctly rounded, half to even on the
-// exact binary value, which strconv's formatting implements.
-func pyRound(x float64, n int) float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return x
-	}
-	r, _ := strconv.ParseFloat(strconv.FormatFloat(x, 'f', n, 64), 64)
-	return r
 }

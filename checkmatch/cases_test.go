@@ -362,25 +362,6 @@ func TestDate(t *testing.T) {
 	}
 }
 
-func TestPyRound(t *testing.T) {
-	tests := []struct {
-		in, want float64
-		reason   string
-	}{
-		{4.035, 4.04, "4.035 is stored just above the half"},
-		{1.005, 1.0, "1.005 is stored just below the half"},
-		{2.675, 2.67, "classic Python example"},
-		{0.125, 0.12, "exact half rounds to even"},
-		{0.375, 0.38, "exact half rounds to even"},
-		{4.999999, 5.0, ""},
-	}
-	for _, tt := range tests {
-		if got := pyRound(tt.in, 2); got != tt.want {
-			t.Errorf("pyRound(%v) = %v, want %v (%s)", tt.in, got, tt.want, tt.reason)
-		}
-	}
-}
-
 func BenchmarkCases(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {

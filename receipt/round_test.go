@@ -26,7 +26,8 @@ func TestRound(t *testing.T) {
 		{name: "tiny", x: 1.23456789e-10, n: 9, want: 0},
 		{name: "large", x: 123456789.123456789, n: 3, want: 123456789.123},
 		{name: "huge", x: 1e300, n: 3, want: 1e300},
-		{name: "negative n", reason: "treated as 0", x: 2.5, n: -2, want: 2.0},
+		{name: "negative n", reason: "Python rounds to hundreds: round(2.5, -2) is 0.0 (earlier versions treated n as 0)", x: 2.5, n: -2, want: 0},
+		{name: "negative n tie", reason: "half to even on hundreds", x: 1250, n: -2, want: 1200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,7 @@
 // Package pymath reproduces, bit for bit, the float sums and statistics of
 // Python 3.12 that typevet's metrics use: the built-in sum over floats
 // ([Sum]), math.fsum ([FSum]), statistics.fmean ([FMean]) and
-// statistics.stdev ([Stdev]).
+// statistics.stdev ([Stdev]), and round(x, n) for floats ([Round]).
 //
 // A plain left-to-right Go loop differs from each of them in the last bits,
 // and receipts compare metric values bit for bit, so every place where
@@ -246,3 +246,57 @@ type dataError struct{ msg string }
 
 func (e *dataError) Error() string { return e.msg }
 func (e *dataError) Unwrap() error { return ErrEmpty }
+
+// Python's cut-offs for round(x, n) (CPython's NDIGITS_MAX and
+// NDIGITS_MIN): beyond them the result is x itself, or a zero of x's sign.
+const (
+	roundDigitsMax = 323
+	roundDigitsMin = -308
+)
+
+// Round returns what Python's round(x, n) returns for a float x: x rounded
+// to n decimal places, correctly rounded on the exact binary value of x
+// with ties to even. round(2.675, 2) is 2.67 because 2.675 is stored as
+// 2.67499999…, and round(0.125, 2) is 0.12, an exact tie. Scaling by 10ⁿ
+// in float arithmetic gets such cases wrong; Round formats x with n
+// decimals (strconv rounds the exact value, ties to even) and parses the
+// text back.
+//
+// A negative n rounds to a multiple of 10⁻ⁿ, as in Python:
+// Round(1250, -2) is 1200. NaN, ±Inf and zeros come back unchanged; n above
+// 323 returns x and n below -308 a zero of x's sign, as CPython does. Where
+// Python raises OverflowError (a result beyond the float range, such as
+// round(1.7e308, -308)), Round returns ±Inf.
+func Round(x float64, n int) float64 {
+	switch {
+	case math.IsNaN(x) || math.IsInf(x, 0) || x == 0 || n > roundDigitsMax:
+		return x
+	case n < roundDigitsMin:
+		return math.Copysign(0, x)
+	case n >= 0:
+		r, err := strconv.ParseFloat(strconv.FormatFloat(x, 'f', n, 64), 64)
+		if err != nil {
+			// FormatFloat of a finite float always parses back.
+			panic("pymath: Round: " + err.Error())
+		}
+		return r
+	}
+	// n < 0: k = x / 10^-n rounded half to even, exactly; then k * 10^-n.
+	exact := new(big.Rat).SetFloat64(x)
+	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-n)), nil)
+	den := new(big.Int).Mul(exact.Denom(), scale)
+	k, m := new(big.Int).DivMod(exact.Num(), den, new(big.Int))
+	switch m.Lsh(m, 1).Cmp(den) {
+	case 1:
+		k.Add(k, big.NewInt(1))
+	case 0:
+		if k.Bit(0) == 1 {
+			k.Add(k, big.NewInt(1))
+		}
+	}
+	if k.Sign() == 0 {
+		return math.Copysign(0, x)
+	}
+	r, _ := new(big.Float).SetInt(k.Mul(k, scale)).Float64()
+	return r
+}

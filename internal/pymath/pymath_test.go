@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strconv"
 	"testing"
 )
 
@@ -357,5 +358,101 @@ func TestSqrtRatTies(t *testing.T) {
 				t.Errorf("sqrtRat(%v) = %v, want %v", sq, got, tt.want)
 			}
 		})
+	}
+}
+
+// TestRoundPythonVectors checks Round against round(x, n) as CPython
+// printed it (testdata/gen_round.py), bit for bit.
+func TestRoundPythonVectors(t *testing.T) {
+	b, err := os.ReadFile("testdata/round.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var file struct {
+		Vectors [][3]json.RawMessage `json:"vectors"`
+	}
+	if err := json.Unmarshal(b, &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(file.Vectors) < 400 {
+		t.Fatalf("only %d vectors in testdata/round.json", len(file.Vectors))
+	}
+	parse := func(raw json.RawMessage) float64 {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			t.Fatal(err)
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, v := range file.Vectors {
+		x, want := parse(v[0]), parse(v[2])
+		var n int
+		if err := json.Unmarshal(v[1], &n); err != nil {
+			t.Fatal(err)
+		}
+		got := Round(x, n)
+		same := math.Float64bits(got) == math.Float64bits(want) || math.IsNaN(got) && math.IsNaN(want)
+		if !same {
+			t.Errorf("Round(%v, %d) = %v, Python %v", x, n, got, want)
+		}
+	}
+}
+
+func TestRound(t *testing.T) {
+	tests := []struct {
+		name   string
+		reason string
+		x      float64
+		n      int
+		want   float64
+	}{
+		{name: "2.675", reason: "stored as 2.67499999…, so it rounds down", x: 2.675, n: 2, want: 2.67},
+		{name: "0.125", reason: "exact tie: half to even", x: 0.125, n: 2, want: 0.12},
+		{name: "2.5 to 0", reason: "half to even", x: 2.5, n: 0, want: 2},
+		{name: "4.035", reason: "4.035 is stored just above the half (blur radius rounding, from checkmatch)", x: 4.035, n: 2, want: 4.04},
+		{name: "1.005", reason: "1.005 is stored just below the half", x: 1.005, n: 2, want: 1},
+		{name: "4.999999", x: 4.999999, n: 2, want: 5},
+		{name: "1250 to -2", reason: "negative n: exact tie, half to even", x: 1250, n: -2, want: 1200},
+		{name: "1350 to -2", x: 1350, n: -2, want: 1400},
+		{name: "beyond NDIGITS_MAX", reason: "CPython returns x for n > 323", x: 0.1, n: 400, want: 0.1},
+		{name: "overflow", reason: "Python raises OverflowError; Go has +Inf", x: 1.7e308, n: -308, want: math.Inf(1)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Round(tt.x, tt.n); got != tt.want {
+				t.Errorf("Round(%v, %d) = %v, want %v", tt.x, tt.n, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRoundSignedZero(t *testing.T) {
+	tests := []struct {
+		name string
+		x    float64
+		n    int
+	}{
+		{"-0.5 to 0", -0.5, 0},
+		{"-0.0001 to 2", -0.0001, 2},
+		{"-1 to -2", -1, -2},
+		{"below NDIGITS_MIN", -5, -400},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Round(tt.x, tt.n); got != 0 || !math.Signbit(got) {
+				t.Errorf("Round(%v, %d) = %v, want -0.0 as Python", tt.x, tt.n, got)
+			}
+		})
+	}
+}
+
+func BenchmarkRound3(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		Round(1099.5165+float64(i&7), 3)
 	}
 }
