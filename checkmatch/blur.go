@@ -1,6 +1,7 @@
 package checkmatch
 
 import (
+	"encoding/binary"
 	"image"
 	"math"
 )
@@ -35,8 +36,9 @@ func boxRadius(sigma float32, n int) float32 {
 // gaussianBlur blurs the RGB channels of an opaque image in place the way
 // Pillow's GaussianBlur(sigma) does: blurPasses horizontal extended box
 // passes, then blurPasses vertical ones (Pillow transposes and blurs rows;
-// so does this). Alpha is left as is.
-func gaussianBlur(img *image.RGBA, sigma float64) {
+// so does this). Alpha is left as is. buf is scratch space for the
+// transposed image; gaussianBlur returns it, grown as needed, for reuse.
+func gaussianBlur(img *image.RGBA, sigma float64, buf []byte) []byte {
 	r := boxRadius(float32(sigma), blurPasses)
 	w, h := img.Rect.Dx(), img.Rect.Dy()
 	var ext []uint32
@@ -46,11 +48,14 @@ func gaussianBlur(img *image.RGBA, sigma float64) {
 		}
 	}
 	// Transpose into a h-wide, w-tall buffer, blur its rows, transpose back.
-	t := make([]byte, 4*w*h)
+	if cap(buf) < 4*w*h {
+		buf = make([]byte, 4*w*h)
+	}
+	t := buf[:4*w*h]
 	for y := range h {
-		row := img.Pix[y*img.Stride:]
+		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
 		for x := range w {
-			copy(t[4*(x*h+y):4*(x*h+y)+4], row[4*x:4*x+4])
+			binary.LittleEndian.PutUint32(t[4*(x*h+y):], binary.LittleEndian.Uint32(row[4*x:]))
 		}
 	}
 	for range blurPasses {
@@ -59,11 +64,12 @@ func gaussianBlur(img *image.RGBA, sigma float64) {
 		}
 	}
 	for y := range h {
-		row := img.Pix[y*img.Stride:]
+		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
 		for x := range w {
-			copy(row[4*x:4*x+4], t[4*(x*h+y):4*(x*h+y)+4])
+			binary.LittleEndian.PutUint32(row[4*x:], binary.LittleEndian.Uint32(t[4*(x*h+y):]))
 		}
 	}
+	return buf
 }
 
 // boxBlurLine blurs the R, G and B bytes of one line of 4-byte pixels in
@@ -104,19 +110,22 @@ func boxBlurLine(pix []byte, ext []uint32, r float32) []uint32 {
 		a2 += ext[3*k+2]
 	}
 	const half = 1 << 23
+	// For pixel x the window is pixels x-radius … x+radius: ext entries
+	// x+1 … x+2r+1. Entry x leaves the window (it is also the left far
+	// pixel), entry x+2r+1 enters it, entry x+2r+2 is the right far pixel.
 	span := 3 * (2*radius + 1)
+	enter, right := ext[span:], ext[span+3:]
 	for x := range n {
-		// Window of x: pixels x-radius … x+radius, ext entries x+1 … x+2r+1
-		// (offsets 3 … span+2 below); the far pixels x-radius-1 and
-		// x+radius+1 are entries x and x+2r+2 (offsets 0 and span+3).
-		e := ext[3*x : 3*x+span+6 : 3*x+span+6]
-		a0 += e[span] - e[0]
-		a1 += e[span+1] - e[1]
-		a2 += e[span+2] - e[2]
+		l := ext[3*x : 3*x+3 : 3*x+3]
+		e := enter[3*x : 3*x+3 : 3*x+3]
+		f := right[3*x : 3*x+3 : 3*x+3]
+		a0 += e[0] - l[0]
+		a1 += e[1] - l[1]
+		a2 += e[2] - l[2]
 		p := pix[4*x : 4*x+3 : 4*x+3]
-		p[0] = uint8((a0*ww + (e[0]+e[span+3])*fw + half) >> 24)
-		p[1] = uint8((a1*ww + (e[1]+e[span+4])*fw + half) >> 24)
-		p[2] = uint8((a2*ww + (e[2]+e[span+5])*fw + half) >> 24)
+		p[0] = uint8((a0*ww + (l[0]+f[0])*fw + half) >> 24)
+		p[1] = uint8((a1*ww + (l[1]+f[1])*fw + half) >> 24)
+		p[2] = uint8((a2*ww + (l[2]+f[2])*fw + half) >> 24)
 	}
 	return ext
 }

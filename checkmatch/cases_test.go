@@ -364,6 +364,7 @@ func TestDate(t *testing.T) {
 
 func BenchmarkCases(b *testing.B) {
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	for b.Loop() {
 		if _, err := Cases(0, RowCount); err != nil {
 			b.Fatal(err)

@@ -30,12 +30,18 @@ const maxBlurRadius = 64.0
 // Pillow renders, so a receipt records [RendererPin] instead of Pillow's
 // version. Render is safe for concurrent use.
 func Render(c Case) ([]byte, error) {
-	img, err := RenderImage(c)
-	if err != nil {
+	img := canvases.Get().(*image.RGBA)
+	defer canvases.Put(img)
+	if err := renderInto(img, c); err != nil {
 		return nil, err
 	}
 	return encodeRGBPNG(img)
 }
+
+// canvases recycles the canvases of [Render], which returns only the PNG.
+var canvases = sync.Pool{New: func() any {
+	return image.NewRGBA(image.Rect(0, 0, checkform.Width, checkform.Height))
+}}
 
 // RenderImage draws case c and returns the pixels (opaque RGBA, 1000×440).
 // In order: the paper, the printed fields of [internal/checkform] in ink, the
@@ -48,22 +54,30 @@ func Render(c Case) ([]byte, error) {
 // [Cases] makes is printable; a hand-built face that is not gets an error
 // naming the field and the case id.
 func RenderImage(c Case) (*image.RGBA, error) {
+	img := image.NewRGBA(image.Rect(0, 0, checkform.Width, checkform.Height))
+	if err := renderInto(img, c); err != nil {
+		return nil, err
+	}
+	return img, nil
+}
+
+// renderInto draws c over every pixel of img, a Width×Height canvas.
+func renderInto(img *image.RGBA, c Case) error {
 	f := c.Face
 	words, err := AmountInWords(f.WrittenCents)
 	if err != nil {
-		return nil, fmt.Errorf("render %s: written %w", c.ID(), err)
+		return fmt.Errorf("render %s: written %w", c.ID(), err)
 	}
 	if f.NumericCents < 0 {
-		return nil, fmt.Errorf("render %s: numeric cents must not be negative, got %d", c.ID(), f.NumericCents)
+		return fmt.Errorf("render %s: numeric cents must not be negative, got %d", c.ID(), f.NumericCents)
 	}
 	if !(f.BlurRadius >= 0 && f.BlurRadius <= maxBlurRadius) {
-		return nil, fmt.Errorf("render %s: blur radius must be from 0 to %v, got %v", c.ID(), maxBlurRadius, f.BlurRadius)
+		return fmt.Errorf("render %s: blur radius must be from 0 to %v, got %v", c.ID(), maxBlurRadius, f.BlurRadius)
 	}
 
 	st := renderStates.Get().(*renderState)
 	defer renderStates.Put(st)
 
-	img := image.NewRGBA(image.Rect(0, 0, checkform.Width, checkform.Height))
 	copy(img.Pix, stockLayer().Pix)
 	st.text(img, checkform.CheckNumber, fmt.Sprint(f.CheckNumber))
 	st.text(img, checkform.Date, checkform.DateText(f.Date.Year, f.Date.Month, f.Date.Day))
@@ -77,17 +91,18 @@ func RenderImage(c Case) (*image.RGBA, error) {
 	ov := markOverlay()
 	draw.Draw(img, ov.Rect, ov, ov.Rect.Min, draw.Over)
 	if f.BlurRadius > 0 {
-		gaussianBlur(img, f.BlurRadius)
+		st.blurBuf = gaussianBlur(img, f.BlurRadius, st.blurBuf)
 	}
-	return img, nil
+	return nil
 }
 
 // renderState is the per-goroutine scratch of a render: font faces (an
-// opentype face must not be shared between goroutines) and the stroke
-// rasterizer.
+// opentype face must not be shared between goroutines), the stroke
+// rasterizer and the blur buffer.
 type renderState struct {
-	faces  checkform.Faces
-	raster vector.Rasterizer
+	faces   checkform.Faces
+	raster  vector.Rasterizer
+	blurBuf []byte // transposition buffer of the blur
 }
 
 var renderStates = sync.Pool{New: func() any { return new(renderState) }}

@@ -203,6 +203,7 @@ func TestContactSheetErrors(t *testing.T) {
 func BenchmarkContactSheet(b *testing.B) {
 	cases := seed0Cases(b)[:7]
 	b.ReportAllocs()
+	defer reportCPU(b)()
 	var n int
 	for b.Loop() {
 		var buf bytes.Buffer
