@@ -233,7 +233,9 @@ func Records(outcomes []Outcome) ([]CaseRecord, error) {
 // order. null reads as nil and nil writes as {}.
 type ByLevel[T int | float64] []T
 
-// MarshalJSON writes {"0": v0, "1": v1, …}.
+// MarshalJSON writes {"0": v0, "1": v1, …} through [receipt.Ordered], so
+// float values are Python's float text (0.0, 1.0, 1e-07), as typevet
+// writes them.
 func (b ByLevel[T]) MarshalJSON() ([]byte, error) {
 	o := make(receipt.Ordered[T], len(b))
 	for i, v := range b {

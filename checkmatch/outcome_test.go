@@ -139,7 +139,7 @@ func TestRecordOfFirstRightCase(t *testing.T) {
 	if got := topLevelKeys(t, b); !reflect.DeepEqual(got, wantKeys) {
 		t.Errorf("record keys = %v\nwant %v", got, wantKeys)
 	}
-	for _, want := range []string{`"legibility_probabilities":{"0":0,"1":0,"2":0,"3":0,"4":1}`,
+	for _, want := range []string{`"legibility_probabilities":{"0":0.0,"1":0.0,"2":0.0,"3":0.0,"4":1.0}`,
 		`"verdict_probabilities":{"consistent":0.75,"payee_mismatch":0.05,`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("record JSON lacks %s:\n%s", want, b)
@@ -230,6 +230,11 @@ func TestByLevelJSON(t *testing.T) {
 	}
 	if b, _ := json.Marshal(checkmatch.ByLevel[int](nil)); string(b) != `{}` {
 		t.Errorf("Marshal(nil ByLevel) = %s, want {}", b)
+	}
+	// Floats are written as Python writes them: 1.0, 0.0, 1e-07.
+	b, err = checkmatch.ByLevel[float64]{0, 1e-07, 1}.MarshalJSON()
+	if want := `{"0":0.0,"1":1e-07,"2":1.0}`; err != nil || string(b) != want {
+		t.Errorf("MarshalJSON(ByLevel[float64]) = %s, %v; want %s", b, err, want)
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/typevet/typevet-go/internal/pyjson"
 )
 
 // Entry is one name and value of an [Ordered] object.
@@ -22,8 +24,9 @@ type Entry[V any] struct {
 // survive a round trip.
 //
 // A nil Ordered marshals as {} (typevet never writes null for these
-// blocks). Unmarshalling null gives nil; a key given twice is an error
-// (Python would keep the last value at the first position).
+// blocks). Unmarshalling null gives nil; a key given twice is an error,
+// when reading (Python would keep the last value at the first position)
+// and when writing.
 type Ordered[V any] []Entry[V]
 
 // Digests maps logical names to SHA-256 hex digests.
@@ -43,62 +46,46 @@ func (o Ordered[V]) Get(name string) (V, bool) {
 	return zero, false
 }
 
-// MarshalJSON writes the entries as one JSON object in slice order. <, >
-// and & are not escaped, as [Marshal] leaves them.
+// MarshalJSON writes the entries as one JSON object in slice order, each
+// value encoded by [pyjson.Marshal]: a float64 is Python's float text
+// (26.0, 1e-07), and <, > and & are not escaped, as Python writes them. A
+// name given twice is an error: a Python dict cannot hold it.
 func (o Ordered[V]) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	buf.WriteByte('{')
+	obj := make(pyjson.Object, len(o))
 	for i, e := range o {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		if err := enc.Encode(e.Name); err != nil {
-			return nil, err
-		}
-		buf.Truncate(buf.Len() - 1) // Encode ends with a newline
-		buf.WriteByte(':')
-		if err := enc.Encode(e.Value); err != nil {
-			return nil, fmt.Errorf("value of %q: %w", e.Name, err)
-		}
-		buf.Truncate(buf.Len() - 1)
+		obj[i] = pyjson.Member{Key: e.Name, Value: e.Value}
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	b, err := pyjson.Marshal(obj, pyjson.Options{Compact: true})
+	if err != nil {
+		return nil, fmt.Errorf("receipt: %w", err)
+	}
+	return b, nil
 }
 
-// UnmarshalJSON reads a JSON object (or null) keeping its key order.
+// UnmarshalJSON reads a JSON object (or null) keeping its key order, with
+// [pyjson.DecodeObject]: a key given twice, JSON that is not an object and
+// trailing data are errors.
 func (o *Ordered[V]) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == nil {
+	if string(bytes.TrimSpace(b)) == "null" {
 		*o = nil
 		return nil
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return errors.New("receipt: want a JSON object")
-	}
 	out := Ordered[V]{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		name := tok.(string) // the decoder only yields string keys inside an object
-		if _, dup := out.Get(name); dup {
-			return fmt.Errorf("receipt: key %q given twice", name)
-		}
+	err := pyjson.DecodeObject(b, func(name string, raw json.RawMessage) error {
 		var v V
-		if err := dec.Decode(&v); err != nil {
+		if err := json.Unmarshal(raw, &v); err != nil {
 			return fmt.Errorf("receipt: value of %q: %w", name, err)
 		}
 		out = append(out, Entry[V]{Name: name, Value: v})
-	}
-	if _, err := dec.Token(); err != nil {
+		return nil
+	})
+	var rk *pyjson.RepeatedKeyError
+	switch {
+	case errors.As(err, &rk):
+		return fmt.Errorf("receipt: key %q given twice", rk.Key)
+	case errors.Is(err, pyjson.ErrNotObject):
+		return errors.New("receipt: want a JSON object")
+	case err != nil:
 		return err
 	}
 	*o = out

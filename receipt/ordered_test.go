@@ -74,3 +74,23 @@ func TestOrderedUnmarshal(t *testing.T) {
 		})
 	}
 }
+
+// TestOrderedPythonText checks the text MarshalJSON writes: values through
+// pyjson, so floats are Python's float text, and a repeated name is refused.
+func TestOrderedPythonText(t *testing.T) {
+	b, err := Ordered[float64]{{Name: "consistent", Value: 1}, {Name: "<a&b>", Value: 1e-07}, {Name: "x", Value: 0.5}}.MarshalJSON()
+	if want := `{"consistent":1.0,"<a&b>":1e-07,"x":0.5}`; err != nil || string(b) != want {
+		t.Errorf("MarshalJSON = %s, %v; want %s", b, err, want)
+	}
+	type pair struct {
+		A float64 `json:"a"`
+	}
+	b, err = Ordered[pair]{{Name: "p", Value: pair{26}}}.MarshalJSON()
+	if want := `{"p":{"a":26.0}}`; err != nil || string(b) != want {
+		t.Errorf("MarshalJSON of structs = %s, %v; want %s", b, err, want)
+	}
+	if _, err := (Digests{{Name: "a", Value: "1"}, {Name: "a", Value: "2"}}).MarshalJSON(); err == nil ||
+		err.Error() != `receipt: pyjson: object key "a" given twice` {
+		t.Errorf("repeated name: err = %v", err)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/typevet/typevet-go/internal/pyjson"
 	"github.com/typevet/typevet-go/internal/pytext"
 )
 
@@ -39,8 +40,9 @@ type Label struct {
 // marshals as a JSON object in slice order; a nil Labels marshals as null
 // (no reading held the gauge) and an empty non-nil Labels as {}, the way
 // encoding/json treats nil and empty maps. Unmarshalling keeps the input
-// order; null gives nil and a repeated key keeps its first position and
-// its last value (as Python's json module builds a dict).
+// order; null gives nil and a repeated key is refused (Python's json
+// module would keep its first position and its last value; typevet never
+// writes one).
 type Labels []Label
 
 // Get returns the value of the label name.
@@ -64,59 +66,50 @@ func (l Labels) set(name, value string) Labels {
 	return append(l, Label{name, value})
 }
 
-// MarshalJSON writes null for nil, else one JSON object in slice order.
+// MarshalJSON writes null for nil, else one JSON object in slice order,
+// with text as UTF-8 and <, > and & unescaped (the receipt writer escapes
+// the text as the receipt needs). A name given twice is an error: a Python
+// dict cannot hold it ([CacheConfig] never builds one).
 func (l Labels) MarshalJSON() ([]byte, error) {
 	if l == nil {
 		return []byte("null"), nil
 	}
-	var buf bytes.Buffer
-	buf.WriteByte('{')
+	obj := make(pyjson.Object, len(l))
 	for i, x := range l {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		name, err := marshalNoHTMLEscape(x.Name)
-		if err != nil {
-			return nil, err
-		}
-		value, err := marshalNoHTMLEscape(x.Value)
-		if err != nil {
-			return nil, err
-		}
-		buf.Write(name)
-		buf.WriteByte(':')
-		buf.Write(value)
+		obj[i] = pyjson.Member{Key: x.Name, Value: x.Value}
 	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	b, err := pyjson.Marshal(obj, pyjson.Options{Compact: true})
+	if err != nil {
+		return nil, fmt.Errorf("serving: cache_config: %w", err)
+	}
+	return b, nil
 }
 
-// UnmarshalJSON reads null or a JSON object of strings, keeping its order.
+// UnmarshalJSON reads null or a JSON object of strings, keeping its order
+// ([pyjson.DecodeObject]). A label given twice is refused, as every
+// ordered object of a receipt is.
 func (l *Labels) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	tok, err := dec.Token()
-	if err != nil {
-		return err
-	}
-	if tok == nil {
+	if string(bytes.TrimSpace(b)) == "null" {
 		*l = nil
 		return nil
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return errors.New("serving: cache_config must be an object of strings or null")
-	}
 	out := Labels{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		name := tok.(string) // object keys are always strings
+	err := pyjson.DecodeObject(b, func(name string, raw json.RawMessage) error {
 		var value string
-		if err := dec.Decode(&value); err != nil {
-			return fmt.Errorf("serving: cache_config label %q must be a string: %w", name, err)
+		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &value) != nil {
+			return fmt.Errorf("serving: cache_config label %q must be a string", name)
 		}
-		out = out.set(name, value)
+		out = append(out, Label{name, value})
+		return nil
+	})
+	var rk *pyjson.RepeatedKeyError
+	switch {
+	case errors.As(err, &rk):
+		return fmt.Errorf("serving: cache_config label %q given twice", rk.Key)
+	case errors.Is(err, pyjson.ErrNotObject):
+		return errors.New("serving: cache_config must be an object of strings or null")
+	case err != nil:
+		return err
 	}
 	*l = out
 	return nil

@@ -152,7 +152,8 @@ func TestLabelsJSON(t *testing.T) {
 		{name: "order kept", in: `{"z":"1","a":"2"}`, out: `{"z":"1","a":"2"}`, want: Labels{{"z", "1"}, {"a", "2"}}},
 		{name: "null", in: `null`, out: `null`},
 		{name: "empty", in: `{}`, out: `{}`, want: Labels{}},
-		{name: "repeated key", in: `{"a":"1","b":"2","a":"3"}`, out: `{"a":"3","b":"2"}`, want: Labels{{"a", "3"}, {"b", "2"}}},
+		{name: "repeated key", in: `{"a":"1","b":"2","a":"3"}`, wantErr: `serving: cache_config label "a" given twice`},
+		{name: "null value", in: `{"a":null}`, wantErr: `serving: cache_config label "a" must be a string`},
 		{name: "number value", in: `{"a":1}`, wantErr: `serving: cache_config label "a" must be a string`},
 		{name: "array", in: `["a"]`, wantErr: "serving: cache_config must be an object of strings or null"},
 	}

@@ -1,10 +1,8 @@
 package wording
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"io"
 
 	"github.com/typevet/typevet-go/internal/pyjson"
 )
@@ -123,30 +121,21 @@ type rawMember struct {
 // orderedRaw is a JSON object read in key order with undecoded values.
 type orderedRaw []rawMember
 
-// UnmarshalJSON reads a JSON object in order; errNotObject when b is not one.
+// UnmarshalJSON reads a JSON object in order with [pyjson.DecodeObject]:
+// errNotObject when b is valid JSON but not an object or has trailing
+// data, a *pyjson.RepeatedKeyError for a key given twice, a
+// *pyjson.SyntaxError for text that is not JSON.
 func (o *orderedRaw) UnmarshalJSON(b []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(b))
-	tok, err := dec.Token()
-	if err != nil || tok != json.Delim('{') {
-		return errNotObject
-	}
 	out := orderedRaw{}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return err
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return err
-		}
-		out = append(out, rawMember{tok.(string), raw})
-	}
-	if _, err := dec.Token(); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
+	err := pyjson.DecodeObject(b, func(name string, value json.RawMessage) error {
+		out = append(out, rawMember{name, value})
+		return nil
+	})
+	if errors.Is(err, pyjson.ErrNotObject) || errors.Is(err, pyjson.ErrTrailingData) {
 		return errNotObject
+	}
+	if err != nil {
+		return err
 	}
 	*o = out
 	return nil
@@ -167,7 +156,11 @@ func (o orderedRaw) get(name string) (json.RawMessage, bool) {
 // a value is not a string.
 func decodeMapping(b []byte) (Mapping, error) {
 	var raw orderedRaw
-	if err := raw.UnmarshalJSON(b); err != nil {
+	err := raw.UnmarshalJSON(b)
+	if rk := (*pyjson.RepeatedKeyError)(nil); errors.As(err, &rk) {
+		return nil, valueErr("the wording mapping holds the part %s twice", pyRepr(rk.Key))
+	}
+	if err != nil {
 		return nil, err
 	}
 	out := make(Mapping, 0, len(raw))
@@ -175,9 +168,6 @@ func decodeMapping(b []byte) (Mapping, error) {
 		var text string
 		if len(m.value) == 0 || m.value[0] != '"' || json.Unmarshal(m.value, &text) != nil {
 			return nil, typeErr("the wording part %s must be text", pyRepr(m.name))
-		}
-		if out.Has(m.name) {
-			return nil, valueErr("the wording mapping holds the part %s twice", pyRepr(m.name))
 		}
 		out = append(out, Part{m.name, text})
 	}

@@ -7,6 +7,8 @@ import (
 	"io"
 	"math"
 	"strconv"
+
+	"github.com/typevet/typevet-go/internal/pyjson"
 )
 
 // Distribution is the configured answer distribution of one question.
@@ -37,112 +39,92 @@ type Distributions map[string]Distribution
 // objects are refused. Errors name the question and label, never the
 // offending value.
 func ParseDistributions(r io.Reader) (Distributions, error) {
-	dec := json.NewDecoder(r)
-	dec.UseNumber()
-	p := parser{dec: dec}
-	if tok := p.token(); p.err == nil && tok != json.Delim('{') {
-		return nil, errors.New("fake distributions: want a JSON object of question name → distribution")
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("fake distributions: reading: %w", err)
 	}
 	out := Distributions{}
-	for p.err == nil && dec.More() {
-		name, _ := p.token().(string)
-		if p.err != nil {
-			break
+	err = pyjson.DecodeObject(data, func(name string, raw json.RawMessage) error {
+		d, err := distribution(name, raw)
+		if err == nil {
+			out[name] = d
 		}
-		if _, dup := out[name]; dup {
-			return nil, fmt.Errorf("fake distributions: question %q appears twice", name)
-		}
-		d, err := p.distribution(name)
-		if err != nil {
-			return nil, err
-		}
-		out[name] = d
-	}
-	p.token() // the closing brace
-	if p.err != nil {
-		return nil, p.err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, errors.New("fake distributions: trailing data after the JSON object")
+		return err
+	})
+	var rk *pyjson.RepeatedKeyError
+	switch {
+	case errors.As(err, &rk):
+		return nil, fmt.Errorf("fake distributions: question %q appears twice", rk.Key)
+	case err != nil:
+		return nil, decodeErr(err, "")
 	}
 	return out, nil
 }
 
-// parser wraps a token stream with a sticky error.
-type parser struct {
-	dec *json.Decoder
-	err error
-}
-
-func (p *parser) token() json.Token {
-	if p.err != nil {
-		return nil
-	}
-	tok, err := p.dec.Token()
-	if err != nil {
-		p.err = malformed(err, p.dec.InputOffset())
-	}
-	return tok
-}
-
-// malformed names where the JSON broke without quoting it.
-func malformed(err error, offset int64) error {
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		offset = se.Offset
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+// decodeErr words a pyjson.DecodeObject error; where names the object read
+// ("" for the whole file, `question "v": ` for a weight object). Errors of
+// the callback pass unchanged. Malformed JSON is named by byte offset,
+// never quoted.
+func decodeErr(err error, where string) error {
+	var se *pyjson.SyntaxError
+	switch {
+	case errors.As(err, &se) && se.EOF:
 		return errors.New("fake distributions: unexpected end of input")
+	case errors.As(err, &se):
+		return fmt.Errorf("fake distributions: malformed JSON near byte %d", se.Offset)
+	case errors.Is(err, pyjson.ErrNotObject) && where == "":
+		return errors.New("fake distributions: want a JSON object of question name → distribution")
+	case errors.Is(err, pyjson.ErrTrailingData):
+		return errors.New("fake distributions: trailing data after the JSON object")
 	}
-	return fmt.Errorf("fake distributions: malformed JSON near byte %d", offset)
+	return err
 }
 
-func (p *parser) distribution(name string) (Distribution, error) {
-	switch tok := p.token().(type) {
-	case json.Number:
-		v, ok := finite(tok)
+// distribution reads the value of one question: a number (Noul) or an
+// object of label → weight.
+func distribution(name string, raw json.RawMessage) (Distribution, error) {
+	switch {
+	case isNumber(raw):
+		v, ok := finite(raw)
 		if !ok || v < 0 || v > 1 {
 			return Distribution{}, fmt.Errorf("fake distributions: question %q: P(true) must be a number in [0, 1]", name)
 		}
 		return Distribution{True: &v}, nil
-	case json.Delim:
-		if tok != '{' {
-			break
-		}
+	case raw[0] == '{':
 		w := map[string]float64{}
 		total := 0.0
-		for p.err == nil && p.dec.More() {
-			label, _ := p.token().(string)
-			num, isNum := p.token().(json.Number)
-			if p.err != nil {
-				break
-			}
-			if _, dup := w[label]; dup {
-				return Distribution{}, fmt.Errorf("fake distributions: question %q: label %q appears twice", name, label)
-			}
-			v, ok := finite(num)
-			if !isNum || !ok || v < 0 {
-				return Distribution{}, fmt.Errorf("fake distributions: question %q: label %q: weight must be a finite non-negative number", name, label)
+		err := pyjson.DecodeObject(raw, func(label string, value json.RawMessage) error {
+			v, ok := finite(value)
+			if !isNumber(value) || !ok || v < 0 {
+				return fmt.Errorf("fake distributions: question %q: label %q: weight must be a finite non-negative number", name, label)
 			}
 			w[label] = v
 			total += v
+			return nil
+		})
+		var rk *pyjson.RepeatedKeyError
+		if errors.As(err, &rk) {
+			return Distribution{}, fmt.Errorf("fake distributions: question %q: label %q appears twice", name, rk.Key)
 		}
-		p.token() // the closing brace
-		if p.err != nil {
-			return Distribution{}, p.err
+		if err != nil {
+			return Distribution{}, decodeErr(err, name)
 		}
 		if !(total > 0) || math.IsInf(total, 0) {
 			return Distribution{}, fmt.Errorf("fake distributions: question %q: weights must be finite with at least one positive", name)
 		}
 		return Distribution{Weights: w}, nil
 	}
-	if p.err != nil {
-		return Distribution{}, p.err
-	}
 	return Distribution{}, fmt.Errorf("fake distributions: question %q: want a number (Noul) or an object of weights (Choice, Score)", name)
 }
 
-func finite(n json.Number) (float64, bool) {
-	v, err := strconv.ParseFloat(string(n), 64)
+// isNumber reports whether raw (a valid JSON value) is a number.
+func isNumber(raw json.RawMessage) bool {
+	return len(raw) > 0 && (raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9')
+}
+
+// finite parses a JSON number; ok is false for anything else and for a
+// number outside the float64 range.
+func finite(raw json.RawMessage) (float64, bool) {
+	v, err := strconv.ParseFloat(string(raw), 64)
 	return v, err == nil && !math.IsNaN(v) && !math.IsInf(v, 0)
 }

@@ -2,12 +2,14 @@ package backendhttp
 
 import (
 	"encoding/json"
-	"io"
+	"errors"
 	"math"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/typevet/typevet-go/internal/pyjson"
 )
 
 // SettingError reports a bad setting. It names the variable (or field) and
@@ -71,40 +73,33 @@ func AuthFromEnv(lookup Lookup, prefix string) (Auth, error) {
 }
 
 // ParseHeaders decodes a JSON object of string values into headers in
-// document order. A repeated name is refused (JSON would silently keep the
-// last one). Errors name variable, never the text.
+// document order ([pyjson.DecodeObject]). A repeated name is refused (JSON
+// would silently keep the last one), as is anything but one object.
+// Errors name variable, never the text.
 func ParseHeaders(text, variable string) ([]Header, error) {
-	bad := func() error { return settingErr(variable, "must be a JSON object of string values") }
-	dec := json.NewDecoder(strings.NewReader(text))
-	dec.UseNumber()
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, bad()
-	}
 	var hs []Header
-	for dec.More() {
-		k, err := dec.Token()
-		if err != nil {
-			return nil, bad()
-		}
-		v, err := dec.Token()
-		if err != nil {
-			return nil, bad()
-		}
-		name, _ := k.(string)
-		value, isString := v.(string)
-		if !isString {
-			return nil, bad()
+	var bad error // a rule broken inside the object
+	err := pyjson.DecodeObject([]byte(text), func(name string, raw json.RawMessage) error {
+		var value string
+		if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &value) != nil {
+			bad = settingErr(variable, "must be a JSON object of string values")
+			return bad
 		}
 		if len(hs) >= MaxHeaders {
-			return nil, settingErr(variable, "must hold at most 32 headers")
+			bad = settingErr(variable, "must hold at most 32 headers")
+			return bad
 		}
 		hs = append(hs, Header{Name: name, Value: value})
-	}
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('}') {
-		return nil, bad()
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, bad()
+		return nil
+	})
+	var rk *pyjson.RepeatedKeyError
+	switch {
+	case bad != nil:
+		return nil, bad
+	case errors.As(err, &rk):
+		return nil, settingErr(variable, "may not name a header twice")
+	case err != nil:
+		return nil, settingErr(variable, "must be a JSON object of string values")
 	}
 	return hs, nil
 }
