@@ -78,7 +78,7 @@ func TestCodeDigests(t *testing.T) {
 
 	// A one-file name is the SHA-256 of the file, as receipt.CodeDigests
 	// and typevet compute it.
-	one, err := receipt.CodeDigests(typevet.Sources(), map[string]string{"pool": "pool/pool.go", "words": "checkmatch/words.go"})
+	one, err := receipt.CodeDigests(typevet.Sources(), map[string][]string{"pool": {"pool/pool.go"}, "words": {"checkmatch/words.go"}})
 	require.NoError(t, err)
 	for _, e := range one {
 		got, _ := d.Get(e.Name)

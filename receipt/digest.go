@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io/fs"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -88,28 +89,47 @@ func PromptDigests(questions []judgment.NamedQuestion) Digests {
 	return out
 }
 
-// CodeDigests returns the SHA-256 hex of each file's bytes, keyed by
-// logical name and sorted by name: the code fingerprint of a run
-// ([Identity].CodePathDigests). files maps each logical name (check match:
-// cases, metrics, pool, render, request, runner, serving_metrics, words) to
-// a path in fsys. Runs embed their own source files with go:embed and pass
-// the embed.FS, so two builds with different run code never share digests.
+// CodeDigests returns the code fingerprint of a run
+// ([Identity].CodePathDigests): for each logical name of files, sorted by
+// name, the SHA-256 hex of that name's source files in fsys. files maps
+// each logical name (check match: cases, metrics, pool, render, request,
+// runner, serving_metrics, words) to its paths in fsys:
 //
-// An unreadable file is an error naming the logical name and the path.
-func CodeDigests(fsys fs.FS, files map[string]string) (Digests, error) {
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	out := make(Digests, 0, len(names))
-	for _, name := range names {
-		b, err := fs.ReadFile(fsys, files[name])
-		if err != nil {
-			return nil, fmt.Errorf("receipt: code digest %q: %w", name, err)
+//   - one path: the SHA-256 of the file's bytes, as typevet digests its
+//     one Python file per name;
+//   - several paths: the SHA-256 of, in path order, each path, a NUL byte,
+//     the file's bytes and a NUL byte, so moving code between the files of
+//     a name, or renaming one, changes the digest.
+//
+// The paths are sorted here; the caller's slices are not changed. Runs
+// embed their own source files with go:embed and pass the embed.FS, so two
+// builds with different run code never share digests.
+//
+// A name with no paths, or an unreadable file, is an error naming the
+// logical name (and the path).
+func CodeDigests(fsys fs.FS, files map[string][]string) (Digests, error) {
+	out := make(Digests, 0, len(files))
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		paths := slices.Sorted(slices.Values(files[name]))
+		if len(paths) == 0 {
+			return nil, fmt.Errorf("receipt: code digest %q: no files", name)
 		}
-		sum := sha256.Sum256(b)
-		out = append(out, Entry[string]{Name: name, Value: hex.EncodeToString(sum[:])})
+		h := sha256.New()
+		for _, p := range paths {
+			b, err := fs.ReadFile(fsys, p)
+			if err != nil {
+				return nil, fmt.Errorf("receipt: code digest %q: %w", name, err)
+			}
+			if len(paths) == 1 {
+				h.Write(b)
+				break
+			}
+			h.Write([]byte(p))
+			h.Write([]byte{0})
+			h.Write(b)
+			h.Write([]byte{0})
+		}
+		out = append(out, Entry[string]{Name: name, Value: hex.EncodeToString(h.Sum(nil))})
 	}
 	return out, nil
 }

@@ -101,9 +101,9 @@ func ExampleWrite() {
 var runSources embed.FS
 
 func ExampleCodeDigests() {
-	digests, err := receipt.CodeDigests(runSources, map[string]string{
-		"throughput": "throughput.go",
-		"round":      "round.go",
+	digests, err := receipt.CodeDigests(runSources, map[string][]string{
+		"throughput": {"throughput.go", "round.go"}, // several files: path NUL bytes NUL, in path order
+		"round":      {"round.go"},                  // one file: its bytes
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -30,7 +30,7 @@ func buildGoldenBlocks(t testing.TB) goldenBlocks {
 	code, err := CodeDigests(fstest.MapFS{
 		"runner.go": {Data: []byte("package checkmatch\n")},
 		"pool.go":   {Data: []byte("package checkmatch // pool\n")},
-	}, map[string]string{"runner": "runner.go", "pool": "pool.go"})
+	}, map[string][]string{"runner": {"runner.go"}, "pool": {"pool.go"}})
 	if err != nil {
 		t.Fatal(err)
 	}

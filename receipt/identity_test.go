@@ -2,11 +2,14 @@ package receipt
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -111,12 +114,48 @@ func TestNewRuntime(t *testing.T) {
 	}
 }
 
+// TestCodeDigestsSeveralFiles checks the several-file rule (path, NUL,
+// bytes, NUL, in path order), the same as checkmatch's run digests.
+func TestCodeDigestsSeveralFiles(t *testing.T) {
+	fsys := fstest.MapFS{
+		"a/x.go": {Data: []byte("package a\n")},
+		"a/y.go": {Data: []byte("package a // y\n")},
+	}
+	paths := []string{"a/y.go", "a/x.go"}
+	got, err := CodeDigests(fsys, map[string][]string{"render": paths})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte("a/x.go\x00package a\n\x00a/y.go\x00package a // y\n\x00"))
+	if want := hex.EncodeToString(sum[:]); len(got) != 1 || got[0].Value != want {
+		t.Errorf("CodeDigests = %v, want render %s", got, want)
+	}
+	if paths[0] != "a/y.go" {
+		t.Error("CodeDigests sorted the caller's slice")
+	}
+	tests := []struct {
+		name   string
+		files  map[string][]string
+		reason string
+	}{
+		{name: "no files", files: map[string][]string{"render": nil}, reason: "a name without files would digest nothing"},
+		{name: "missing second file", files: map[string][]string{"render": {"a/x.go", "a/z.go"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := CodeDigests(fsys, tt.files); err == nil || !strings.Contains(err.Error(), `"render"`) {
+				t.Errorf("err = %v, want one naming \"render\"", err)
+			}
+		})
+	}
+}
+
 func TestCodeDigests(t *testing.T) {
 	fsys := fstest.MapFS{
 		"runner.go":  {Data: []byte("package run\n")},
 		"metrics.go": {Data: []byte("")},
 	}
-	got, err := CodeDigests(fsys, map[string]string{"runner": "runner.go", "metrics": "metrics.go"})
+	got, err := CodeDigests(fsys, map[string][]string{"runner": {"runner.go"}, "metrics": {"metrics.go"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +166,7 @@ func TestCodeDigests(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("CodeDigests = %v", got)
 	}
-	_, err = CodeDigests(fsys, map[string]string{"pool": "pool.go"})
+	_, err = CodeDigests(fsys, map[string][]string{"pool": {"pool.go"}})
 	if err == nil || !bytes.Contains([]byte(err.Error()), []byte(`"pool"`)) {
 		t.Errorf("missing file error = %v, want one naming \"pool\"", err)
 	}
