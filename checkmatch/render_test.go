@@ -724,3 +724,53 @@ func reportCPU(b *testing.B) func() {
 		}
 	}
 }
+
+// TestMarkOverlay checks the mark placement of spec §4.4 on the overlay
+// itself: VOID centred on the signature box 8 px above the line, SPECIMEN
+// centred on the canvas, both with their fill colours and alphas.
+func TestMarkOverlay(t *testing.T) {
+	ov := markOverlay()
+	var faces checkform.Faces
+	void := markLayer(&faces, checkform.Void)
+	// VOID is pasted over SPECIMEN, replacing the whole layer rectangle.
+	voidRect := void.Rect.Add(checkform.VoidOrigin(void.Rect.Dx(), void.Rect.Dy()))
+	var voidBox, specBox image.Rectangle
+	for y := ov.Rect.Min.Y; y < ov.Rect.Max.Y; y++ {
+		for x := ov.Rect.Min.X; x < ov.Rect.Max.X; x++ {
+			i := ov.PixOffset(x, y)
+			r, g, b, a := ov.Pix[i], ov.Pix[i+1], ov.Pix[i+2], ov.Pix[i+3]
+			if a == 0 {
+				continue
+			}
+			px := image.Rect(x, y, x+1, y+1)
+			if px.In(voidRect) {
+				// Premultiplied (190,30,30) at alpha <= 90.
+				if a > 90 || r < g || g != b || int(r) > 190*int(a)/255+1 {
+					t.Fatalf("VOID pixel (%d,%d) = %v", x, y, ov.Pix[i:i+4])
+				}
+				voidBox = voidBox.Union(px)
+				continue
+			}
+			// Premultiplied grey 120 at alpha 70 (plus bicubic overshoot).
+			if r != g || g != b || a > 80 {
+				t.Fatalf("SPECIMEN pixel (%d,%d) = %v", x, y, ov.Pix[i:i+4])
+			}
+			specBox = specBox.Union(px)
+		}
+	}
+	centre := func(r image.Rectangle) (float64, float64) {
+		return float64(r.Min.X+r.Max.X) / 2, float64(r.Min.Y+r.Max.Y) / 2
+	}
+	vx, vy := centre(voidBox)
+	if math.Abs(vx-770) > 2 || math.Abs(vy-342) > 2 {
+		t.Errorf("VOID ink %v centred at (%.1f, %.1f), want (770, 342)", voidBox, vx, vy)
+	}
+	sx, sy := centre(specBox)
+	if math.Abs(sx-500) > 2 || math.Abs(sy-220) > 2 {
+		t.Errorf("SPECIMEN ink %v centred at (%.1f, %.1f), want (500, 220)", specBox, sx, sy)
+	}
+	// Rotated 12°: the ink box is much taller than the 120 px text.
+	if specBox.Dy() < 180 || specBox.Dx() < 500 {
+		t.Errorf("SPECIMEN ink box %v is not a rotated 120 px word", specBox)
+	}
+}
