@@ -22,16 +22,16 @@ func ExampleNewThroughput() {
 	// Output:
 	// {
 	//   "concurrency": 4,
-	//   "wall_seconds": 2,
+	//   "wall_seconds": 2.0,
 	//   "judgments": 4,
 	//   "images": 8,
-	//   "judgments_per_second": 2,
-	//   "images_per_second": 4,
+	//   "judgments_per_second": 2.0,
+	//   "images_per_second": 4.0,
 	//   "latency_seconds": {
 	//     "n": 4,
-	//     "p50": 2,
-	//     "p95": 4,
-	//     "p99": 4
+	//     "p50": 2.0,
+	//     "p95": 4.0,
+	//     "p99": 4.0
 	//   },
 	//   "discarded": 3,
 	//   "server": null

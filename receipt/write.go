@@ -4,60 +4,40 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"github.com/typevet/typevet-go/internal/pyjson"
 )
 
 // Marshal serializes a receipt the way typevet writes one:
-// json.dumps(receipt, indent=2) + "\n". Keys keep the struct field order;
-// indentation is two spaces; <, > and & are not escaped; every character
-// outside printable ASCII is escaped as \uXXXX (surrogate pairs above
-// U+FFFF), as Python's ensure_ascii does.
+// json.dumps(receipt, indent=2) + "\n", byte for byte. Keys keep the struct
+// field order; indentation is two spaces with ", " never used (",\n" and
+// ": "); <, > and & are not escaped; every character outside printable
+// ASCII is escaped as \uXXXX (surrogate pairs above U+FFFF), as Python's
+// ensure_ascii does; a float64 is Python's float text (252.0, 1e-07).
 //
-// One difference remains: a plain float64 field is written as
-// encoding/json writes it, 252 where Python writes 252.0 and 0.00001 where
-// Python writes 1e-05. The numbers are equal and read back the same.
-// (Types with their own MarshalJSON, such as the serving blocks, may write
-// Python's form.)
+// It encodes with [pyjson.Marshal] (Options{EnsureASCII: true, Indent: 2,
+// RejectNonFinite: true}), which follows encoding/json's struct rules (json tags, omitempty, a
+// nil slice or map written null) and re-emits the output of each
+// MarshalJSON with Python's layout while copying its number text. So the
+// SHA-256 of a receipt written here equals the one Python computes for the
+// same values.
+//
+// Decision: a NaN or infinite float is an error (json.dumps(…,
+// allow_nan=False)), as it was with encoding/json. Python's default would
+// write the non-standard tokens NaN and Infinity, which JSON readers other
+// than Python's refuse; typevet's receipts never hold them.
 func Marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
+	b, err := pyjson.Marshal(v, pyjson.Options{EnsureASCII: true, Indent: 2, RejectNonFinite: true})
+	if err != nil {
 		return nil, err
 	}
-	return asciiEscape(buf.Bytes()), nil
-}
-
-// asciiEscape rewrites every byte sequence outside printable ASCII in
-// encoding/json output as \uXXXX. Such characters occur only inside JSON
-// strings (encoding/json already escapes control characters), so the
-// rewrite never changes the document's structure.
-func asciiEscape(b []byte) []byte {
-	i := bytes.IndexFunc(b, func(r rune) bool { return r >= 0x7f })
-	if i < 0 {
-		return b
-	}
-	out := make([]byte, 0, len(b)+len(b)/8)
-	out = append(out, b[:i]...)
-	for _, r := range string(b[i:]) {
-		switch {
-		case r < 0x7f:
-			out = append(out, byte(r))
-		case r > 0xffff:
-			r -= 0x10000
-			out = fmt.Appendf(out, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-		default:
-			out = fmt.Appendf(out, `\u%04x`, r)
-		}
-	}
-	return out
+	return append(b, '\n'), nil
 }
 
 // CheckKeyFree refuses receipt text that could carry a credential (judgment
@@ -116,7 +96,8 @@ func CheckNew(path string) error {
 }
 
 // Write serializes v with [Marshal], refuses it with [CheckKeyFree] before
-// touching the disk, creates the parent directories, creates path
+// touching the disk (the check reads the exact bytes that would be
+// written), creates the parent directories, creates path
 // exclusively (a *[AlreadyExistsError] if anything is there; nothing is
 // ever overwritten), writes, syncs and closes the file, and returns the
 // SHA-256 hex of the bytes written, which the run prints beside the path.

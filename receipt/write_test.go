@@ -3,6 +3,7 @@ package receipt
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -219,4 +220,93 @@ func TestWriteFailureRemovesPartialFile(t *testing.T) {
 func nan() float64 {
 	var zero float64
 	return zero / zero
+}
+
+// TestMarshalMatchesPython is the byte-level proof: each identity and
+// throughput block of typevet's receipts, decoded into the typed struct and
+// encoded again with Marshal, is byte for byte what Python's
+// json.dumps(block, indent=2) + "\n" writes (testdata/python_*.golden,
+// written by testdata/python_blocks.py). It also checks that the golden is
+// the block's own text in the original file, re-indented at top level, so
+// the goldens cannot drift from typevet's bytes.
+func TestMarshalMatchesPython(t *testing.T) {
+	tests := []struct {
+		file, block, golden string
+		into                func() any
+	}{
+		{"check_match_vllm_receipt.json", "identity", "python_receipt_identity.golden", func() any { return new(Identity) }},
+		{"check_match_vllm_throughput_c4.head.json", "identity", "python_c4_identity.golden", func() any { return new(Identity) }},
+		{"check_match_vllm_throughput_c4.head.json", "throughput", "python_c4_throughput.golden", func() any { return new(Throughput) }},
+		{"check_match_vllm_throughput_full_c16.head.json", "identity", "python_c16_identity.golden", func() any { return new(Identity) }},
+		{"check_match_vllm_throughput_full_c16.head.json", "throughput", "python_c16_throughput.golden", func() any { return new(Throughput) }},
+	}
+	for _, tt := range tests {
+		t.Run(strings.TrimSuffix(tt.file, ".json")+"/"+tt.block, func(t *testing.T) {
+			want, err := os.ReadFile(filepath.Join("testdata", tt.golden))
+			if err != nil {
+				t.Fatal(err)
+			}
+			original, err := os.ReadFile(filepath.Join("testdata", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			nested := strings.ReplaceAll(strings.TrimSuffix(string(want), "\n"), "\n", "\n  ")
+			if !strings.Contains(string(original), "\n  \""+tt.block+"\": "+nested) {
+				t.Fatalf("%s is not the %s block of %s re-indented", tt.golden, tt.block, tt.file)
+			}
+			v := tt.into()
+			if err := json.Unmarshal(fixtureBlock(t, tt.file, tt.block), v); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(got) != string(want) {
+				t.Errorf("Marshal differs from Python's json.dumps:\n%s", firstDiff(string(want), string(got)))
+			}
+			if sha256.Sum256(got) != sha256.Sum256(want) {
+				t.Error("SHA-256 differs")
+			}
+		})
+	}
+}
+
+// TestWriteChecksFinalBytes shows that the key-free check reads the bytes
+// written: a MarshalJSON that spells a secret with escapes ("s\u0065cret")
+// is refused, because the re-emitted receipt holds it verbatim.
+func TestWriteChecksFinalBytes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "receipt.json")
+	v := struct {
+		Note escapedNote `json:"note"`
+	}{}
+	_, err := Write(path, v, []string{"secret"})
+	var nk *NotKeyFreeError
+	if !errors.As(err, &nk) {
+		t.Fatalf("Write = %v, want *NotKeyFreeError", err)
+	}
+	if _, statErr := os.Lstat(path); statErr == nil {
+		t.Error("a refused receipt reached the disk")
+	}
+}
+
+type escapedNote struct{}
+
+func (escapedNote) MarshalJSON() ([]byte, error) { return []byte(`"s\u0065cret"`), nil }
+
+// TestMarshalPythonFloats checks float fields: Python's float text where
+// encoding/json writes 26 and 1e-7.
+func TestMarshalPythonFloats(t *testing.T) {
+	got, err := Marshal(struct {
+		Wall  float64   `json:"wall_seconds"`
+		Small float64   `json:"small"`
+		List  []float64 `json:"list"`
+	}{26, 1e-07, []float64{252, 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"wall_seconds\": 26.0,\n  \"small\": 1e-07,\n  \"list\": [\n    252.0,\n    0.5\n  ]\n}\n"
+	if string(got) != want {
+		t.Errorf("Marshal =\n%s\nwant\n%s", got, want)
+	}
 }

@@ -43,6 +43,10 @@ type Options struct {
 	// empty arrays and objects written as [] and {}. 0 is indent=None (one
 	// line); Python's indent=0 (newlines without indentation) is not offered.
 	Indent int
+	// RejectNonFinite is allow_nan=False: a NaN or infinite float, and the
+	// NaN and Infinity tokens in MarshalJSON output, are an error instead
+	// of Python's non-standard NaN, Infinity and -Infinity.
+	RejectNonFinite bool
 }
 
 // Marshal writes v like Python's json.dumps with the given options.
@@ -169,6 +173,10 @@ func (e *encoder) value(v any, depth int) {
 
 // float writes Python's float repr, or Python's JSON names for non-finite values.
 func (e *encoder) float(f float64, bitSize int) {
+	if e.opts.RejectNonFinite && (math.IsNaN(f) || math.IsInf(f, 0)) {
+		e.fail("out of range float value %v is not JSON compliant", f)
+		return
+	}
 	switch {
 	case math.IsNaN(f):
 		e.buf = append(e.buf, "NaN"...)

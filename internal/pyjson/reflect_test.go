@@ -216,6 +216,7 @@ func TestMarshalMarshalerErrors(t *testing.T) {
 	tests := []struct {
 		name   string
 		in     any
+		opts   Options
 		want   string
 		reason string
 	}{
@@ -225,10 +226,14 @@ func TestMarshalMarshalerErrors(t *testing.T) {
 			reason: "a Python dict cannot hold it"},
 		{name: "invalid utf-8", in: json.RawMessage("\"secret\xff\""), want: "pyjson: a string is not valid UTF-8"},
 		{name: "error", in: []any{failingJSON{}}, want: "pyjson: MarshalJSON of pyjson.failingJSON: boom"},
+		{name: "NaN refused", in: []float64{1, math.NaN()}, opts: Options{RejectNonFinite: true},
+			want: "pyjson: out of range float value NaN is not JSON compliant", reason: "allow_nan=False"},
+		{name: "Infinity token refused", in: json.RawMessage(`[1, -Infinity]`), opts: Options{RejectNonFinite: true},
+			want: "pyjson: MarshalJSON of json.RawMessage wrote invalid JSON at byte 5"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := Marshal(tt.in, Options{})
+			got, err := Marshal(tt.in, tt.opts)
 			if err == nil {
 				t.Fatalf("Marshal = %s, want error", got)
 			}

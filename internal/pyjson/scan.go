@@ -415,7 +415,7 @@ func replaceInvalid(s string) string {
 // escapes and key order become the encoder's; number literals are copied
 // verbatim.
 func (e *encoder) reemit(b []byte, typ reflect.Type, depth int) {
-	s := scanner{data: b, python: true}
+	s := scanner{data: b, python: !e.opts.RejectNonFinite}
 	s.ws()
 	e.rawValue(&s, depth)
 	s.ws()
@@ -507,7 +507,7 @@ func (e *encoder) rawObject(s *scanner, depth int) {
 	for i, m := range members {
 		e.item(i, depth)
 		e.key(m.key)
-		sub := scanner{data: s.data[:m.end], i: m.start, python: true}
+		sub := scanner{data: s.data[:m.end], i: m.start, python: s.python}
 		e.rawValue(&sub, depth+1)
 		if sub.err != nil {
 			s.err = sub.err
