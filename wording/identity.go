@@ -143,9 +143,12 @@ func ResolveOllamaJudge(ctx context.Context, client *http.Client, s Settings) (O
 	return OllamaJudge{BaseURL: s.OllamaBase, Model: s.Judge, Timeout: s.OllamaTimeout, Identity: id}, nil
 }
 
-// ComparisonBackends are the backends a comparison receipt accepts
-// (COMPARISON_BACKENDS), in typevet's order.
-var ComparisonBackends = []string{"jev", "llama_cpp", "vllm", "ollama"}
+// ComparisonBackends returns the backends a comparison receipt accepts
+// (COMPARISON_BACKENDS), in typevet's order: jev, llama_cpp, vllm, ollama.
+// The slice is a fresh copy on each call.
+func ComparisonBackends() []string { return slices.Clone(comparisonBackends) }
+
+var comparisonBackends = []string{"jev", "llama_cpp", "vllm", "ollama"}
 
 // EvolutionProvider returns the judge_provider an evolution artifact must
 // have for a comparison on backend (EVOLUTION_PROVIDER): jev → jev,

@@ -96,7 +96,7 @@ func TestCheckJudgeProvider(t *testing.T) {
 			}
 		})
 	}
-	for _, b := range ComparisonBackends {
+	for _, b := range ComparisonBackends() {
 		if _, ok := EvolutionProvider(b); !ok {
 			t.Errorf("%s has no provider", b)
 		}

@@ -32,7 +32,8 @@ type Caps []Cap
 
 // PartCaps returns the cap of each selected part (part_caps): floor(ratio ×
 // the code-point length of the seed text), in selection order. components
-// nil means every seed part in seed order; ratio 0 means [LengthRatio].
+// nil or empty means every seed part in seed order, as Python's
+// "components or every seed part" does; ratio 0 means [LengthRatio].
 // The selection passes [CheckSelection]; a selected seed part that is empty
 // after Python's str.strip is refused with "empty seed part '<name>'".
 //
@@ -43,7 +44,7 @@ func PartCaps(seed Mapping, components []string, ratio float64) (Caps, error) {
 	if ratio == 0 {
 		ratio = LengthRatio
 	}
-	if components == nil {
+	if len(components) == 0 {
 		components = seed.Names()
 	}
 	sel, err := CheckSelection(components, seed)

@@ -48,6 +48,11 @@ func TestPartCaps(t *testing.T) {
 	if want := (Caps{{Instructions, 15}, {CriteriaTrue, 6}, {CriteriaFalse, 30}}); !reflect.DeepEqual(caps, want) {
 		t.Errorf("caps %v, want %v", caps, want)
 	}
+	// Python's "components or every seed part": an empty selection is
+	// every part, like nil.
+	if all, err := PartCaps(seed, []string{}, LengthRatio); err != nil || !reflect.DeepEqual(all, caps) {
+		t.Errorf("PartCaps(empty selection) = %v, %v; want %v", all, err, caps)
+	}
 	caps, _ = PartCaps(seed, []string{CriteriaTrue}, 0)
 	if err := caps.Check(Instructions, "x"); errString(err) != "'instructions' is not an evolvable part" {
 		t.Errorf("a frozen part: %v", err)
@@ -76,7 +81,7 @@ func TestPartCaps(t *testing.T) {
 		want string
 	}{
 		{"empty seed part", Mapping{{Instructions, " "}}, nil, "empty seed part 'instructions'"},
-		{"bad selection", seed, []string{}, "select at least one wording part"},
+		{"no seed parts", Mapping{}, []string{}, "select at least one wording part"},
 		{"twice", seed, []string{Instructions, Instructions}, "'instructions' is selected twice"},
 		{"question key", seed, []string{"is_scam"}, "'is_scam' is not a part of the seed"},
 	}
@@ -106,6 +111,11 @@ func TestReflectionPrompt(t *testing.T) {
 		"The component text is one of these parts. Keep its role, and keep it within the limit of that part."
 	if prompt != want {
 		t.Errorf("prompt:\n%s\nwant:\n%s", prompt, want)
+	}
+	// Python's "components or every seed part": an empty selection is
+	// every part, like nil.
+	if all, err := PartCaps(seed, []string{}, LengthRatio); err != nil || !reflect.DeepEqual(all, caps) {
+		t.Errorf("PartCaps(empty selection) = %v, %v; want %v", all, err, caps)
 	}
 	caps, _ = PartCaps(seed, []string{CriteriaTrue}, 0)
 	lines, _ := ReflectionLines(roles, caps)

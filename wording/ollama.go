@@ -36,9 +36,9 @@ type OllamaIdentity struct {
 // http.DefaultClient.
 //
 // Every failure is an [*OllamaError] naming the endpoint: a transport
-// error, a non-2xx status ("Ollama GET /api/tags: HTTP 500"), a body that
-// is not JSON of the expected shape, and "the judge model is not listed by
-// Ollama /api/tags". No message holds a response body, the requested model,
+// error, a non-2xx status ("Ollama GET /api/tags: HTTP 500"), a body over
+// 8 MiB ("the body is too large"), a body that is not JSON of the expected
+// shape, and "the judge model is not listed by Ollama /api/tags". No message holds a response body, the requested model,
 // a listed name or a digest.
 func ReadOllamaIdentity(ctx context.Context, client *http.Client, base, model string) (OllamaIdentity, error) {
 	if client == nil {
@@ -101,9 +101,12 @@ func getJSON(ctx context.Context, client *http.Client, base, path string, v any)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fail(resp.StatusCode, "HTTP "+strconv.Itoa(resp.StatusCode), nil)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxIdentityBody))
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxIdentityBody+1))
 	if err != nil {
 		return fail(0, "reading the body failed", err)
+	}
+	if len(body) > maxIdentityBody {
+		return fail(0, "the body is too large (over 8 MiB)", nil)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return fail(0, "the body is not JSON of the expected shape", nil)

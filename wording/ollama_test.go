@@ -126,6 +126,10 @@ func TestReadOllamaIdentityErrors(t *testing.T) {
 			"Ollama GET /api/tags: the body is not JSON of the expected shape", ""},
 		{"no version field", &fakeOllama{version: `{"v": 1}`}, "nimble", "/api/version", 0,
 			"Ollama GET /api/version: the body has no version", ""},
+		{"body over the cap", &fakeOllama{version: `{"version": "` + strings.Repeat("1", 8<<20) + `"}`}, "nimble", "/api/version", 0,
+			"Ollama GET /api/version: the body is too large (over 8 MiB)", "valid JSON cut at the cap must not be called not JSON"},
+		{"body at the cap", &fakeOllama{tags: `{"models": []}` + strings.Repeat(" ", 8<<20-len(`{"models": []}`))}, "nimble", "/api/tags", 0,
+			"the judge model is not listed by Ollama /api/tags", "exactly 8 MiB is read whole"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

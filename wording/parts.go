@@ -19,13 +19,19 @@ const (
 	CriteriaFalse = "criteria_false" // what a no answer means
 )
 
-// PartNames are the part names of a [judgment.Noul] in render order
-// (PART_NAMES).
-var PartNames = []string{Instructions, CriteriaTrue, CriteriaFalse}
+// PartNames returns the part names of a [judgment.Noul] in render order
+// (PART_NAMES): instructions, criteria_true, criteria_false. The slice is
+// a fresh copy on each call.
+func PartNames() []string { return slices.Clone(partNames) }
 
-// NoulRoles are the roles of the [judgment.Noul] parts (PART_ROLES), which
-// the reflection prompt states.
-var NoulRoles = Mapping{
+var partNames = []string{Instructions, CriteriaTrue, CriteriaFalse}
+
+// NoulRoles returns the roles of the [judgment.Noul] parts (PART_ROLES),
+// which the reflection prompt states, in [PartNames] order. The mapping is
+// a fresh copy on each call.
+func NoulRoles() Mapping { return slices.Clone(noulRoles) }
+
+var noulRoles = Mapping{
 	{Instructions, "the yes/no question the judge answers about the message"},
 	{CriteriaTrue, "what a yes answer means"},
 	{CriteriaFalse, "what a no answer means"},
@@ -240,7 +246,7 @@ func PartRoles(seed judgment.Question) (Mapping, error) {
 	var roles Mapping
 	switch seed.(type) {
 	case judgment.Noul:
-		roles = Mapping{NoulRoles[0]}
+		roles = Mapping{noulRoles[0]}
 	case judgment.Choice:
 		roles = Mapping{{Instructions, "the question the judge answers by picking one option"}}
 	case judgment.Score:
@@ -253,7 +259,7 @@ func PartRoles(seed judgment.Question) (Mapping, error) {
 		var role string
 		switch seed.(type) {
 		case judgment.Noul:
-			role, _ = NoulRoles.Get(s.name)
+			role, _ = noulRoles.Get(s.name)
 		case judgment.Choice:
 			role = "what the option " + pytext.Repr(s.label) + " means"
 		case judgment.Score:
@@ -267,9 +273,15 @@ func PartRoles(seed judgment.Question) (Mapping, error) {
 // QuestionFromParts rebuilds a question of the seed's type from a wording
 // mapping (question_from_parts). A part missing from the mapping keeps the
 // seed's text; a Choice keeps its label order and a Score its level order.
-// A Noul gets criteria when the mapping (or the seed) has both criteria
-// parts. A mapping name that is not a part of the seed is refused with the
+// A mapping name that is not a part of the seed is refused with the
 // message of [CheckParts]; Python would ignore it.
+//
+// A Noul follows Python: it gets criteria only when the mapping holds
+// criteria_true, and then True is the mapping's criteria_true and False
+// the mapping's criteria_false. A mapping without criteria_true gives a
+// Noul with no criteria, even when the seed has criteria. A mapping with
+// criteria_true but no criteria_false (a KeyError in Python) keeps the
+// seed's criteria_false.
 func QuestionFromParts(seed judgment.Question, parts Mapping) (judgment.Question, error) {
 	own, err := QuestionMapping(seed)
 	if err != nil {
@@ -291,11 +303,10 @@ func QuestionFromParts(seed judgment.Question, parts Mapping) (judgment.Question
 	switch q := seed.(type) {
 	case judgment.Noul:
 		q.Instructions = instr
-		if len(ss) == 2 {
-			q.Criteria = judgment.NoulCriteria{
-				True:  text(CriteriaTrue, q.Criteria.True),
-				False: text(CriteriaFalse, q.Criteria.False),
-			}
+		if t, ok := parts.Get(CriteriaTrue); ok {
+			q.Criteria = judgment.NoulCriteria{True: t, False: text(CriteriaFalse, q.Criteria.False)}
+		} else {
+			q.Criteria = judgment.NoulCriteria{}
 		}
 		return q, nil
 	case judgment.Choice:
@@ -316,7 +327,7 @@ func QuestionFromParts(seed judgment.Question, parts Mapping) (judgment.Question
 
 // unknownPart is the refusal of a name that the seed does not have.
 func unknownPart(name string) error {
-	if slices.Contains(PartNames, name) {
+	if slices.Contains(partNames, name) {
 		return valueErr("%s is not a part of the seed", pytext.Repr(name))
 	}
 	return valueErr("%s is not a wording part", pytext.Repr(name))

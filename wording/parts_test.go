@@ -110,7 +110,7 @@ func TestPartRoles(t *testing.T) {
 		t.Errorf("level_2 role = %q", r)
 	}
 	roles, _ = PartRoles(judgment.Noul{Instructions: "q", Criteria: judgment.NoulCriteria{True: "a", False: "b"}})
-	if !reflect.DeepEqual(roles, NoulRoles) {
+	if !reflect.DeepEqual(roles, NoulRoles()) {
 		t.Errorf("Noul roles = %v", roles)
 	}
 	roles, _ = PartRoles(judgment.Choice{Criteria: []judgment.Criterion{{Label: "it's", Description: "x"}}})
@@ -272,5 +272,50 @@ func TestMappingJSON(t *testing.T) {
 				t.Errorf("err = %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestQuestionFromPartsNoul checks the Noul rule of question_from_parts:
+// criteria come from the mapping's criteria_true, not from the seed.
+func TestQuestionFromPartsNoul(t *testing.T) {
+	seed := judgment.Noul{Instructions: "Is this a scam?", Criteria: judgment.NoulCriteria{True: "It is a scam", False: "It is legitimate"}}
+	tests := []struct {
+		name   string
+		parts  Mapping
+		want   judgment.Noul
+		reason string
+	}{
+		{name: "instructions only", parts: Mapping{{Instructions, "Is it fraud?"}},
+			want:   judgment.Noul{Instructions: "Is it fraud?"},
+			reason: "Python: criteria only when criteria_true is in the mapping, so the seed's criteria are dropped"},
+		{name: "empty mapping", parts: Mapping{}, want: judgment.Noul{Instructions: "Is this a scam?"},
+			reason: "instructions fall back to the seed; criteria do not"},
+		{name: "both criteria", parts: Mapping{{CriteriaTrue, "Fraud"}, {CriteriaFalse, "Fine"}},
+			want: judgment.Noul{Instructions: "Is this a scam?", Criteria: judgment.NoulCriteria{True: "Fraud", False: "Fine"}}},
+		{name: "criteria_true only", parts: Mapping{{CriteriaTrue, "Fraud"}},
+			want:   judgment.Noul{Instructions: "Is this a scam?", Criteria: judgment.NoulCriteria{True: "Fraud", False: "It is legitimate"}},
+			reason: "a KeyError in Python; Go keeps the seed's criteria_false"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := QuestionFromParts(seed, tt.parts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(q, tt.want) {
+				t.Errorf("QuestionFromParts = %#v, want %#v", q, tt.want)
+			}
+		})
+	}
+}
+
+// TestExportedTablesAreCopies checks that callers cannot change the
+// package's tables through the returned values.
+func TestExportedTablesAreCopies(t *testing.T) {
+	PartNames()[0] = "x"
+	NoulRoles()[0].Text = "x"
+	ComparisonBackends()[0] = "x"
+	if PartNames()[0] != Instructions || NoulRoles()[0].Text == "x" || ComparisonBackends()[0] != "jev" {
+		t.Error("a returned table shares memory with the package's")
 	}
 }

@@ -137,7 +137,7 @@ func TestComponentsFromEnv(t *testing.T) {
 			if tt.value != nil {
 				lookup = env(EnvComponents, *tt.value)
 			}
-			got, err := ComponentsFromEnv(lookup, PartNames)
+			got, err := ComponentsFromEnv(lookup, PartNames())
 			if errString(err) != tt.err {
 				t.Fatalf("err = %v, want %q", err, tt.err)
 			}

@@ -5,7 +5,9 @@
 //	go run ./examples/wording -verify artifact.json
 //
 // seed.json and evolved.json each hold one JSON object of part name to
-// text, in part order. Without -components every part is selected. The
+// text, in part order. Without -components every part is selected; an
+// empty -components "" is a usage error (it would select nothing, and
+// typevet's "components or every part" would silently select everything). The
 // output is one JSON object with the keys seed_text, evolved_text,
 // components, seed_parts, evolved_parts and wording_digests, in that order,
 // plus judge_identity when -ollama names a server: its /api/version and
@@ -82,10 +84,12 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 		}
 		return &usageError{err.Error()}
 	}
+	componentsSet := false
+	fs.Visit(func(f *flag.Flag) { componentsSet = componentsSet || f.Name == "components" })
 	switch {
 	case fs.NArg() > 0:
 		return &usageError{"unexpected arguments after the flags"}
-	case *verifyPath != "" && (*seedPath != "" || *evolvedPath != "" || *components != "" || *ollama != "" || *judge != ""):
+	case *verifyPath != "" && (*seedPath != "" || *evolvedPath != "" || componentsSet || *ollama != "" || *judge != ""):
 		return &usageError{"-verify takes no other flag"}
 	case *verifyPath != "":
 		return verify(stdout, *verifyPath)
@@ -93,6 +97,8 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 		return &usageError{"give -seed and -evolved, or -verify"}
 	case *judge != "" && *ollama == "":
 		return &usageError{"-judge needs -ollama"}
+	case componentsSet && strings.TrimSpace(*components) == "":
+		return &usageError{"-components names no part; leave it out to select every part"}
 	}
 
 	seed, err := readMapping(*seedPath)
