@@ -373,3 +373,21 @@ func unrepr(q string) (string, error) {
 	}
 	return b.String(), nil
 }
+
+func BenchmarkRepr(b *testing.B) {
+	s := "payee_mismatch: it's \"Zoë & Co\"\t\u2028 食べ物"
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		Repr(s)
+	}
+}
+
+func BenchmarkSplitLines(b *testing.B) {
+	s := strings.Repeat(" M receipt/write.go\r\n?? notes/draft.md\n", 50)
+	b.SetBytes(int64(len(s)))
+	b.ReportAllocs()
+	for b.Loop() {
+		SplitLines(s)
+	}
+}
