@@ -1,14 +1,17 @@
 package checkmatch_test
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/receipt"
 )
 
 func TestVerdictCorrect(t *testing.T) {
@@ -258,4 +261,60 @@ func topLevelKeys(t *testing.T, b []byte) []string {
 		}
 	}
 	return keys
+}
+
+// TestReceiptBlocksMatchPython is the byte-level proof for the check-match
+// blocks: the metrics and cases of typevet's receipt, decoded into
+// MetricsBlock and []CaseRecord and encoded again with receipt.Marshal,
+// are byte for byte what Python's json.dumps(block, indent=2) + "\n"
+// writes (testdata/receipt_python_*.golden, written by
+// testdata/receipt_python.py): every float in Python's text, labels and
+// keys in typevet's order.
+func TestReceiptBlocksMatchPython(t *testing.T) {
+	raw, err := os.ReadFile("testdata/receipt_typevet/check_match_vllm_receipt.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var blocks struct {
+		Metrics json.RawMessage `json:"metrics"`
+		Cases   json.RawMessage `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name   string
+		golden string
+		raw    json.RawMessage
+		into   any
+	}{
+		{name: "metrics", golden: "testdata/receipt_python_metrics.golden", raw: blocks.Metrics, into: new(checkmatch.MetricsBlock)},
+		{name: "cases", golden: "testdata/receipt_python_cases.golden", raw: blocks.Cases, into: new([]checkmatch.CaseRecord)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dec := json.NewDecoder(bytes.NewReader(tt.raw))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(tt.into); err != nil {
+				t.Fatal(err)
+			}
+			got, err := receipt.Marshal(tt.into)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := os.ReadFile(tt.golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+				for i := range min(len(g), len(w)) {
+					if g[i] != w[i] {
+						t.Fatalf("%s differs from Python's json.dumps at line %d:\n got %s\nwant %s", tt.golden, i+1, g[i], w[i])
+					}
+				}
+				t.Fatalf("%s: got %d lines, want %d", tt.golden, len(g), len(w))
+			}
+		})
+	}
 }
