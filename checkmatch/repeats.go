@@ -417,6 +417,37 @@ type RepeatReport struct {
 	// Stable is [StabilityVerdict] of the accuracy range and the ECE
 	// ranges.
 	Stable bool `json:"stable"`
+
+	// Warnings lists doubts that did not stop the summary: an included run
+	// whose backend, model, seed, slice digest or prompt digests differ
+	// from the first included run's, so that the runs may not be repeats of
+	// one experiment (typevet does not check). Not part of the JSON.
+	Warnings []error `json:"-"`
+}
+
+// sameExperiment returns a warning for each way r differs from ref in
+// what a repeat must hold fixed.
+func sameExperiment(name string, ref, r Receipt) []error {
+	var out []error
+	differ := func(field string) {
+		out = append(out, fmt.Errorf("run %s: %s differs from the first included run's", name, field))
+	}
+	if r.Backend != ref.Backend {
+		differ("backend")
+	}
+	if r.Model != ref.Model {
+		differ("model")
+	}
+	if r.Pins.GeneratorSeed != ref.Pins.GeneratorSeed {
+		differ("pins.generator_seed")
+	}
+	if r.Pins.SliceSHA256 != ref.Pins.SliceSHA256 {
+		differ("pins.slice_sha256")
+	}
+	if digestKey(r.Identity.PromptDigests) != digestKey(ref.Identity.PromptDigests) {
+		differ("identity.prompt_digests")
+	}
+	return out
 }
 
 // noulECE lists the receipt's Noul ECE values in its (fixed) Noul order.
@@ -457,6 +488,9 @@ func RepeatSummary(runs []NamedReceipt) (RepeatReport, error) {
 			continue
 		}
 		rep.Included = append(rep.Included, r.Name)
+		if len(kept) > 0 {
+			rep.Warnings = append(rep.Warnings, sameExperiment(r.Name, kept[0], r.Receipt)...)
+		}
 		kept = append(kept, r.Receipt)
 		keptRuns = append(keptRuns, r)
 	}

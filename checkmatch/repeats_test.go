@@ -275,6 +275,24 @@ func TestRepeatSummaryTwoRuns(t *testing.T) {
 	assertOrder(t, string(b), `"mean"`, `"sd"`, `"min"`, `"max"`, `"range"`)
 }
 
+func TestRepeatSummaryWarnings(t *testing.T) {
+	other := normal()
+	other.Model = "other-model"
+	other.Pins.SliceSHA256 = "ffff"
+	rep, err := RepeatSummary(named(normal(), other, normal()))
+	require.NoError(t, err)
+	require.Len(t, rep.Warnings, 2)
+	assert.EqualError(t, rep.Warnings[0], "run run1: model differs from the first included run's")
+	assert.EqualError(t, rep.Warnings[1], "run run1: pins.slice_sha256 differs from the first included run's")
+	b, err := json.Marshal(rep)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), "differs", "warnings are not part of the summary JSON")
+
+	rep, err = RepeatSummary(named(normal(), normal()))
+	require.NoError(t, err)
+	assert.Empty(t, rep.Warnings)
+}
+
 func TestRepeatSummaryRefusals(t *testing.T) {
 	_, err := RepeatSummary(nil)
 	assert.EqualError(t, err, "repeat_summary needs at least one receipt")

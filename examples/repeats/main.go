@@ -129,6 +129,9 @@ func writeTable(w io.Writer, rep checkmatch.RepeatReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	for _, warning := range rep.Warnings {
+		fmt.Fprintf(w, "warning: %v\n", warning)
+	}
 	for _, x := range rep.Excluded {
 		fmt.Fprintf(w, "excluded %s: code digests differ: %s\n", x.Run, strings.Join(x.DifferingDigests, ", "))
 	}

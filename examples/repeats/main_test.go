@@ -84,22 +84,36 @@ func TestRepeatsReportsOutlierByName(t *testing.T) {
 	assert.Contains(t, text, "stable: accuracy and every ECE range below 0.01 is the rule")
 }
 
-// TestRepeatsNoTable: -table=false leaves stderr empty. Short copies (7
-// cases) keep the 10,000 resamples cheap.
-func TestRepeatsNoTable(t *testing.T) {
+// shortCopies writes one 7-case copy of typevet's receipt per edit (nil:
+// unchanged) as a.json, b.json, …: short copies keep the 10,000 resamples
+// cheap where the size does not matter.
+func shortCopies(t *testing.T, edits ...func(*checkmatch.Receipt)) []string {
+	t.Helper()
 	f, err := os.Open(fixture)
 	require.NoError(t, err)
-	r, err := checkmatch.ReadReceipt(f)
-	f.Close()
+	defer f.Close()
+	base, err := checkmatch.ReadReceipt(f)
 	require.NoError(t, err)
-	r.Cases = r.Cases[:7]
-	b, err := receipt.Marshal(r)
-	require.NoError(t, err)
+	base.Cases = base.Cases[:7]
 	dir := t.TempDir()
-	paths := []string{filepath.Join(dir, "a.json"), filepath.Join(dir, "b.json")}
-	for _, p := range paths {
+	var paths []string
+	for i, edit := range edits {
+		r := base
+		if edit != nil {
+			edit(&r)
+		}
+		b, err := receipt.Marshal(r)
+		require.NoError(t, err)
+		p := filepath.Join(dir, string(rune('a'+i))+".json")
 		require.NoError(t, os.WriteFile(p, b, 0o644))
+		paths = append(paths, p)
 	}
+	return paths
+}
+
+// TestRepeatsNoTable: -table=false leaves stderr empty.
+func TestRepeatsNoTable(t *testing.T) {
+	paths := shortCopies(t, nil, nil)
 	var stdout, stderr bytes.Buffer
 	require.NoError(t, run(&stdout, &stderr, append([]string{"-table=false"}, paths...)))
 	assert.Empty(t, stderr.String())
@@ -108,6 +122,16 @@ func TestRepeatsNoTable(t *testing.T) {
     "a",
     "b"
   ]`)
+}
+
+// TestRepeatsWarnsOfOtherExperiments: runs of another model are still
+// summarised (typevet does not check), but the table says so.
+func TestRepeatsWarnsOfOtherExperiments(t *testing.T) {
+	paths := shortCopies(t, nil, func(r *checkmatch.Receipt) { r.Model = "another-model" })
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(&stdout, &stderr, paths))
+	assert.Contains(t, stderr.String(), "warning: run b: model differs from the first included run's\n")
+	assert.NotContains(t, stdout.String(), "warning")
 }
 
 func TestRepeatsErrors(t *testing.T) {
