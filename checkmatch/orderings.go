@@ -323,6 +323,9 @@ func NewOrderingsCase(req Request, labels []string, orders [][]int, probs []judg
 		ArgmaxStable:          true,
 	}
 	for o, order := range orders {
+		if err := checkOrder(order, len(labels)); err != nil {
+			return OrderingsCase{}, fmt.Errorf("case %s ordering %d: %w", id, o, err)
+		}
 		names := make([]string, len(order))
 		for p, i := range order {
 			names[p] = labels[i]

@@ -719,3 +719,15 @@ func BenchmarkOrderingsStatistics140(b *testing.B) {
 		}
 	}
 }
+
+func TestNewOrderingsCaseRefusals(t *testing.T) {
+	req := studySlice(t, 1).Requests[0]
+	labels := VerdictLabels[:]
+	uniform := probsOf(labels, 1.0/6, 1.0/6, 1.0/6, 1.0/6, 1.0/6, 1.0/6)
+	_, err := NewOrderingsCase(req, labels, [][]int{{0, 1, 2, 3, 4, 9}}, []judgment.Probabilities{uniform}, CaseRecord{})
+	assert.ErrorContains(t, err, "case r00:clean ordering 0: order [0 1 2 3 4 9] is not a permutation of 0..5")
+	_, err = NewOrderingsCase(req, labels, [][]int{identity(6)}, nil, CaseRecord{})
+	assert.ErrorContains(t, err, "equal length")
+	_, err = NewOrderingsCase(req, labels, [][]int{identity(6)}, []judgment.Probabilities{uniform[:5]}, CaseRecord{})
+	assert.ErrorContains(t, err, `no label "cannot_tell"`)
+}
