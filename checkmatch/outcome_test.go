@@ -318,3 +318,52 @@ func TestReceiptBlocksMatchPython(t *testing.T) {
 		})
 	}
 }
+
+// typedReceiptBlocks decodes the metrics and cases of typevet's 171 KB
+// receipt into their typed blocks.
+func typedReceiptBlocks(b *testing.B) (any, int) {
+	raw, err := os.ReadFile("testdata/receipt_typevet/check_match_vllm_receipt.json")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var blocks struct {
+		Metrics checkmatch.MetricsBlock `json:"metrics"`
+		Cases   []checkmatch.CaseRecord `json:"cases"`
+	}
+	if err := json.Unmarshal(raw, &blocks); err != nil {
+		b.Fatal(err)
+	}
+	return blocks, len(raw)
+}
+
+// BenchmarkReceiptMarshalTyped140 writes the typed metrics and 140 cases
+// with receipt.Marshal (Python's json.dumps layout and float text).
+func BenchmarkReceiptMarshalTyped140(b *testing.B) {
+	v, n := typedReceiptBlocks(b)
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := receipt.Marshal(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkEncodingJSONTyped140 is the same write with encoding/json, the
+// former receipt writer, for comparison.
+func BenchmarkEncodingJSONTyped140(b *testing.B) {
+	v, n := typedReceiptBlocks(b)
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(v); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
