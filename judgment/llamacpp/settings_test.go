@@ -95,13 +95,15 @@ func TestSecretsMasked(t *testing.T) {
 		t.Errorf("extra header sent as %q", got)
 	}
 
-	// A transport error with secrets keeps no cause chain.
+	// A transport error with secrets keeps no cause chain that could hold
+	// request headers: only the context sentinel survives masking, so a
+	// caller can still tell a timeout (judgment.MaskSecrets).
 	srv2 := newServer(t, smallModel(), nil)
 	sess := openSession(t, srv2, llamacpp.Settings{APIKey: key, Timeout: 100 * time.Millisecond}, llamacpp.OpenOptions{})
 	srv2.Inject(judgmenttest.Fault{Path: "/tokenize", Delay: time.Second})
 	_, err = sess.Judge(context.Background(), checkRequest(nil))
 	var te *judgment.TransportError
-	if !errors.As(err, &te) || te.Err != nil || errors.Unwrap(err) != nil {
-		t.Errorf("err = %#v, want a TransportError without cause", err)
+	if !errors.As(err, &te) || te.Err != context.DeadlineExceeded || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %#v, want a TransportError whose only cause is context.DeadlineExceeded", err)
 	}
 }
