@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -730,4 +731,21 @@ func TestNewOrderingsCaseRefusals(t *testing.T) {
 	assert.ErrorContains(t, err, "equal length")
 	_, err = NewOrderingsCase(req, labels, [][]int{identity(6)}, []judgment.Probabilities{uniform[:5]}, CaseRecord{})
 	assert.ErrorContains(t, err, `no label "cannot_tell"`)
+}
+
+// The bootstrap gives the same intervals on one worker and on many.
+func TestOrderingsStatisticsScheduleFree(t *testing.T) {
+	cases := benchOrderingsCases(t)[:35]
+	many, err := OrderingsStatistics(cases)
+	require.NoError(t, err)
+	prev := runtime.GOMAXPROCS(1)
+	one, err := OrderingsStatistics(cases)
+	runtime.GOMAXPROCS(prev)
+	require.NoError(t, err)
+	assert.Equal(t, one, many)
+	prev = runtime.GOMAXPROCS(7)
+	seven, err := OrderingsStatistics(cases)
+	runtime.GOMAXPROCS(prev)
+	require.NoError(t, err)
+	assert.Equal(t, one, seven)
 }
