@@ -20,7 +20,10 @@
 //	-seed N         TYPEVET_CHECK_MATCH_SEED          must be 1, the single-order receipt's seed (default 1)
 //	-backend NAME   TYPEVET_BACKEND                   llama_cpp (default) or fake
 //	-model ID       TYPEVET_LLAMA__MULTIMODAL_MODEL   (default gemma-4-31b-kv9-q4km-mm)
-//	-single PATH                                      the single-order check-match receipt (required)
+//	-single PATH    TYPEVET_CHECK_ORDERINGS_SINGLE    the single-order check-match receipt (required)
+//
+// TYPEVET_CHECK_ORDERINGS_SINGLE is this port's own variable: typevet's
+// live test reads a committed receipt, which a Go study cannot use.
 //
 // Backends: typevet runs the study on a local llama.cpp only and refuses
 // any other backend ("the orderings study runs on local llama_cpp only:
@@ -84,6 +87,7 @@ const (
 	envPorcelain  = "TYPEVET_GIT_STATUS_PORCELAIN"
 	envLlamaModel = "TYPEVET_LLAMA__MULTIMODAL_MODEL"
 	envLlamaTime  = "TYPEVET_LLAMA__TIMEOUT"
+	envSingle     = "TYPEVET_CHECK_ORDERINGS_SINGLE"
 )
 
 // buildSlice renders the slice; tests reuse renders across runs.
@@ -133,11 +137,11 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 	fset.SetOutput(io.Discard)
 	flagEnv := map[string]string{
 		"receipt": envReceipt, "rows": envRows, "seed": envSeed, "backend": envBackend, "model": envLlamaModel,
+		"single": envSingle,
 	}
 	for name, env := range flagEnv {
 		fset.String(name, "", "overrides "+env)
 	}
-	single := fset.String("single", "", "the single-order check-match receipt `PATH` (seed 1, this renderer)")
 	if err := fset.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stdout, "%s\n\nRun the option-order study (typevet #105) and write its receipt.\n\n", usageLine)
@@ -171,7 +175,7 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 		}
 		return "", false
 	}
-	cfg, err := configure(env, *single)
+	cfg, err := configure(env)
 	if err != nil {
 		return err
 	}
@@ -182,7 +186,7 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 
 // configure validates every setting (spec §8.10) and reads the
 // single-order receipt.
-func configure(env func(string) (string, bool), singlePath string) (config, error) {
+func configure(env func(string) (string, bool)) (config, error) {
 	cfg := config{env: env}
 	path, _ := env(envReceipt)
 	cfg.receiptPath = strings.TrimSpace(path)
@@ -226,9 +230,10 @@ func configure(env func(string) (string, bool), singlePath string) (config, erro
 		return cfg, &usageError{err.Error()}
 	}
 
+	singlePath, _ := env(envSingle)
 	cfg.singlePath = strings.TrimSpace(singlePath)
 	if cfg.singlePath == "" {
-		return cfg, usagef("-single must name the single-order check-match receipt")
+		return cfg, usagef("-single (%s) must name the single-order check-match receipt", envSingle)
 	}
 	raw, err := os.ReadFile(cfg.singlePath)
 	if err != nil {

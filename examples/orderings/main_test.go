@@ -110,7 +110,7 @@ func TestRefusals(t *testing.T) {
 			want: "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20"},
 		{name: "rows flag wins", args: []string{"-rows", "007x"}, env: map[string]string{envReceipt: fresh, envRows: "1"},
 			want: "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20"},
-		{name: "no single", env: map[string]string{envReceipt: fresh, envBackend: "fake"}, want: "-single must name"},
+		{name: "no single", env: map[string]string{envReceipt: fresh, envBackend: "fake"}, want: "-single (TYPEVET_CHECK_ORDERINGS_SINGLE) must name"},
 		{name: "single missing", args: []string{"-single", filepath.Join(dir, "absent.json")}, env: map[string]string{envReceipt: fresh, envBackend: "fake"},
 			want: "absent.json"},
 		{name: "single not a check receipt", args: []string{"-single", taken}, env: map[string]string{envReceipt: fresh, envBackend: "fake"},
@@ -121,6 +121,10 @@ func TestRefusals(t *testing.T) {
 			want: "render of r00:written_amount_changed differs from the receipt", reason: "a typevet (Pillow) receipt fails the same way"},
 		{name: "single too short", args: []string{"-single", short}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "1"},
 			want: "case r00:low_legibility missing from the receipt"},
+		{name: "single from the environment", env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "1", envSingle: seed0},
+			want: "receipt seed differs from seed 1"},
+		{name: "single flag wins", args: []string{"-single", seed0}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "1", envSingle: "/nonexistent.json"},
+			want: "receipt seed differs from seed 1"},
 		{name: "extra argument", args: []string{"x"}, env: map[string]string{envReceipt: fresh}, want: "unexpected arguments: x"},
 	}
 	for _, tt := range tests {
