@@ -1,6 +1,8 @@
 package checkmatch
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"sync"
@@ -30,6 +32,20 @@ func TestResampleIndices(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, ResampleIndices(tt.n, 0, tt.resample))
 		})
+	}
+}
+
+// The reused key buffer writes the same keys as formatting each position,
+// across every digit-count change up to 10,000.
+func TestResampleIndicesKeys(t *testing.T) {
+	const n = 10001
+	got := ResampleIndices(n, 12, 345)
+	for i := range n {
+		sum := sha256.Sum256(fmt.Appendf(nil, "12:345:%d", i))
+		want := int(binary.BigEndian.Uint64(sum[:8]) % n)
+		if got[i] != want {
+			t.Fatalf("position %d: got %d, want %d", i, got[i], want)
+		}
 	}
 }
 
