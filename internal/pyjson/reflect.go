@@ -51,6 +51,17 @@ func (e *encoder) reflectValue(v reflect.Value, depth int) {
 	if e.err != nil {
 		return
 	}
+	if depth > maxNesting {
+		e.fail("nesting deeper than %d levels (a cycle?)", maxNesting)
+		return
+	}
+	if v.Kind() == reflect.Interface {
+		if v.IsNil() {
+			e.buf = append(e.buf, "null"...)
+			return
+		}
+		v = v.Elem() // the dynamic value decides, as in encoding/json
+	}
 	if !v.IsValid() {
 		e.buf = append(e.buf, "null"...)
 		return
@@ -84,7 +95,7 @@ func (e *encoder) kindValue(v reflect.Value, info *typeInfo, depth int) {
 		e.float(v.Float(), 64)
 	case reflect.String:
 		e.str(v.String())
-	case reflect.Interface, reflect.Pointer:
+	case reflect.Pointer:
 		if v.IsNil() {
 			e.buf = append(e.buf, "null"...)
 			return

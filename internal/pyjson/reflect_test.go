@@ -196,6 +196,12 @@ func TestMarshalGo(t *testing.T) {
 		{name: "nil slices", in: []any{[]string(nil), []float64(nil), []int(nil), Object(nil)}, want: "[null, null, null, {}]",
 			reason: "nil slices follow encoding/json; a nil Object is an empty dict"},
 		{name: "array", in: [2]bool{true, false}, want: "[true, false]"},
+		{name: "interface fields", in: struct {
+			M json.Marshaler `json:"m"`
+			N json.Marshaler `json:"n"`
+			A any            `json:"a"`
+		}{M: fixedJSON(`{"x":1.0}`), A: []any{1.5}}, want: `{"m": {"x": 1.0}, "n": null, "a": [1.5]}`,
+			reason: "a nil interface is null; a set one encodes its dynamic value"},
 		{name: "empty containers indented", in: json.RawMessage(`{"a":{},"b":[],"c":[{}]}`), opts: Options{Indent: 2},
 			want: "{\n  \"a\": {},\n  \"b\": [],\n  \"c\": [\n    {}\n  ]\n}"},
 	}
@@ -244,6 +250,30 @@ func TestMarshalMarshalerErrors(t *testing.T) {
 	}
 	if _, err := Marshal(failingJSON{}, Options{}); !errors.Is(err, errFailing) {
 		t.Errorf("error %v does not wrap the MarshalJSON error", err)
+	}
+}
+
+type node struct {
+	Next *node `json:"next"`
+}
+
+// TestMarshalDeep checks that a cycle or very deep input fails cleanly.
+func TestMarshalDeep(t *testing.T) {
+	n := &node{}
+	n.Next = n
+	if _, err := Marshal(n, Options{}); err == nil || !strings.Contains(err.Error(), "nesting deeper than 10000 levels") {
+		t.Errorf("cycle: err = %v", err)
+	}
+	deep := json.RawMessage(strings.Repeat("[", 10001) + strings.Repeat("]", 10001))
+	if _, err := Marshal(deep, Options{}); err == nil {
+		t.Error("10001 nested arrays in MarshalJSON output accepted")
+	}
+	if err := DecodeObject([]byte(`{"a":`+string(deep)+`}`), func(string, json.RawMessage) error { return nil }); err == nil {
+		t.Error("DecodeObject accepted 10001 nested arrays")
+	}
+	ok := json.RawMessage(strings.Repeat("[", 100) + strings.Repeat("]", 100))
+	if _, err := Marshal(ok, Options{Indent: 1}); err != nil {
+		t.Errorf("100 nested arrays: %v", err)
 	}
 }
 

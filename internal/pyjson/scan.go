@@ -101,6 +101,11 @@ func DecodeObject(data []byte, each func(key string, value json.RawMessage) erro
 	return nil
 }
 
+// maxNesting bounds the nesting of arrays and objects that the scanner and
+// the encoder follow, as encoding/json does (10000), so deep or cyclic
+// input fails instead of exhausting the stack.
+const maxNesting = 10000
+
 // scanner reads JSON text; it sets err at the first problem and every step
 // after that does nothing.
 type scanner struct {
@@ -108,6 +113,7 @@ type scanner struct {
 	i      int
 	err    error
 	python bool // accept NaN, Infinity and -Infinity, as Python's json does
+	nest   int  // arrays and objects open in skip
 }
 
 func (s *scanner) fail() {
@@ -195,7 +201,15 @@ func (s *scanner) skip() {
 		s.fail()
 		return
 	}
-	switch c := s.data[s.i]; {
+	c := s.data[s.i]
+	if c == '{' || c == '[' {
+		if s.nest++; s.nest > maxNesting {
+			s.fail()
+			return
+		}
+		defer func() { s.nest-- }()
+	}
+	switch {
 	case c == '{':
 		_ = s.object(func(string, int, int) error { return nil })
 	case c == '[':
@@ -439,6 +453,10 @@ func (e *encoder) rawValue(s *scanner, depth int) {
 	}
 	if s.i >= len(s.data) {
 		s.fail()
+		return
+	}
+	if c := s.data[s.i]; (c == '{' || c == '[') && depth >= maxNesting {
+		e.fail("nesting deeper than %d levels", maxNesting)
 		return
 	}
 	switch s.data[s.i] {
