@@ -150,7 +150,7 @@ func writeTable(w io.Writer, rep checkmatch.RepeatReport) error {
 	if rep.Stable {
 		verdict = "stable"
 	}
-	_, err := fmt.Fprintf(w, "%s: accuracy and every ECE range below %g is the rule\n", verdict, checkmatch.StabilityRangeLimit)
+	_, err := fmt.Fprintf(w, "%s (rule: the accuracy range and every ECE range below %g)\n", verdict, checkmatch.StabilityRangeLimit)
 	return err
 }
 

@@ -81,7 +81,7 @@ func TestRepeatsReportsOutlierByName(t *testing.T) {
 	assert.Regexp(t, `^run1\s+\S+\s+false\s+0\.\d{4}`, lines[2])
 	assert.Contains(t, text, "excluded run1: code digests differ: runner")
 	assert.Contains(t, text, "over 280 rows (10000 resamples, seed 0)")
-	assert.Contains(t, text, "stable: accuracy and every ECE range below 0.01 is the rule")
+	assert.Contains(t, text, "stable (rule: the accuracy range and every ECE range below 0.01)\n")
 }
 
 // shortCopies writes one 7-case copy of typevet's receipt per edit (nil:
