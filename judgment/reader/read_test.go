@@ -12,7 +12,8 @@ import (
 
 // sharpSeeds are the seeds whose sharp renders must read exactly: the two
 // reference seeds and three others. The extra seeds are left out in
-// -short mode and under the race detector, where rendering is slow.
+// -short mode and under the race detector, where rendering is slow (and
+// only testRows rows are read).
 func sharpSeeds() []uint64 {
 	if testing.Short() || raceEnabled {
 		return []uint64{0, 1}
@@ -40,7 +41,7 @@ func (r exactRates) String() string {
 func TestSharpRendersReadExactly(t *testing.T) {
 	var total exactRates
 	for _, seed := range sharpSeeds() {
-		cases, err := checkmatch.Cases(seed, checkmatch.RowCount)
+		cases, err := checkmatch.Cases(seed, testRows())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -94,9 +95,9 @@ func TestSharpRendersReadExactly(t *testing.T) {
 }
 
 // TestBlurredRendersReadAsIllegible: every low_legibility render of seed 0
-// has a check confidence far below any sharp render's.
+// has a check confidence far below every sharp render's.
 func TestBlurredRendersReadAsIllegible(t *testing.T) {
-	cases, err := checkmatch.Cases(0, 4)
+	cases, err := checkmatch.Cases(0, testRows())
 	if err != nil {
 		t.Fatal(err)
 	}
