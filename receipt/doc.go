@@ -46,5 +46,7 @@
 //
 // Every block decodes from typevet's receipts with encoding/json. Ordered
 // mappings ([Ordered], [Digests], [Counts]) keep the key order of the file.
-// Numbers compare by value: Go writes 252 where Python wrote 252.0.
+// [Marshal] writes floats as Python does (252.0, 1e-07), so a block read
+// from a typevet receipt and written again is byte for byte the block
+// Python wrote.
 package receipt
