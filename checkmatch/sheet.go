@@ -102,9 +102,10 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 	// Pillow's multiline pitch: bottom of the bbox of "A" at anchor "la"
 	// (the baseline, as A has no descender) plus the line spacing.
 	pitch := ascent + captionSpacing
+	img := canvases.Get().(*image.RGBA)
+	defer canvases.Put(img)
 	for p, c := range cases {
-		img, err := RenderImage(c)
-		if err != nil {
+		if err := renderInto(img, c); err != nil {
 			return nil, fmt.Errorf("contact sheet: %w", err)
 		}
 		x, y := (p%opts.Columns)*cellW, (p/opts.Columns)*(cellH+CaptionHeight)
