@@ -131,9 +131,9 @@ func ExpectedLabels(v Variant) Expected {
 
 // Date is a civil (calendar) date without time of day or zone.
 type Date struct {
-	Year  int
-	Month time.Month
-	Day   int
+	Year  int        // e.g. 2025
+	Month time.Month // January … December
+	Day   int        // 1 … 31
 }
 
 // String returns the ISO form YYYY-MM-DD used in register text and receipts.
@@ -169,9 +169,9 @@ func (r RegisterRow) Text() string {
 
 // Face is what one rendered check shows.
 type Face struct {
-	CheckNumber   int
-	Date          Date
-	Payee         string
+	CheckNumber   int     // printed top right and in the MICR line; the row's
+	Date          Date    // the row's date, or shifted 3 … 45 days for wrong_date
+	Payee         string  // the row's payee, or another list payee for payee_changed
 	NumericCents  int64   // amount in the numeric box
 	WrittenCents  int64   // amount on the words line
 	Signed        bool    // false only for the unsigned variant

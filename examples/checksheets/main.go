@@ -11,7 +11,9 @@
 //
 //	-seed N   generator seed (default 0): ASCII digits, outer spaces allowed,
 //	          blank means 0, as TYPEVET_CHECK_MATCH_SEED
-//	-rows N   register rows, 1 to 20 (default 20)
+//	-rows N   register rows, 1 to 20 (default 20); a decimal integer, outer
+//	          spaces allowed (typevet's int() also takes "1_0" and non-ASCII
+//	          digits; this command does not)
 //	-out DIR  output directory, required; created when missing
 //
 // Exit status: 0 when every sheet is written (and for -h), 2 on a usage
