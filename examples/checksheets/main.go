@@ -71,13 +71,20 @@ func exitCode(err error, stderr io.Writer) int {
 	}
 }
 
+// newFlagSet defines the command's flags; errors are printed once, by
+// exitCode, so the set itself prints nothing.
+func newFlagSet() (fs *flag.FlagSet, seed, rows, out *string) {
+	fs = flag.NewFlagSet(prog, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	seed = fs.String("seed", "0", "generator seed `N`: ASCII digits, blank means 0")
+	rows = fs.String("rows", strconv.Itoa(checkmatch.RowCount), "register rows `N`, 1 to 20")
+	out = fs.String("out", "", "output directory `DIR` (required; created when missing)")
+	return fs, seed, rows, out
+}
+
 // run parses args, writes the sheets and prints their paths to stdout.
 func run(stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(io.Discard) // errors are printed once, by exitCode
-	seedText := fs.String("seed", "0", "generator seed `N`: ASCII digits, blank means 0")
-	rowsText := fs.String("rows", strconv.Itoa(checkmatch.RowCount), "register rows `N`, 1 to 20")
-	out := fs.String("out", "", "output directory `DIR` (required; created when missing)")
+	fs, seedText, rowsText, out := newFlagSet()
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stdout, "%s\n\n%s\n\n", usageLine, description)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -190,5 +191,44 @@ func TestWriteFileAtomicLeavesNothingOnFailure(t *testing.T) {
 	}
 	if got := dirNames(t, dir); len(got) != 1 || got[0] != "seed0_row00.png" {
 		t.Errorf("dir holds %v, want only the blocking directory", got)
+	}
+}
+
+// TestDocFlags keeps the package doc's flag list in step with the flags:
+// every flag is documented with its default, and the doc names no other.
+func TestDocFlags(t *testing.T) {
+	src, err := os.ReadFile("main.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _, _ := strings.Cut(string(src), "package main")
+	documented := map[string]string{}
+	for _, line := range strings.Split(doc, "\n") {
+		rest, ok := strings.CutPrefix(line, "//\t-")
+		if !ok {
+			continue
+		}
+		name, text, _ := strings.Cut(rest, " ")
+		documented[name] = text
+	}
+	fs, _, _, _ := newFlagSet()
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		n++
+		text, ok := documented[f.Name]
+		if !ok {
+			t.Errorf("flag -%s is not in the package doc", f.Name)
+			return
+		}
+		if f.DefValue != "" && !strings.Contains(text, "default "+f.DefValue) {
+			t.Errorf("doc of -%s %q does not state its default %s", f.Name, text, f.DefValue)
+		}
+	})
+	if len(documented) != n {
+		t.Errorf("doc lists %d flags, the command has %d", len(documented), n)
+	}
+	// The quick-start line of the doc is the one the README shows.
+	if !strings.Contains(doc, "go run ./examples/checksheets -seed 1 -out sheets") {
+		t.Error("package doc lost the go run line")
 	}
 }
