@@ -17,7 +17,10 @@ import (
 // its Python files (spec §6.8), each now covering the Go files of that
 // piece. The files are embedded in the module root ([typevet.Sources]).
 var codePaths = []receipt.Entry[[]string]{
-	{Name: "cases", Value: []string{"checkmatch/cases.go", "checkmatch/draws.go", "checkmatch/seed.go"}},
+	{Name: "cases", Value: []string{
+		"checkmatch/cases.go", "checkmatch/draws.go", "checkmatch/seed.go",
+		"internal/pytext/pytext.go",
+	}},
 	{Name: "metrics", Value: []string{"checkmatch/metrics.go", "checkmatch/outcome.go", "internal/pymath/pymath.go"}},
 	{Name: "pool", Value: []string{"pool/pool.go"}},
 	{Name: "render", Value: []string{
@@ -37,11 +40,14 @@ var codePaths = []receipt.Entry[[]string]{
 // notRunCode lists, as path.Match patterns, the source files of the
 // digested directories that a check-match run does not execute and so are
 // deliberately left out of the code fingerprint: the package doc, contact
-// sheets, and the option-order and repeat studies (which read or write
-// receipts of their own).
+// sheets, the option-order and repeat studies (which read or write
+// receipts of their own), the throughput sweep (a driver around Run) and
+// the doc file of internal/pytext.
 var notRunCode = []string{
 	"checkmatch/doc.go", "checkmatch/sheet.go",
 	"checkmatch/orderings*.go", "checkmatch/repeats*.go", "checkmatch/resample.go",
+	"checkmatch/sweep*.go",
+	"internal/pytext/doc.go",
 }
 
 // CodePaths returns the module-relative source files digested under each

@@ -20,7 +20,7 @@ import (
 
 // codeDirs are the directories whose every non-test Go file must be either
 // digested or listed in notRunCode.
-var codeDirs = []string{"checkmatch", "pool", "serving", "internal/checkform", "internal/pymath"}
+var codeDirs = []string{"checkmatch", "pool", "serving", "internal/checkform", "internal/pymath", "internal/pytext"}
 
 // TestCodePathsCoverSources fails when the code fingerprint could go
 // stale: a digested file missing from the embedded sources (or from disk),
