@@ -21,7 +21,7 @@ func env(m map[string]string) func(string) (string, bool) {
 }
 
 func TestName(t *testing.T) {
-	for _, n := range []backend.Name{backend.LlamaCPP, backend.VLLM, backend.Fake} {
+	for _, n := range []backend.Name{backend.LlamaCPP, backend.VLLM, backend.Fake, backend.Reader} {
 		got, err := backend.ParseName(n.String())
 		if err != nil || got != n {
 			t.Errorf("ParseName(%q) = %v, %v", n, got, err)
@@ -30,7 +30,7 @@ func TestName(t *testing.T) {
 	if n, err := backend.ParseName(""); err != nil || n != backend.LlamaCPP {
 		t.Errorf(`ParseName("") = %v, %v; want llama_cpp`, n, err)
 	}
-	if _, err := backend.ParseName("VLLM"); err == nil || err.Error() != "TYPEVET_BACKEND must be one of llama_cpp, vllm, fake" {
+	if _, err := backend.ParseName("VLLM"); err == nil || err.Error() != "TYPEVET_BACKEND must be one of llama_cpp, vllm, fake, reader" {
 		t.Errorf("ParseName(VLLM) err = %v (matching is exact)", err)
 	}
 	if backend.Name(0) != backend.LlamaCPP {
@@ -50,7 +50,8 @@ func TestSettingsFromEnv(t *testing.T) {
 		{name: "empty is llama.cpp", env: map[string]string{"TYPEVET_BACKEND": ""}, want: backend.LlamaCPP},
 		{name: "vllm", env: map[string]string{"TYPEVET_BACKEND": "vllm", "TYPEVET_VLLM__BASE_URL": "http://x", "TYPEVET_VLLM__MODEL": "m"}, want: backend.VLLM},
 		{name: "fake", env: map[string]string{"TYPEVET_BACKEND": "fake"}, want: backend.Fake},
-		{name: "unknown backend", env: map[string]string{"TYPEVET_BACKEND": "openai-sk-123"}, wantErr: "TYPEVET_BACKEND must be one of llama_cpp, vllm, fake"},
+		{name: "reader", env: map[string]string{"TYPEVET_BACKEND": "reader"}, want: backend.Reader},
+		{name: "unknown backend", env: map[string]string{"TYPEVET_BACKEND": "openai-sk-123"}, wantErr: "TYPEVET_BACKEND must be one of llama_cpp, vllm, fake, reader"},
 		{name: "vllm needs its variables", env: map[string]string{"TYPEVET_BACKEND": "vllm"}, wantErr: "TYPEVET_VLLM__BASE_URL is required"},
 		{name: "llama ignores vllm variables", env: map[string]string{"TYPEVET_VLLM__TIMEOUT": "nan"}, want: backend.LlamaCPP,
 			reason: "only the selected backend's variables are read"},
@@ -144,6 +145,26 @@ func TestOpen(t *testing.T) {
 	}
 }
 
+// TestOpenReader: the reader session is offline, names itself and
+// refuses questions other than the check-match set with a generation
+// error (its answers are tested in package judgment/reader).
+func TestOpenReader(t *testing.T) {
+	sess, err := backend.Open(context.Background(), backend.Settings{Backend: backend.Reader}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	if sess.Backend != backend.Reader || sess.Model != "reader" || sess.ServedTemplate != "reader" ||
+		sess.HTTPClient != nil || sess.BaseURL != "" || len(sess.Secrets()) != 0 {
+		t.Errorf("session %+v", sess)
+	}
+	_, err = sess.Port.Judge(context.Background(), judgment.Request{
+		State: "x", Model: "reader", Questions: judgmenttest.ConformanceQuestions()[:1]})
+	if !judgment.IsGenerationError(err) || judgment.ErrorClass(err) != "ScoringUnsupportedCapabilityError" {
+		t.Errorf("err = %v, want an unsupported-capability error", err)
+	}
+}
+
 // The masked Port masks secrets in errors; the session's HTTP client
 // carries the key for other reads.
 func TestOpenMasksErrors(t *testing.T) {
@@ -176,7 +197,7 @@ func TestOpenMasksErrors(t *testing.T) {
 // knownText is every fixed piece of a setting error message: variable
 // names and rules. A fuzzed value that is a substring of it may show up in
 // an error legitimately; any other value must not.
-var knownText = strings.Join(settingVars, " ") + " must be one of llama_cpp, vllm, fake is required must be an http or https URL with a host" +
+var knownText = strings.Join(settingVars, " ") + " must be one of llama_cpp, vllm, fake, reader is required must be an http or https URL with a host" +
 	" must be a finite number of seconds greater than 0 must be a whole number of at least 1 must be printable ASCII" +
 	" must be an HTTP token of at most 128 bytes names a header the client controls must be a JSON object of string values" +
 	" must hold at most 32 headers header names must be HTTP tokens of at most 128 bytes" +

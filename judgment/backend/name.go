@@ -18,9 +18,14 @@ const (
 	VLLM
 	// Fake is the offline deterministic backend ("fake").
 	Fake
+	// Reader is the built-in check reader ("reader", package
+	// judgment/reader): it answers the check-match questions offline by
+	// reading the check image.
+	Reader
 )
 
-// String returns the receipt name: "llama_cpp", "vllm" or "fake".
+// String returns the receipt name: "llama_cpp", "vllm", "fake" or
+// "reader".
 func (n Name) String() string {
 	switch n {
 	case LlamaCPP:
@@ -29,12 +34,14 @@ func (n Name) String() string {
 		return "vllm"
 	case Fake:
 		return "fake"
+	case Reader:
+		return "reader"
 	}
 	return fmt.Sprintf("Name(%d)", int(n))
 }
 
-// ParseName parses a TYPEVET_BACKEND value: "llama_cpp", "vllm" or
-// "fake"; "" means llama_cpp. Matching is exact. Any other value is a
+// ParseName parses a TYPEVET_BACKEND value: "llama_cpp", "vllm", "fake"
+// or "reader"; "" means llama_cpp. Matching is exact. Any other value is a
 // [*backendhttp.SettingError] naming TYPEVET_BACKEND (not the value).
 func ParseName(s string) (Name, error) {
 	switch s {
@@ -44,6 +51,8 @@ func ParseName(s string) (Name, error) {
 		return VLLM, nil
 	case "fake":
 		return Fake, nil
+	case "reader":
+		return Reader, nil
 	}
-	return 0, &backendhttp.SettingError{Variable: "TYPEVET_BACKEND", Rule: "must be one of llama_cpp, vllm, fake"}
+	return 0, &backendhttp.SettingError{Variable: "TYPEVET_BACKEND", Rule: "must be one of llama_cpp, vllm, fake, reader"}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/fake"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
+	"github.com/typevet/typevet-go/judgment/reader"
 	"github.com/typevet/typevet-go/judgment/vllm"
 )
 
@@ -18,17 +19,19 @@ type Session struct {
 	Port judgment.Port
 	// Backend is the backend the session talks to.
 	Backend Name
-	// Model is the pinned model id ("" for the fake, which pins none).
+	// Model is the pinned model id ("" for the fake, which pins none;
+	// "reader" for the reader unless Open was given one).
 	Model string
 	// ServedTemplate is the receipt's served_template:
 	// "native_gemma4_turn" (or another probed family) on llama.cpp,
-	// "vllm_chat" on vLLM, "fake" offline.
+	// "vllm_chat" on vLLM, "fake" or "reader" offline.
 	ServedTemplate string
 	// HTTPClient is the configured client (auth and extra headers, no
-	// redirects) for /metrics and server-entry reads; nil for the fake.
+	// redirects) for /metrics and server-entry reads; nil for the fake and
+	// the reader.
 	HTTPClient *http.Client
 	// BaseURL is the server base URL without a trailing slash; "" for the
-	// fake.
+	// fake and the reader.
 	BaseURL string
 
 	secrets []string
@@ -38,7 +41,7 @@ type Session struct {
 // Open opens the session selected by s. model overrides the settings'
 // model when non-empty (llama.cpp: MultimodalModel; vLLM: Model). A
 // llama.cpp session probes the server and requires Gemma 4 (see
-// [llamacpp.Open]); vLLM and the fake make no HTTP call.
+// [llamacpp.Open]); vLLM, the fake and the reader make no HTTP call.
 func Open(ctx context.Context, s Settings, model string) (*Session, error) {
 	switch s.Backend {
 	case LlamaCPP:
@@ -59,6 +62,11 @@ func Open(ctx context.Context, s Settings, model string) (*Session, error) {
 			return nil, err
 		}
 		return newSession(p, Fake, model, "fake", nil, "", nil, nil), nil
+	case Reader:
+		if model == "" {
+			model = reader.BackendName
+		}
+		return newSession(reader.New(reader.Options{}), Reader, model, reader.BackendName, nil, "", nil, nil), nil
 	}
 	return nil, fmt.Errorf("backend: unknown backend %v", s.Backend)
 }
