@@ -1,10 +1,15 @@
 // Command checkmatch runs typevet's check-match evaluation: it judges every
 // case of the synthetic check slice with a served vision model (llama.cpp or
-// vLLM) or the offline fake, scores the answers and writes a receipt that
-// typevet's tools read.
+// vLLM), the offline fake or the built-in check reader, scores the answers
+// and writes a receipt that typevet's tools read.
 //
 //	TYPEVET_GIT_STATUS_PORCELAIN="$(git status --porcelain)" \
 //	  go run ./examples/checkmatch -receipt receipts/check_match.json
+//
+// Without a GPU server, the reader (judgment/reader) runs the whole main job
+// offline in seconds, and gives every model receipt a baseline:
+//
+//	go run ./examples/checkmatch -backend reader -receipt receipts/check_match_reader.json
 //
 // Every setting is a flag or typevet's environment variable; a flag wins:
 //
@@ -12,7 +17,7 @@
 //	-rows N            TYPEVET_CHECK_MATCH_ROWS      register rows, 1 to 20 (default 20; 7 cases each)
 //	-seed N            TYPEVET_CHECK_MATCH_SEED      generator seed (default 0, the #316 slice)
 //	-concurrency N     TYPEVET_IMAGE_CONCURRENCY     judgments in flight (default 1)
-//	-backend NAME      TYPEVET_BACKEND               llama_cpp (default), vllm or fake
+//	-backend NAME      TYPEVET_BACKEND               llama_cpp (default), vllm, fake or reader
 //	-revision REV      TYPEVET_VLLM_MODEL_REVISION   served weights revision (required on vLLM)
 //	-server-args TEXT  TYPEVET_VLLM_SERVER_ARGS      the vLLM flags you started the server with (recorded verbatim)
 //	-model ID          TYPEVET_LLAMA__MULTIMODAL_MODEL (default gemma-4-31b-kv9-q4km-mm) or TYPEVET_VLLM__MODEL
@@ -52,6 +57,7 @@ import (
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
+	"github.com/typevet/typevet-go/judgment/reader"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
@@ -305,7 +311,14 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	var entry *serving.ServerEntry
 	serverBuild := receipt.Unknown
 	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency}
-	if cfg.settings.Backend != backend.Fake {
+	switch cfg.settings.Backend {
+	case backend.Fake:
+	case backend.Reader:
+		// No server: pins.server records the reader's version, font and
+		// constants.
+		e := serving.ServerEntry{Served: []serving.ServedModel{}, BuildInfo: reader.Options{}.Pin().BuildInfo()}
+		entry, serverBuild = &e, e.BuildInfo
+	default:
 		e, err := serving.ReadServerEntry(ctx, sess.HTTPClient, sess.BaseURL, recBackend, model)
 		if err != nil {
 			return fmt.Errorf("read the server entry: %w", judgment.MaskSecrets(err, sess.Secrets()))

@@ -19,6 +19,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
+	"github.com/typevet/typevet-go/judgment/reader"
 	"github.com/typevet/typevet-go/receipt"
 )
 
@@ -238,6 +239,7 @@ func TestEndToEnd(t *testing.T) {
 		{name: "vllm c1", env: func(t *testing.T) map[string]string { return vllmEnv(t, nil) }, concurrency: "1", backend: "vllm"},
 		{name: "vllm c4", env: func(t *testing.T) map[string]string { return vllmEnv(t, nil) }, concurrency: "4", backend: "vllm"},
 		{name: "fake", env: func(*testing.T) map[string]string { return map[string]string{envBackend: "fake"} }, concurrency: "1", backend: "fake"},
+		{name: "reader", env: func(*testing.T) map[string]string { return map[string]string{envBackend: "reader"} }, concurrency: "1", backend: "reader"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -297,6 +299,12 @@ func TestEndToEnd(t *testing.T) {
 				assert.Equal(t, fakeModel, rec.Model)
 				assert.Nil(t, rec.Pins.Server)
 				assert.Equal(t, receipt.Unknown, id.Runtime.ServerBuild)
+			case "reader":
+				assert.Equal(t, "reader", rec.Model)
+				require.NotNil(t, rec.Pins.Server)
+				assert.Equal(t, reader.Options{}.Pin().BuildInfo(), rec.Pins.Server.BuildInfo, "pins.server holds the reader's version and constants")
+				assert.Equal(t, rec.Pins.Server.BuildInfo, id.Runtime.ServerBuild)
+				assert.Equal(t, 1.0, *rec.Metrics.Accuracy, "the reader judges every sharp check of row 0 right")
 			}
 
 			b, err := os.ReadFile(path)

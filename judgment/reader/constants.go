@@ -1,6 +1,10 @@
 package reader
 
-import "github.com/typevet/typevet-go/internal/checkform"
+import (
+	"encoding/json"
+
+	"github.com/typevet/typevet-go/internal/checkform"
+)
 
 // Version names the reader's algorithm and its default constants. It
 // changes whenever a change to the reading or to the answer mapping can
@@ -126,9 +130,16 @@ func (o Options) Pin() Pin {
 	}
 }
 
-// BuildInfo is the one-line form of the pin, for a receipt's build_info
-// field: the version and the font digest, e.g.
-// "typevet-go-reader/1 Go Regular 197d9f37".
+// BuildInfo is the pin as one line of compact JSON, for the build_info
+// string of a receipt's pins.server entry (whose other keys describe HTTP
+// servers): {"name":"reader","version":…,"font":…,"font_sha256":…,
+// "constants":{…}}.
 func (p Pin) BuildInfo() string {
-	return p.Version + " " + p.Font + " " + p.FontSHA256[:8]
+	b, err := json.Marshal(p)
+	if err != nil {
+		// Constants are plain floats; only a NaN or an infinity fails,
+		// which Validate refuses.
+		return p.Version
+	}
+	return string(b)
 }
