@@ -87,6 +87,8 @@
 //
 // # Receipts
 //
-// A reader run's receipt names backend [BackendName]; [Options.Pin] gives
-// the version, the font digest and the constants for pins.server.
+// A reader run's receipt names backend [BackendName] and model "reader";
+// [Options.Pin] gives the version, the font digest and the constants, and
+// examples/checkmatch writes [Pin.BuildInfo] (the pin as compact JSON) as
+// pins.server.build_info, with an empty served list.
 package reader

@@ -68,8 +68,26 @@ type port struct {
 // New returns the reader as a [judgment.Port]: a judge that answers the
 // check-match questions by reading the check image's pixels against the
 // register row in the state text (see the package documentation). It is
-// safe for concurrent use and holds no model; Judge takes about ten
-// milliseconds per check on one core.
+// safe for concurrent use and holds no model; a judgment takes a few
+// milliseconds of one core, most of it PNG decoding.
+//
+// A call checks, in order: ctx (a *judgment.TransportError wrapping
+// ctx.Err()); the request shape ([judgment.Request.Validate]); that every
+// question is one of the four check-match questions by name, kind and
+// options — payee_matches and amounts_match Nouls, verdict a Choice of the
+// six verdict labels in any order, legibility a Score of 5 levels (else a
+// *judgment.ScoringUnsupportedCapabilityError naming the first other
+// question); exactly one image/png image whose header says 1000×440 (the
+// same class; the size is read before any pixel is decoded); the register
+// row of the state ([ParseState]: a *StateError, which errors.As also
+// matches as a *judgment.JudgmentValidationError); the PNG's pixels (a
+// *judgment.ScoringValidationError). Every one of these errors satisfies
+// [judgment.IsGenerationError], so a run stops cleanly.
+//
+// Answers come in question order, decoded by [judgment.Decode] from
+// log-probabilities the reader computes; the response carries the
+// requested model, unknown usage, no off-option mass (the threshold is
+// copied, the guard never flags) and the default text parts.
 //
 // Constants that fail [Constants.Validate] make every call fail with that
 // (plain, not generation) error: a misconfigured reader is a bug.
@@ -78,22 +96,7 @@ func New(opts Options) judgment.Port {
 	return &port{c: c, err: c.Validate()}
 }
 
-// Judge answers req. In order it checks: ctx; the request shape
-// ([judgment.Request.Validate]); that every question is one of the four
-// check-match questions by name, kind and options (else a
-// *judgment.ScoringUnsupportedCapabilityError naming the first other
-// question); exactly one image, a PNG, of the check stock's size (else
-// the same class; the size is read from the PNG header before any pixel
-// is decoded); the register row of the state ([ParseState]; a
-// *StateError, which errors.As also matches as a
-// *judgment.JudgmentValidationError); the PNG's decoding (a
-// *judgment.ScoringValidationError). Every one of these errors satisfies
-// [judgment.IsGenerationError], so a run stops cleanly.
-//
-// Answers come in question order, decoded by [judgment.Decode] from
-// log-probabilities the reader computes; the response carries the
-// requested model, unknown usage, no off-option mass and the default text
-// parts.
+// Judge answers req; see [New].
 func (p *port) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
 	if p.err != nil {
 		return judgment.Response{}, p.err

@@ -13,12 +13,12 @@ import (
 // Register is the check register row a state text holds: what the check
 // must show.
 type Register struct {
-	CheckNumber int
-	Year        int
-	Month       time.Month
-	Day         int
-	Payee       string
-	AmountCents int64
+	CheckNumber int        // e.g. 1001
+	Year        int        // the register date, e.g. 2025
+	Month       time.Month // e.g. time.April
+	Day         int        // e.g. 21
+	Payee       string     // e.g. "Lanternfield Electric"
+	AmountCents int64      // e.g. 118815 for $1,188.15
 }
 
 // StateError reports a state text the reader cannot take a register row
