@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/judgment/reader"
 )
 
@@ -28,5 +29,24 @@ func BenchmarkReadSlice140(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+}
+
+// BenchmarkReadCheck is one Read of a decoded sharp render (r00:clean):
+// the glyph reading of four fields, the stock and the signature test,
+// without PNG decoding or answering.
+func BenchmarkReadCheck(b *testing.B) {
+	cases, err := checkmatch.Cases(0, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	img, err := checkmatch.RenderImage(cases[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		reader.Read(img)
 	}
 }
