@@ -36,4 +36,38 @@
 // renders; [RendererPin] says what a receipt records about the renderer.
 // [WriteContactSheet] writes a grid of renders with their expected labels,
 // which is what examples/checksheets writes for each register row.
+//
+// # Requests and runs
+//
+// Each case is one judgment: the state holds the register row as text
+// ([State]), the media one check image, and [Questions] the four typed
+// questions with typevet's exact wording (payee_matches and amounts_match
+// are Nouls, verdict a Choice over [VerdictLabels], legibility a Score of
+// five levels). [BuildSlice] renders every case once and pins the slice
+// ([Slice.Pins], slice_sha256). [Run] judges the requests in slice order
+// through any [judgment.Port] at a chosen concurrency ([RunOptions]): a
+// backend failure or a cancelled context stops the run, every earlier
+// outcome is kept, and [RunResult.Stopped] says what happened.
+//
+// # Metrics and receipts
+//
+// [Metrics] computes typevet's check metrics from receipt case records
+// ([CaseRecord]): accuracy overall, by class and by variant, the
+// false-clear rate, the cannot-tell rate, each Noul's ROC-AUC, ECE and
+// reliability bins, legibility by variant and Noul–Choice agreement. It
+// sums floats the way Python 3.12 does, so the values equal typevet's bit
+// for bit. [BuildReceipt] assembles the check [Receipt] (issue 316) whose
+// field order and json tags are the receipt schema; [ReadReceipt] reads
+// ours and typevet's, and [Recompute] recomputes a receipt's metrics from
+// its cases. [CodeDigests] is the code fingerprint a receipt pins.
+//
+// # Studies
+//
+// Three runs build on the check-match run. The option-order study
+// (typevet #105: [BalancedOrders], [RunOrderings], [OrderingsStatistics])
+// scores the verdict once per balanced ordering of its options and asks
+// whether averaging over orderings is worth adopting. The repeat summary
+// (#357: [RepeatSummary]) applies the pre-registered stability statistics
+// to several receipts of one slice. The throughput sweep (#335: [Sweep])
+// runs the slice at several concurrency levels against one server.
 package checkmatch
