@@ -154,6 +154,8 @@ type LengthError struct {
 	A, B int
 }
 
+// Error returns "inputs must have equal length: <A> != <B>", typevet's
+// message.
 func (e *LengthError) Error() string {
 	return fmt.Sprintf("inputs must have equal length: %d != %d", e.A, e.B)
 }

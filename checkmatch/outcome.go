@@ -58,6 +58,7 @@ type UnknownVerdictError struct {
 	Verdict string
 }
 
+// Error returns "unknown verdict label: <label>", typevet's message.
 func (e *UnknownVerdictError) Error() string { return "unknown verdict label: " + e.Verdict }
 
 // checkVerdict returns an *UnknownVerdictError unless v is a verdict label.
