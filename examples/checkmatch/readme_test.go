@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/checkmatch"
+)
+
+// readmeCommand returns the arguments of the first README line that runs
+// this command, so the test runs exactly what a new user copies.
+func readmeCommand(t *testing.T, prefix string) []string {
+	t.Helper()
+	f, err := os.Open(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if line := strings.TrimSpace(sc.Text()); strings.HasPrefix(line, prefix) {
+			return strings.Fields(strings.TrimPrefix(line, prefix))
+		}
+	}
+	t.Fatalf("README.md has no line starting %q", prefix)
+	return nil
+}
+
+// TestREADMEQuickStart runs the README's offline main job (the check-match
+// run with the built-in reader judge) and checks it prints what the README
+// says: the receipt's path and SHA-256, then the summary; and that the
+// receipt reads back with metrics Recompute reproduces.
+func TestREADMEQuickStart(t *testing.T) {
+	args := readmeCommand(t, "go run ./examples/checkmatch ")
+	require.Contains(t, args, "-backend")
+	require.Contains(t, args, "reader")
+	path := filepath.Join(t.TempDir(), "receipts", "check_match_reader.json")
+	for i := range args {
+		if args[i] == "-receipt" && i+1 < len(args) {
+			args[i+1] = path
+		}
+	}
+	if raceEnabled {
+		args = append(args, "-rows", "1") // the race detector makes 140 reads slow
+	}
+
+	var stdout, stderr strings.Builder
+	require.NoError(t, run(&stdout, &stderr, args, envOf(nil)), "stderr: %s", stderr.String())
+
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	sum := sha256.Sum256(b)
+	out := stdout.String()
+	assert.Regexp(t, regexp.MustCompile(`(?m)^receipt `+regexp.QuoteMeta(path)+` sha256 `+hex.EncodeToString(sum[:])+`$`), out)
+	for _, key := range []string{"accuracy", "false_clear_rate", "accuracy_by_variant", "wall_seconds", "throughput"} {
+		assert.Regexp(t, regexp.MustCompile(`(?m)^`+key+` `), out, "the summary prints %s", key)
+	}
+
+	r, err := checkmatch.ReadReceipt(strings.NewReader(string(b)))
+	require.NoError(t, err)
+	assert.Equal(t, "reader", string(r.Backend))
+	assert.Nil(t, r.Stopped)
+	want := 7 * checkmatch.RowCount
+	if raceEnabled {
+		want = 7
+	}
+	assert.Len(t, r.Cases, want)
+	m, err := checkmatch.Recompute(r)
+	require.NoError(t, err)
+	assert.Equal(t, r.Metrics.Accuracy, m.Accuracy)
+	assert.Equal(t, r.Metrics.FalseClearRate, m.FalseClearRate)
+}
