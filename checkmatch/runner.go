@@ -14,8 +14,13 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
+// DefaultMetricsAfterTimeout bounds the /metrics read after a run when
+// [RunOptions].MetricsAfterTimeout is 0.
+const DefaultMetricsAfterTimeout = 10 * time.Second
+
 // RunOptions configures [Run]. The zero value means one judgment at a
-// time, Go's monotonic clock and no /metrics reads.
+// time, Go's monotonic clock, no /metrics reads and (with a Metrics
+// reader) an after-run read bounded by [DefaultMetricsAfterTimeout].
 type RunOptions struct {
 	// Concurrency is the most judgments in flight. 0 means 1; a negative
 	// value is an error ("concurrency must be at least 1, got -1") before
@@ -28,7 +33,13 @@ type RunOptions struct {
 	// Metrics, when set, reads the server's /metrics text (vLLM: a closure
 	// over [serving.Read] with the session client). Run calls it once before
 	// the wall time starts and once after it ends; ok false is no reading.
+	// The after-run read gets a context that is not cancelled with Run's
+	// (context.WithoutCancel) and is bounded by MetricsAfterTimeout, so a
+	// run stopped by Ctrl-C still records the server's delta.
 	Metrics func(ctx context.Context) (text string, ok bool)
+	// MetricsAfterTimeout bounds the after-run /metrics read; 0 means
+	// [DefaultMetricsAfterTimeout] (10 s). A negative value is an error.
+	MetricsAfterTimeout time.Duration
 }
 
 // RunResult is what a check-match run did (spec §6.1 step 9).
@@ -82,7 +93,8 @@ const (
 // the context); when the run stopped between calls, Stopped names the first
 // case not sent, with class [ErrorClassCanceled] (or
 // [ErrorClassDeadlineExceeded]) and the message "run cancelled: context
-// canceled". Any other error (a port breaking its contract, an answer that
+// canceled". The after-run /metrics read still happens after ctx ends (see
+// [RunOptions].Metrics). Any other error (a port breaking its contract, an answer that
 // is missing or not one of the six verdict labels) is returned and the run
 // is lost, as in typevet.
 func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, opts RunOptions) (RunResult, error) {
@@ -92,6 +104,13 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 	}
 	if n < 1 {
 		return RunResult{}, fmt.Errorf("concurrency must be at least 1, got %d", n)
+	}
+	afterTimeout := opts.MetricsAfterTimeout
+	if afterTimeout == 0 {
+		afterTimeout = DefaultMetricsAfterTimeout
+	}
+	if afterTimeout < 0 {
+		return RunResult{}, fmt.Errorf("metrics after-run timeout must not be negative, got %v", afterTimeout)
 	}
 	clock := opts.Clock
 	if clock == nil {
@@ -130,7 +149,11 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 		}
 	}
 	if opts.Metrics != nil {
-		after := readMetrics(ctx, opts.Metrics)
+		// The after read outlives a cancelled run (Ctrl-C): the server's
+		// delta over the cases that ran is still worth recording.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), afterTimeout)
+		after := readMetrics(actx, opts.Metrics)
+		cancel()
 		out.MetricsReadings = []serving.Reading{before, after}
 		delta, err := serving.RunServerDelta(before, after)
 		if err != nil {

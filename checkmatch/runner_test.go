@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -251,6 +252,68 @@ func TestRunCancelled(t *testing.T) {
 	require.NotNil(t, run.Stopped)
 	assert.Equal(t, Stopped{Index: 2, CaseID: "r00:written_amount_changed", ErrorClass: ErrorClassCanceled,
 		Message: "run cancelled: context canceled"}, *run.Stopped)
+}
+
+// TestRunCancelledMetricsAfter: after Ctrl-C (ctx cancelled mid-run) the
+// after-run /metrics read still gets a live context with a deadline, so the
+// server block is the delta over the cases that ran, not all "unknown".
+func TestRunCancelledMetricsAfter(t *testing.T) {
+	tests := []struct {
+		name    string
+		timeout time.Duration
+		want    time.Duration
+	}{
+		{name: "default", want: DefaultMetricsAfterTimeout},
+		{name: "explicit", timeout: 3 * time.Second, want: 3 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			port := &replayPort{reply: func(i int, req judgment.Request) (judgment.Response, error) {
+				if i == 0 {
+					cancel()
+				}
+				return runRight[i].response(req.Model), nil
+			}}
+			type seen struct {
+				done        bool
+				hasDeadline bool
+				left        time.Duration
+			}
+			var reads []seen
+			metrics := func(ctx context.Context) (string, bool) {
+				dl, ok := ctx.Deadline()
+				reads = append(reads, seen{done: ctx.Err() != nil, hasDeadline: ok, left: time.Until(dl)})
+				if len(reads) == 1 {
+					return metricsBefore, true
+				}
+				return metricsAfter, ctx.Err() == nil
+			}
+			run, err := Run(ctx, port, "m", fixtureRequests(t), RunOptions{Metrics: metrics, MetricsAfterTimeout: tt.timeout})
+			require.NoError(t, err)
+			require.NotNil(t, run.Stopped)
+			require.ErrorIs(t, ctx.Err(), context.Canceled)
+			require.Len(t, reads, 2)
+			assert.False(t, reads[0].done, "before read: the run had not started")
+			assert.False(t, reads[1].done, "after read: the context must outlive the cancelled run")
+			require.True(t, reads[1].hasDeadline, "after read: bounded by a timeout")
+			assert.InDelta(t, tt.want.Seconds(), reads[1].left.Seconds(), 1, "after read: deadline from MetricsAfterTimeout")
+			require.NotNil(t, run.Server)
+			assert.Equal(t, serving.Known(1500), run.Server.Counters.PrefixCacheHits, "the delta is known")
+		})
+	}
+}
+
+func TestRunMetricsAfterTimeoutNegative(t *testing.T) {
+	called := false
+	_, err := Run(context.Background(), replay(runRight, nil), "m", fixtureRequests(t), RunOptions{
+		Metrics:             func(context.Context) (string, bool) { called = true; return "", false },
+		MetricsAfterTimeout: -time.Second,
+	})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "must not be negative")
+	assert.False(t, called, "refused before any read")
 }
 
 // TestRunDiscarded: 4 requests at concurrency 4; index 1 fails at once,

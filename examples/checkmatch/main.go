@@ -38,6 +38,10 @@
 // usage error (nothing sent, nothing written); 1 otherwise, including a run
 // that stopped on a backend failure or Ctrl-C, whose receipt is still
 // written with every earlier outcome.
+//
+// Ctrl-C stops sending: calls in flight end, then (on vLLM) /metrics is
+// read once more, for at most 10 s, and the receipt is written. A second
+// Ctrl-C quits at once and writes nothing.
 package main
 
 import (
@@ -48,13 +52,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/judgment/reader"
@@ -186,7 +190,7 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
 	return execute(ctx, stdout, stderr, cfg)
 }

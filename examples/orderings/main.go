@@ -42,8 +42,9 @@
 //
 // Exit status: 0 when every case was scored and the receipt written; 2 on a
 // refused setting (nothing sent, nothing written); 1 otherwise, including a
-// study stopped by a backend failure, whose receipt is still written with
-// every case scored before it.
+// study stopped by a backend failure or Ctrl-C, whose receipt is still
+// written with every case scored before it. A second Ctrl-C quits at once
+// and writes nothing.
 package main
 
 import (
@@ -57,12 +58,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/receipt"
@@ -179,7 +180,7 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
 	return execute(ctx, stdout, stderr, cfg)
 }

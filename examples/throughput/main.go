@@ -36,7 +36,9 @@
 //
 // Exit status: 0 when every level judged every case; 2 on a usage error
 // (nothing sent, nothing written); 1 otherwise. A level stopped by a
-// backend failure still writes its receipt and ends the sweep.
+// backend failure still writes its receipt and ends the sweep. So does
+// Ctrl-C (the level's after-run /metrics read still happens, for at most
+// 10 s); a second Ctrl-C quits at once and writes nothing more.
 package main
 
 import (
@@ -46,7 +48,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -54,6 +55,7 @@ import (
 	"time"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/receipt"
@@ -153,7 +155,7 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 	if err != nil {
 		return err
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
 	return execute(ctx, stdout, stderr, cfg)
 }
