@@ -27,6 +27,18 @@ func BenchmarkJudgeLlamaCPP(b *testing.B) {
 	benchJudge(b, sess)
 }
 
+// BenchmarkJudgeLlamaCPPFullVocab is BenchmarkJudgeLlamaCPP with the
+// default Gemma 4 vocabulary (262144 entries, about 20 MB per /completion
+// answer): the cost of a real llama-server answer, streamed through the
+// decoder. B/op and cpu-ns/op include the fake server's encoding.
+func BenchmarkJudgeLlamaCPPFullVocab(b *testing.B) {
+	m := smallModel()
+	m.NVocab = 0
+	srv := newServer(b, m, nil)
+	sess := openSession(b, srv, llamacpp.Settings{Timeout: time.Minute}, llamacpp.OpenOptions{})
+	benchJudge(b, sess)
+}
+
 // BenchmarkJudgeLlamaCPPClient is BenchmarkJudgeLlamaCPP against a canned
 // server that only drains requests and writes fixed answers, so cpu-ns/op
 // is close to the client's own cost.

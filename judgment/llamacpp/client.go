@@ -141,24 +141,39 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 		}
 	}
 	nProbs := c.nProbs(req.Model)
-	body, err := c.do(ctx, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
+	resp, err := c.exchange(ctx, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
 	if len(req.Media) > 0 && staleMarker(err) {
 		if props, perr := c.capability(ctx, req.Model, true); perr == nil {
-			body, err = c.do(ctx, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
+			resp, err = c.exchange(ctx, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
 		}
 	}
 	if err != nil {
 		return judgment.ScoringResult{}, err
 	}
-	return c.result(ctx, req, body)
+	return c.result(ctx, req, resp, nProbs)
 }
 
-// do sends one request and returns the body of a 2xx answer. in, when not
-// nil, is sent as JSON. A connection the server closed before answering is
-// retried once on a fresh connection (spec §4.7; every call of this client
-// is read-only). Failures are [judgment.TransportError] and
-// [judgment.BackendHTTPError] values.
+// do sends one request and returns the body of a 2xx answer (see
+// [Client.exchange]).
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in any) ([]byte, error) {
+	resp, err := c.exchange(ctx, method, path, query, in)
+	if err != nil {
+		return nil, err
+	}
+	body, err := backendhttp.ReadBody(resp)
+	if err != nil {
+		return nil, transportError(ctx, err)
+	}
+	return body, nil
+}
+
+// exchange sends one request and returns a 2xx response, whose body the
+// caller must read and close. in, when not nil, is sent as JSON. A
+// connection the server closed before answering is retried once on a
+// fresh connection (spec §4.7; every call of this client is read-only).
+// Failures are [judgment.TransportError] and [judgment.BackendHTTPError]
+// values; the body of an error answer is read and closed here.
+func (c *Client) exchange(ctx context.Context, method, path string, query url.Values, in any) (*http.Response, error) {
 	var payload []byte
 	if raw, ok := in.(rawJSON); ok {
 		payload = raw
@@ -178,14 +193,14 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	if err != nil {
 		return nil, transportError(ctx, err)
 	}
-	body, err := backendhttp.ReadBody(resp)
-	if err != nil {
-		return nil, transportError(ctx, err)
-	}
 	if resp.StatusCode >= 300 {
+		body, err := backendhttp.ReadBody(resp)
+		if err != nil {
+			return nil, transportError(ctx, err)
+		}
 		return nil, c.statusError(resp, body)
 	}
-	return body, nil
+	return resp, nil
 }
 
 // send makes one attempt.

@@ -26,22 +26,18 @@ func fullVocabBody(tb testing.TB) []byte {
 }
 
 // BenchmarkDecodeCompletionFullVocab decodes one full-vocabulary answer
-// and computes its off-option mass: the client cost of one question on a
+// from a reader and computes its off-option mass: the client cost of one question on a
 // real llama-server.
 func BenchmarkDecodeCompletionFullVocab(b *testing.B) {
 	body := fullVocabBody(b)
 	b.SetBytes(int64(len(body)))
 	b.ReportAllocs()
 	for b.Loop() {
-		d, err := decodeCompletion(body)
-		if err != nil {
-			b.Fatal(err)
+		d, err := decodeCompletion(bytes.NewReader(body), fuzzRequest, DefaultNVocab)
+		if err != nil || len(d.cands) != 3 {
+			b.Fatal(err, d.cands)
 		}
-		c, err := d.candidates(fuzzRequest)
-		if err != nil || len(c) != 3 {
-			b.Fatal(err, c)
-		}
-		if d.offOptionMass(c, DefaultNVocab) == nil {
+		if d.offOptionMass(d.cands, DefaultNVocab) == nil {
 			b.Fatal("mass missing for the full distribution")
 		}
 	}

@@ -42,9 +42,15 @@
 //     float() would convert, are malformed entries.
 //   - Error snippets are redacted of every secret before the 500-character
 //     cut, so a key straddling the cut cannot leak a prefix.
-//   - A full-vocabulary answer (262144 entries, ~20 MB) is read by a
-//     validating single-pass scanner, falling back to encoding/json for
-//     anything unusual; see BenchmarkDecodeCompletionFullVocab.
+//   - A full-vocabulary answer (262144 entries, ~20 MB) is decoded straight
+//     from the response body in one validating pass that keeps only the
+//     candidates' logprobs, the entry count, the ids seen and the total
+//     mass (memory per question: a 64 KB read buffer and a bitset of
+//     n_probs bits). Keys match exactly and a repeated key keeps its last
+//     value, as Python's json.loads reads them (encoding/json would fold
+//     case and merge); only completion_probabilities[0] is read. A body
+//     over 256 MiB is cut and so is not JSON. See
+//     BenchmarkDecodeCompletionFullVocab and BenchmarkJudgeLlamaCPPFullVocab.
 //
 // Settings come from [SettingsFromEnv] (TYPEVET_LLAMA__*) or are built in
 // code starting from the zero value, which means the published defaults

@@ -117,7 +117,11 @@ type MultimodalPrompt struct {
 }
 
 // CompletionResponse is the part of the POST /completion answer read by
-// [Client.ScoreCandidates].
+// [Client.ScoreCandidates]. It documents the wire shape: the client does
+// not decode into it but streams the body in one pass (a full-vocabulary
+// answer is about 20 MB), keeping only the candidates' logprobs, the entry
+// count, the ids seen and the total mass. Keys match exactly and a
+// repeated key keeps its last value, as Python's json.loads reads them.
 type CompletionResponse struct {
 	// CompletionProbabilities holds one entry per position; entry 0 is the
 	// answer position.
