@@ -30,7 +30,12 @@
 // the receipt's working-tree fingerprint (unset: the tree counts as dirty).
 //
 // Everything is checked before any network call, in typevet's order:
-// receipt path, rows, seed, concurrency, backend settings, vLLM revision.
+// receipt path, rows, seed, concurrency, backend settings, vLLM revision;
+// then every text the receipt records from the caller (the porcelain
+// text, the model name, the vLLM revision and stated server arguments)
+// must be free of the API key, the extra header values, "authorization"
+// and "bearer ": such a text would make the finished receipt unwritable,
+// so it is refused up front, by its variable's name.
 // A long run shows its progress on stderr when stderr is a terminal. At the
 // end the command prints the receipt's path and SHA-256 and a summary.
 //
@@ -100,27 +105,10 @@ func main() {
 	os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:], os.LookupEnv), os.Stderr))
 }
 
-// usageError is a refused setting or command line: exit status 2, nothing
-// sent, nothing written.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
-
-// exitCode prints run's error and maps it to the exit status.
+// exitCode prints run's error and maps it to the exit status
+// ([cli.ExitCode]).
 func exitCode(err error, stderr io.Writer) int {
-	var ue *usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s\n%s: error: %s\n", usageLine, prog, ue.msg)
-		return 2
-	default:
-		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
-		return 1
-	}
+	return cli.ExitCode(err, stderr, prog, usageLine)
 }
 
 // flagEnv maps each flag but -model to the variable it overrides.
@@ -136,8 +124,9 @@ type config struct {
 	seed        uint64
 	concurrency int
 	settings    backend.Settings
-	revision    string // vLLM only
-	env         func(string) (string, bool)
+	revision    string  // vLLM only
+	porcelain   *string // TYPEVET_GIT_STATUS_PORCELAIN; nil when unset
+	stated      *string // TYPEVET_VLLM_SERVER_ARGS; nil when unset
 }
 
 // run is the whole command: flags and environment (lookup; flags win),
@@ -156,10 +145,10 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 			fset.PrintDefaults()
 			return nil
 		}
-		return &usageError{err.Error()}
+		return cli.Usage(err)
 	}
 	if fset.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fset.Args(), " "))
+		return cli.Usagef("unexpected arguments: %s", strings.Join(fset.Args(), " "))
 	}
 	set := map[string]string{}
 	fset.Visit(func(f *flag.Flag) {
@@ -197,28 +186,28 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 
 // configure validates every setting in typevet's order (spec §6.7).
 func configure(env func(string) (string, bool)) (config, error) {
-	cfg := config{env: env}
+	var cfg config
 	path, _ := env(envReceipt)
 	cfg.receiptPath = strings.TrimSpace(path)
 	if cfg.receiptPath == "" {
-		return cfg, usagef("%s not set", envReceipt)
+		return cfg, cli.Usagef("%s not set", envReceipt)
 	}
 	if err := receipt.CheckNew(cfg.receiptPath); err != nil {
 		var ae *receipt.AlreadyExistsError
 		if errors.As(err, &ae) {
-			return cfg, usagef("%s must name a new file: %s exists", envReceipt, cfg.receiptPath)
+			return cfg, cli.Usagef("%s must name a new file: %s exists", envReceipt, cfg.receiptPath)
 		}
-		return cfg, usagef("%s: %v", envReceipt, err)
+		return cfg, cli.Usagef("%s: %v", envReceipt, err)
 	}
 
 	cfg.rows = checkmatch.RowCount
 	if raw, ok := env(envRows); ok {
 		n, ok := pyInt(raw)
 		if !ok {
-			return cfg, usagef("%s must be 1 to %d: not a whole number", envRows, checkmatch.RowCount)
+			return cfg, cli.Usagef("%s must be 1 to %d: not a whole number", envRows, checkmatch.RowCount)
 		}
 		if n < 1 || n > checkmatch.RowCount {
-			return cfg, usagef("%s must be 1 to %d: %d", envRows, checkmatch.RowCount, n)
+			return cfg, cli.Usagef("%s must be 1 to %d: %d", envRows, checkmatch.RowCount, n)
 		}
 		cfg.rows = int(n)
 	}
@@ -226,7 +215,7 @@ func configure(env func(string) (string, bool)) (config, error) {
 	raw, _ := env(envSeed)
 	seed, err := checkmatch.ParseSeed(raw, envSeed)
 	if err != nil {
-		return cfg, &usageError{err.Error()}
+		return cfg, cli.Usage(err)
 	}
 	cfg.seed = seed
 
@@ -237,15 +226,30 @@ func configure(env func(string) (string, bool)) (config, error) {
 
 	cfg.settings, err = backend.SettingsFromEnv(env)
 	if err != nil {
-		return cfg, &usageError{err.Error()}
+		return cfg, cli.Usage(err)
 	}
 
 	if cfg.settings.Backend == backend.VLLM {
 		rev, _ := env(envRevision)
 		cfg.revision = strings.TrimSpace(rev)
 		if cfg.revision == "" {
-			return cfg, usagef("%s must name the served weights revision", envRevision)
+			return cfg, cli.Usagef("%s must name the served weights revision", envRevision)
 		}
+	}
+
+	if text, ok := env(envPorcelain); ok {
+		cfg.porcelain = &text
+	}
+	cfg.stated = serving.StatedServerArgs(env)
+	// Refuse, by variable, a recorded text the key-free check would
+	// refuse in the finished receipt. The stated server arguments are
+	// recorded on vLLM only.
+	rec := cli.Recorded{Porcelain: cfg.porcelain, Revision: cfg.revision}
+	if cfg.settings.Backend == backend.VLLM {
+		rec.Stated = cfg.stated
+	}
+	if err := cli.CheckKeyFree(cfg.settings, rec); err != nil {
+		return cfg, err
 	}
 	return cfg, nil
 }
@@ -259,7 +263,7 @@ func concurrency(env func(string) (string, bool)) (int, error) {
 	}
 	n, ok := pyInt(raw)
 	if !ok || n < 1 || n > 1<<20 {
-		return 0, usagef("%s must be a whole number of at least 1", envConcurrency)
+		return 0, cli.Usagef("%s must be a whole number of at least 1", envConcurrency)
 	}
 	return int(n), nil
 }
@@ -283,11 +287,6 @@ func pyInt(s string) (int64, bool) {
 
 // execute opens the session and runs; from here on a failure is exit 1.
 func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
-	porcelainText, hasPorcelain := cfg.env(envPorcelain)
-	var porcelain *string
-	if hasPorcelain {
-		porcelain = &porcelainText
-	}
 	baseline := receipt.BaselineCommit(repoRoot())
 
 	slice, err := buildSlice(cfg.seed, cfg.rows)
@@ -355,7 +354,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	id := receipt.Identity{
 		RunID:           receipt.NewRunID(),
 		BaselineCommit:  baseline,
-		WorkingTree:     receipt.WorkingTreeFromPorcelain(porcelain, baseline),
+		WorkingTree:     receipt.WorkingTreeFromPorcelain(cfg.porcelain, baseline),
 		PromptDigests:   prompts,
 		CodePathDigests: code,
 		FixtureDigests:  receipt.Digests{},
@@ -367,7 +366,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	var serverArgs *serving.ServerArgsBlock
 	if cfg.settings.Backend == backend.VLLM {
 		cache, _ := serving.FirstCacheConfig(res.MetricsReadings...)
-		b := serving.ServerArgs(cache, serving.StatedServerArgs(cfg.env))
+		b := serving.ServerArgs(cache, cfg.stated)
 		serverArgs = &b
 	}
 

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/reader"
 	"github.com/typevet/typevet-go/receipt"
@@ -135,7 +136,7 @@ func TestUsageErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			r := runCmd(t, tt.args, tt.env)
 			require.Error(t, r.err)
-			var ue *usageError
+			var ue *cli.UsageError
 			require.ErrorAs(t, r.err, &ue)
 			assert.Contains(t, r.err.Error(), tt.want)
 			assert.Equal(t, 2, r.code)
@@ -403,6 +404,51 @@ func TestEchoedAuthHeader(t *testing.T) {
 		assert.NotContains(t, strings.ToLower(text), "bearer "+strings.ToLower(key[:6]), what)
 	}
 	assert.NoError(t, receipt.CheckKeyFree(b, []string{key}))
+}
+
+// TestInputsNotKeyFree: a caller-supplied text the receipt records that
+// holds the API key, a header value, "authorization" or "bearer " is refused
+// before any request, as a usage error naming the variable, never the value
+// (typevet would run every case and then refuse to write the receipt).
+func TestInputsNotKeyFree(t *testing.T) {
+	const key = "sk-test-0123456789"
+	tests := []struct {
+		name string
+		edit map[string]string
+		want string
+	}{
+		{name: "key in server args", edit: map[string]string{envServerArgs: "--api-key " + key + " --max-num-seqs 4"}, want: envServerArgs},
+		{name: "header value in porcelain", edit: map[string]string{
+			"TYPEVET_VLLM__HEADERS": `{"X-Team": "team-secret-42"}`, envPorcelain: "?? team-secret-42.txt\n"}, want: envPorcelain},
+		{name: "authorization in porcelain", edit: map[string]string{envPorcelain: " M auth/Authorization.go\n"}, want: envPorcelain},
+		{name: "key in revision", edit: map[string]string{envRevision: key}, want: envRevision},
+		{name: "bearer in model", edit: map[string]string{envVLLMModel: "bearer model"}, want: envVLLMModel},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := judgmenttest.NewUnstartedVLLM(nil)
+			srv.APIKey = key
+			srv.Start()
+			env := vllmEnv(t, srv)
+			path := filepath.Join(t.TempDir(), "check.json")
+			env[envReceipt], env[envRows] = path, "1"
+			env["TYPEVET_VLLM__API_KEY"] = key
+			for k, v := range tt.edit {
+				env[k] = v
+			}
+			r := runCmd(t, nil, env)
+			var ue *cli.UsageError
+			require.ErrorAs(t, r.err, &ue)
+			assert.Equal(t, 2, r.code)
+			assert.Contains(t, r.err.Error(), tt.want+" holds a key or an auth header")
+			assert.Empty(t, srv.Requests(), "refused before any network call")
+			assert.NoFileExists(t, path)
+			for _, text := range []string{r.stderr, r.stdout} {
+				assert.NotContains(t, text, key)
+				assert.NotContains(t, text, "team-secret-42")
+			}
+		})
+	}
 }
 
 func sha256Hex(b []byte) string {

@@ -37,6 +37,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/examples/internal/cli"
 )
 
 const (
@@ -49,26 +50,10 @@ func main() {
 	os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:]), os.Stderr))
 }
 
-// usageError is a bad command line: exit status 2, nothing written.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-// exitCode maps run's error to the exit status and prints it: nil → 0, a
-// usage error → 2 (usage line, then "checksheets: error: …", as argparse
-// does), anything else → 1.
+// exitCode prints run's error and maps it to the exit status
+// ([cli.ExitCode]).
 func exitCode(err error, stderr io.Writer) int {
-	var ue *usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s\n%s: error: %s\n", usageLine, prog, ue.msg)
-		return 2
-	default:
-		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
-		return 1
-	}
+	return cli.ExitCode(err, stderr, prog, usageLine)
 }
 
 // newFlagSet defines the command's flags; errors are printed once, by
@@ -92,24 +77,24 @@ func run(stdout, stderr io.Writer, args []string) error {
 			fs.PrintDefaults()
 			return nil
 		}
-		return &usageError{err.Error()}
+		return cli.Usage(err)
 	}
 	if fs.NArg() > 0 {
-		return &usageError{fmt.Sprintf("unexpected arguments: %s", strings.Join(fs.Args(), " "))}
+		return cli.Usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
 	}
 	seed, err := checkmatch.ParseSeed(*seedText, "-seed")
 	if err != nil {
-		return &usageError{"argument -seed: " + err.Error()}
+		return &cli.UsageError{Msg: "argument -seed: " + err.Error()}
 	}
 	rows, err := strconv.Atoi(strings.TrimSpace(*rowsText))
 	if err != nil {
-		return &usageError{fmt.Sprintf("argument -rows: invalid int value: %q", *rowsText)}
+		return cli.Usagef("argument -rows: invalid int value: %q", *rowsText)
 	}
 	if rows < 1 || rows > checkmatch.RowCount {
-		return &usageError{fmt.Sprintf("-rows must be 1 to %d: %d", checkmatch.RowCount, rows)}
+		return cli.Usagef("-rows must be 1 to %d: %d", checkmatch.RowCount, rows)
 	}
 	if *out == "" {
-		return &usageError{"the following arguments are required: -out"}
+		return &cli.UsageError{Msg: "the following arguments are required: -out"}
 	}
 
 	cases, err := checkmatch.Cases(seed, rows)

@@ -36,8 +36,12 @@
 // `git status --porcelain` for the working-tree fingerprint.
 //
 // Everything is checked before any network call: receipt path, backend,
-// seed, rows, then the single-order receipt (its seed, and a render digest
-// equal to this build's render for every case of the study). The command
+// seed, rows, the single-order receipt, then that no text the receipt
+// records from the caller (porcelain text, model name, stated server
+// arguments, the single-order file name) holds the API key, an extra
+// header value, "authorization" or "bearer " (refused by the variable's
+// name), then the single-order receipt's cases (a render digest equal to
+// this build's render for every case of the study). The command
 // prints the receipt path and SHA-256 and the statistics block.
 //
 // Exit status: 0 when every case was scored and the receipt written; 2 on a
@@ -98,26 +102,10 @@ func main() {
 	os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:], os.LookupEnv), os.Stderr))
 }
 
-// usageError is a refused setting: exit status 2, nothing sent or written.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
-
-// exitCode prints run's error and maps it to the exit status.
+// exitCode prints run's error and maps it to the exit status
+// ([cli.ExitCode]).
 func exitCode(err error, stderr io.Writer) int {
-	var ue *usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s\n%s: error: %s\n", usageLine, prog, ue.msg)
-		return 2
-	default:
-		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
-		return 1
-	}
+	return cli.ExitCode(err, stderr, prog, usageLine)
 }
 
 // config is everything checked before the first network call.
@@ -128,7 +116,8 @@ type config struct {
 	singlePath  string
 	single      checkmatch.Receipt
 	singleSHA   string
-	env         func(string) (string, bool)
+	porcelain   *string // TYPEVET_GIT_STATUS_PORCELAIN; nil when unset
+	stated      *string // TYPEVET_VLLM_SERVER_ARGS; nil when unset
 }
 
 // run is the whole command: flags and environment (lookup; flags win),
@@ -150,10 +139,10 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 			fset.PrintDefaults()
 			return nil
 		}
-		return &usageError{err.Error()}
+		return cli.Usage(err)
 	}
 	if fset.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fset.Args(), " "))
+		return cli.Usagef("unexpected arguments: %s", strings.Join(fset.Args(), " "))
 	}
 	set := map[string]string{}
 	fset.Visit(func(f *flag.Flag) {
@@ -188,64 +177,74 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 // configure validates every setting (spec §8.10) and reads the
 // single-order receipt.
 func configure(env func(string) (string, bool)) (config, error) {
-	cfg := config{env: env}
+	var cfg config
 	path, _ := env(envReceipt)
 	cfg.receiptPath = strings.TrimSpace(path)
 	if cfg.receiptPath == "" {
-		return cfg, usagef("%s not set", envReceipt)
+		return cfg, cli.Usagef("%s not set", envReceipt)
 	}
 	if err := receipt.CheckNew(cfg.receiptPath); err != nil {
 		var ae *receipt.AlreadyExistsError
 		if errors.As(err, &ae) {
-			return cfg, usagef("%s must name a new file: %s exists", envReceipt, cfg.receiptPath)
+			return cfg, cli.Usagef("%s must name a new file: %s exists", envReceipt, cfg.receiptPath)
 		}
-		return cfg, usagef("%s: %v", envReceipt, err)
+		return cfg, cli.Usagef("%s: %v", envReceipt, err)
 	}
 
 	name, _ := env(envBackend)
 	b, err := backend.ParseName(name)
 	if err != nil {
-		return cfg, &usageError{err.Error()}
+		return cfg, cli.Usage(err)
 	}
 	if b != backend.LlamaCPP && b != backend.Fake {
-		return cfg, usagef("the orderings study runs on local llama_cpp only: %s", b)
+		return cfg, cli.Usagef("the orderings study runs on local llama_cpp only: %s", b)
 	}
 
 	if raw, ok := env(envSeed); ok {
 		seed, err := checkmatch.ParseSeed(raw, envSeed)
 		if err != nil {
-			return cfg, &usageError{err.Error()}
+			return cfg, cli.Usage(err)
 		}
 		if seed != checkmatch.OrderingsSeed {
-			return cfg, usagef("%s must be 1: the comparison receipt is seed 1", envSeed)
+			return cfg, cli.Usagef("%s must be 1: the comparison receipt is seed 1", envSeed)
 		}
 	}
 
 	rows, _ := env(envRows)
 	if cfg.rows, err = checkmatch.ParseOrderingsRows(rows); err != nil {
-		return cfg, &usageError{err.Error()}
+		return cfg, cli.Usage(err)
 	}
 
 	cfg.settings, err = backend.SettingsFromEnv(env)
 	if err != nil {
-		return cfg, &usageError{err.Error()}
+		return cfg, cli.Usage(err)
 	}
 
 	singlePath, _ := env(envSingle)
 	cfg.singlePath = strings.TrimSpace(singlePath)
 	if cfg.singlePath == "" {
-		return cfg, usagef("-single (%s) must name the single-order check-match receipt", envSingle)
+		return cfg, cli.Usagef("-single (%s) must name the single-order check-match receipt", envSingle)
 	}
 	raw, err := os.ReadFile(cfg.singlePath)
 	if err != nil {
-		return cfg, usagef("-single: %v", err)
+		return cfg, cli.Usagef("-single: %v", err)
 	}
 	sum := sha256.Sum256(raw)
 	cfg.singleSHA = hex.EncodeToString(sum[:])
 	if cfg.single, err = checkmatch.ReadReceipt(bytes.NewReader(raw)); err != nil {
-		return cfg, usagef("-single %s: %v", cfg.singlePath, err)
+		return cfg, cli.Usagef("-single %s: %v", cfg.singlePath, err)
 	}
-	return cfg, nil
+
+	if text, ok := env(envPorcelain); ok {
+		cfg.porcelain = &text
+	}
+	cfg.stated = serving.StatedServerArgs(env)
+	// The receipt records the stated server arguments on every backend and
+	// the single-order receipt's file name.
+	return cfg, cli.CheckKeyFree(cfg.settings, cli.Recorded{
+		Porcelain: cfg.porcelain, Stated: cfg.stated,
+		Extra: []checkmatch.Input{{Name: envSingle, Text: filepath.Base(cfg.singlePath)}},
+	})
 }
 
 // execute renders the slice, pairs it with the single-order receipt, runs
@@ -257,18 +256,13 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	}
 	single, err := checkmatch.SingleOrderCases(cfg.single, slice.Requests, checkmatch.OrderingsSeed)
 	if err != nil {
-		return usagef("-single %s: %v", cfg.singlePath, err)
+		return cli.Usagef("-single %s: %v", cfg.singlePath, err)
 	}
 	orders, err := checkmatch.BalancedOrders(len(checkmatch.VerdictLabels))
 	if err != nil {
 		return err
 	}
 
-	porcelainText, hasPorcelain := cfg.env(envPorcelain)
-	var porcelain *string
-	if hasPorcelain {
-		porcelain = &porcelainText
-	}
 	baseline := receipt.BaselineCommit(repoRoot())
 	// Snapshot the prompt and code digests before any scoring call.
 	prompts := checkmatch.OrderingsPromptDigests()
@@ -304,7 +298,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	}
 
 	renderer := checkmatch.RendererPin()
-	serverArgs := serving.ServerArgs(nil, serving.StatedServerArgs(cfg.env))
+	serverArgs := serving.ServerArgs(nil, cfg.stated)
 	pins := checkmatch.OrderingsPins{
 		FinishedUTC:              receipt.FinishedUTC(time.Now()),
 		Dataset:                  checkmatch.Dataset,
@@ -323,7 +317,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	id := receipt.Identity{
 		RunID:           receipt.NewRunID(),
 		BaselineCommit:  baseline,
-		WorkingTree:     receipt.WorkingTreeFromPorcelain(porcelain, baseline),
+		WorkingTree:     receipt.WorkingTreeFromPorcelain(cfg.porcelain, baseline),
 		PromptDigests:   prompts,
 		CodePathDigests: code,
 		FixtureDigests:  receipt.Digests{{Name: checkmatch.OrderingsFixture, Value: cfg.singleSHA}},

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/fake"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/receipt"
@@ -87,6 +88,12 @@ func TestRefusals(t *testing.T) {
 	seed0 := writeSingle(t, 1, func(r *checkmatch.Receipt) { r.Pins.GeneratorSeed = 0 })
 	short := writeSingle(t, 1, func(r *checkmatch.Receipt) { r.Cases = r.Cases[:6] })
 	otherRender := writeSingle(t, 1, func(r *checkmatch.Receipt) { r.Cases[2].RenderSHA256 = strings.Repeat("0", 64) })
+	good := writeSingle(t, 1, nil)
+	bearerName := filepath.Join(dir, "Bearer token.json")
+	b, err := os.ReadFile(good)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(bearerName, b, 0o644))
+	const key = "sk-orderings-0123"
 	tests := []struct {
 		name   string
 		args   []string
@@ -126,16 +133,24 @@ func TestRefusals(t *testing.T) {
 		{name: "single flag wins", args: []string{"-single", seed0}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "1", envSingle: "/nonexistent.json"},
 			want: "receipt seed differs from seed 1"},
 		{name: "extra argument", args: []string{"x"}, env: map[string]string{envReceipt: fresh}, want: "unexpected arguments: x"},
+		{name: "key in server args", args: []string{"-single", good}, env: map[string]string{envReceipt: fresh, envRows: "1",
+			"TYPEVET_LLAMA__BASE_URL": "http://127.0.0.1:1", "TYPEVET_LLAMA__API_KEY": key, cli.EnvServerArgs: "--api-key " + key},
+			want: "TYPEVET_VLLM_SERVER_ARGS holds a key or an auth header", reason: "refused before the llama.cpp probe; the key is not echoed"},
+		{name: "bearer in single name", args: []string{"-single", bearerName}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "1"},
+			want: "TYPEVET_CHECK_ORDERINGS_SINGLE holds a key or an auth header", reason: "the receipt records the file name"},
+		{name: "authorization in porcelain", args: []string{"-single", good}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "1",
+			envPorcelain: " M Authorization.go\n"}, want: "TYPEVET_GIT_STATUS_PORCELAIN holds a key or an auth header"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := runCmd(t, tt.args, tt.env)
 			require.Error(t, r.err)
-			var ue *usageError
+			var ue *cli.UsageError
 			require.ErrorAs(t, r.err, &ue, r.err.Error())
 			assert.Contains(t, r.err.Error(), tt.want, tt.reason)
 			assert.Equal(t, 2, r.code)
 			assert.Empty(t, r.stdout)
+			assert.NotContains(t, r.stderr, key)
 			assert.NoFileExists(t, fresh)
 		})
 	}

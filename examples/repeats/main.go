@@ -33,6 +33,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/receipt"
 )
 
@@ -45,24 +46,10 @@ func main() {
 	os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:]), os.Stderr))
 }
 
-// usageError is a bad command line: exit status 2.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-// exitCode prints run's error and maps it to the exit status.
+// exitCode prints run's error and maps it to the exit status
+// ([cli.ExitCode]).
 func exitCode(err error, stderr io.Writer) int {
-	var ue *usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s\n%s: error: %s\n", usageLine, prog, ue.msg)
-		return 2
-	default:
-		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
-		return 1
-	}
+	return cli.ExitCode(err, stderr, prog, usageLine)
 }
 
 // run reads the receipts named by args and writes the summary.
@@ -77,10 +64,10 @@ func run(stdout, stderr io.Writer, args []string) error {
 			fs.PrintDefaults()
 			return nil
 		}
-		return &usageError{err.Error()}
+		return cli.Usage(err)
 	}
 	if fs.NArg() == 0 {
-		return &usageError{"name at least one receipt"}
+		return &cli.UsageError{Msg: "name at least one receipt"}
 	}
 	runs, err := checkmatch.ReadRepeatRuns(fs.Args())
 	if err != nil {

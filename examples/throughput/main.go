@@ -32,7 +32,11 @@
 //
 // The backend session reads the rest of typevet's variables (see
 // examples/checkmatch); TYPEVET_VLLM_SERVER_ARGS is recorded verbatim and
-// TYPEVET_GIT_STATUS_PORCELAIN fingerprints the working tree.
+// TYPEVET_GIT_STATUS_PORCELAIN fingerprints the working tree. Before any
+// network call, every such recorded text (and the model name and vLLM
+// revision) must be free of the API key, the extra header values,
+// "authorization" and "bearer "; otherwise the sweep is refused by the
+// variable's name, since its receipts could not be written.
 //
 // Exit status: 0 when every level judged every case; 2 on a usage error
 // (nothing sent, nothing written); 1 otherwise. A level stopped by a
@@ -84,37 +88,22 @@ func main() {
 	os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:], os.LookupEnv), os.Stderr))
 }
 
-// usageError is a refused setting: exit status 2, nothing sent or written.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
-
-// exitCode prints run's error and maps it to the exit status.
+// exitCode prints run's error and maps it to the exit status
+// ([cli.ExitCode]).
 func exitCode(err error, stderr io.Writer) int {
-	var ue *usageError
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "%s\n%s: error: %s\n", usageLine, prog, ue.msg)
-		return 2
-	default:
-		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
-		return 1
-	}
+	return cli.ExitCode(err, stderr, prog, usageLine)
 }
 
 // config is everything checked before the first network call.
 type config struct {
-	levels   []int
-	paths    []string // one receipt path per level
-	rows     int
-	seed     uint64
-	settings backend.Settings
-	revision string
-	env      func(string) (string, bool)
+	levels    []int
+	paths     []string // one receipt path per level
+	rows      int
+	seed      uint64
+	settings  backend.Settings
+	revision  string
+	porcelain *string // TYPEVET_GIT_STATUS_PORCELAIN; nil when unset
+	stated    *string // TYPEVET_VLLM_SERVER_ARGS; nil when unset
 }
 
 // run is the whole command.
@@ -134,10 +123,10 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 			fset.PrintDefaults()
 			return nil
 		}
-		return &usageError{err.Error()}
+		return cli.Usage(err)
 	}
 	if fset.NArg() > 0 {
-		return usagef("unexpected arguments: %s", strings.Join(fset.Args(), " "))
+		return cli.Usagef("unexpected arguments: %s", strings.Join(fset.Args(), " "))
 	}
 	set := map[string]string{}
 	fset.Visit(func(f *flag.Flag) {
@@ -167,10 +156,10 @@ func parseLevels(text string) ([]int, error) {
 	for _, f := range strings.Split(text, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 || n > 4096 {
-			return nil, usagef("-levels must list whole numbers from 1 to 4096, comma-separated")
+			return nil, cli.Usagef("-levels must list whole numbers from 1 to 4096, comma-separated")
 		}
 		if seen[n] {
-			return nil, usagef("-levels lists %d twice", n)
+			return nil, cli.Usagef("-levels lists %d twice", n)
 		}
 		seen[n] = true
 		out = append(out, n)
@@ -180,23 +169,23 @@ func parseLevels(text string) ([]int, error) {
 
 // configure validates every setting before any network call.
 func configure(env func(string) (string, bool), levels, prefix string) (config, error) {
-	cfg := config{env: env}
+	var cfg config
 	var err error
 	if cfg.levels, err = parseLevels(levels); err != nil {
 		return cfg, err
 	}
 	prefix = strings.TrimSpace(prefix)
 	if prefix == "" {
-		return cfg, usagef("-receipt-prefix is required")
+		return cfg, cli.Usagef("-receipt-prefix is required")
 	}
 	for _, l := range cfg.levels {
 		p := fmt.Sprintf("%s_c%d.json", prefix, l)
 		if err := receipt.CheckNew(p); err != nil {
 			var ae *receipt.AlreadyExistsError
 			if errors.As(err, &ae) {
-				return cfg, usagef("-receipt-prefix must name new files: %s exists", p)
+				return cfg, cli.Usagef("-receipt-prefix must name new files: %s exists", p)
 			}
-			return cfg, usagef("-receipt-prefix: %v", err)
+			return cfg, cli.Usagef("-receipt-prefix: %v", err)
 		}
 		cfg.paths = append(cfg.paths, p)
 	}
@@ -205,34 +194,37 @@ func configure(env func(string) (string, bool), levels, prefix string) (config, 
 	if raw, ok := env(envRows); ok {
 		n, err := strconv.Atoi(strings.TrimSpace(raw))
 		if err != nil || n < 1 || n > checkmatch.RowCount {
-			return cfg, usagef("%s must be 1 to %d", envRows, checkmatch.RowCount)
+			return cfg, cli.Usagef("%s must be 1 to %d", envRows, checkmatch.RowCount)
 		}
 		cfg.rows = n
 	}
 	raw, _ := env(envSeed)
 	if cfg.seed, err = checkmatch.ParseSeed(raw, envSeed); err != nil {
-		return cfg, &usageError{err.Error()}
+		return cfg, cli.Usage(err)
 	}
 	if cfg.settings, err = backend.SettingsFromEnv(env); err != nil {
-		return cfg, &usageError{err.Error()}
+		return cfg, cli.Usage(err)
 	}
 	if cfg.settings.Backend == backend.VLLM {
 		rev, _ := env(envRevision)
 		cfg.revision = strings.TrimSpace(rev)
 		if cfg.revision == "" {
-			return cfg, usagef("%s must name the served weights revision", envRevision)
+			return cfg, cli.Usagef("%s must name the served weights revision", envRevision)
 		}
 	}
-	return cfg, nil
+	if text, ok := env(envPorcelain); ok {
+		cfg.porcelain = &text
+	}
+	cfg.stated = serving.StatedServerArgs(env)
+	rec := cli.Recorded{Porcelain: cfg.porcelain, Revision: cfg.revision}
+	if cfg.settings.Backend == backend.VLLM {
+		rec.Stated = cfg.stated // recorded on vLLM only
+	}
+	return cfg, cli.CheckKeyFree(cfg.settings, rec)
 }
 
 // execute runs the sweep, writes one receipt per level and the table.
 func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
-	porcelainText, hasPorcelain := cfg.env(envPorcelain)
-	var porcelain *string
-	if hasPorcelain {
-		porcelain = &porcelainText
-	}
 	baseline := receipt.BaselineCommit(repoRoot())
 	slice, err := buildSlice(cfg.seed, cfg.rows)
 	if err != nil {
@@ -264,7 +256,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		entry, serverBuild = &e, e.BuildInfo
 	}
 
-	opts := checkmatch.SweepOptions{Levels: cfg.levels, CallerStated: serving.StatedServerArgs(cfg.env)}
+	opts := checkmatch.SweepOptions{Levels: cfg.levels, CallerStated: cfg.stated}
 	if cfg.settings.Backend == backend.VLLM {
 		opts.Metrics = func(ctx context.Context) (string, bool) {
 			return serving.Read(ctx, sess.HTTPClient, sess.BaseURL)
@@ -290,7 +282,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		id := receipt.Identity{
 			RunID:           receipt.NewRunID(),
 			BaselineCommit:  baseline,
-			WorkingTree:     receipt.WorkingTreeFromPorcelain(porcelain, baseline),
+			WorkingTree:     receipt.WorkingTreeFromPorcelain(cfg.porcelain, baseline),
 			PromptDigests:   prompts,
 			CodePathDigests: code,
 			FixtureDigests:  receipt.Digests{},

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 
@@ -147,6 +148,7 @@ func TestUsageErrors(t *testing.T) {
 	taken := filepath.Join(dir, "tp_c4.json")
 	require.NoError(t, os.WriteFile(taken, []byte("{}"), 0o644))
 	prefix := filepath.Join(dir, "tp")
+	const key = "sk-throughput-0123"
 	tests := []struct {
 		name string
 		args []string
@@ -163,15 +165,22 @@ func TestUsageErrors(t *testing.T) {
 		{name: "seed", args: []string{"-levels", "1", "-receipt-prefix", prefix}, env: map[string]string{envSeed: "x"}, want: "TYPEVET_CHECK_MATCH_SEED must be a non-negative integer"},
 		{name: "vllm revision", args: []string{"-levels", "1", "-receipt-prefix", prefix, "-backend", "vllm"},
 			env: map[string]string{"TYPEVET_VLLM__BASE_URL": "http://127.0.0.1:1", "TYPEVET_VLLM__MODEL": "m"}, want: "TYPEVET_VLLM_MODEL_REVISION must name"},
+		{name: "key in server args", args: []string{"-levels", "1", "-receipt-prefix", prefix, "-backend", "vllm"},
+			env: map[string]string{"TYPEVET_VLLM__BASE_URL": "http://127.0.0.1:1", "TYPEVET_VLLM__MODEL": "m", envRevision: "r",
+				"TYPEVET_VLLM__API_KEY": key, cli.EnvServerArgs: "--api-key " + key + " --max-num-seqs 4"},
+			want: "TYPEVET_VLLM_SERVER_ARGS holds a key or an auth header"},
+		{name: "authorization in porcelain", args: []string{"-levels", "1", "-receipt-prefix", prefix, "-backend", "fake"},
+			env: map[string]string{envPorcelain: "?? authorization.txt\n"}, want: "TYPEVET_GIT_STATUS_PORCELAIN holds a key or an auth header"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := runCmd(t, tt.args, tt.env)
-			var ue *usageError
+			var ue *cli.UsageError
 			require.ErrorAs(t, r.err, &ue)
 			assert.Contains(t, r.err.Error(), tt.want)
 			assert.Equal(t, 2, r.code)
 			assert.Empty(t, r.stdout)
+			assert.NotContains(t, r.stderr, key)
 			assert.NoFileExists(t, prefix+"_c1.json")
 		})
 	}

@@ -29,6 +29,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/wording"
 )
 
@@ -40,15 +41,10 @@ func main() {
 	os.Exit(exitCode(err))
 }
 
-// usageError is a bad command line (exit 2).
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
 // exitCode maps run's error to the process exit code: 0 for success or
 // -h, 2 for a usage error, 1 for anything else.
 func exitCode(err error) int {
-	var ue *usageError
+	var ue *cli.UsageError
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
@@ -82,23 +78,23 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return &usageError{err.Error()}
+		return cli.Usage(err)
 	}
 	componentsSet := false
 	fs.Visit(func(f *flag.Flag) { componentsSet = componentsSet || f.Name == "components" })
 	switch {
 	case fs.NArg() > 0:
-		return &usageError{"unexpected arguments after the flags"}
+		return &cli.UsageError{Msg: "unexpected arguments after the flags"}
 	case *verifyPath != "" && (*seedPath != "" || *evolvedPath != "" || componentsSet || *ollama != "" || *judge != ""):
-		return &usageError{"-verify takes no other flag"}
+		return &cli.UsageError{Msg: "-verify takes no other flag"}
 	case *verifyPath != "":
 		return verify(stdout, *verifyPath)
 	case *seedPath == "" || *evolvedPath == "":
-		return &usageError{"give -seed and -evolved, or -verify"}
+		return &cli.UsageError{Msg: "give -seed and -evolved, or -verify"}
 	case *judge != "" && *ollama == "":
-		return &usageError{"-judge needs -ollama"}
+		return &cli.UsageError{Msg: "-judge needs -ollama"}
 	case componentsSet && strings.TrimSpace(*components) == "":
-		return &usageError{"-components names no part; leave it out to select every part"}
+		return &cli.UsageError{Msg: "-components names no part; leave it out to select every part"}
 	}
 
 	seed, err := readMapping(*seedPath)

@@ -47,10 +47,10 @@ func signalHelper() {
 	select {
 	case <-ctx.Done():
 		os.Stdout.WriteString("cancelled\n")
-	case <-time.After(5 * time.Second):
+	case <-time.After(30 * time.Second):
 		os.Exit(2)
 	}
-	for range 500 {
+	for range 3000 {
 		_ = syscall.Kill(os.Getpid(), syscall.SIGINT)
 		time.Sleep(10 * time.Millisecond)
 	}

@@ -1,0 +1,60 @@
+package checkmatch
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/typevet/typevet-go/receipt"
+)
+
+// Input is one caller-supplied text that a receipt records: the stated
+// server arguments, the `git status --porcelain` text, the model name, the
+// weights revision, a file name.
+type Input struct {
+	// Name is how the caller knows the text, such as the environment
+	// variable or flag it came from; errors name it.
+	Name string
+	// Text is the text as the receipt would record it.
+	Text string
+}
+
+// InputNotKeyFreeError reports a caller-supplied text that would make the
+// receipt fail its key-free check ([receipt.CheckKeyFree]). It names the
+// input, never its text.
+type InputNotKeyFreeError struct {
+	// Name is the input's name ([Input].Name).
+	Name string
+	// Reason is the rule that refused it: "a configured secret",
+	// "authorization" or "bearer ".
+	Reason string
+}
+
+// Error returns "<name> holds a key or an auth header (<reason>); the
+// receipt records it, so it would not be key-free: remove it".
+func (e *InputNotKeyFreeError) Error() string {
+	return fmt.Sprintf("%s holds a key or an auth header (%q); the receipt records it, so it would not be key-free: remove it", e.Name, e.Reason)
+}
+
+// CheckInputsKeyFree applies the receipt's key-free rule
+// ([receipt.CheckKeyFree]) to each input on its own, in order, with the
+// session's secrets (API key and extra header values, known from the
+// backend settings before the session opens). Call it before any network
+// call: typevet checks only the finished receipt, so a key in the stated
+// server arguments cost the whole run; here the run is refused before it
+// starts, with an [*InputNotKeyFreeError] naming the first such input.
+func CheckInputsKeyFree(secrets []string, inputs ...Input) error {
+	for _, in := range inputs {
+		b, err := receipt.Marshal(in.Text)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in.Name, err)
+		}
+		if err := receipt.CheckKeyFree(b, secrets); err != nil {
+			var reason string
+			if nk := (*receipt.NotKeyFreeError)(nil); errors.As(err, &nk) {
+				reason = nk.Reason
+			}
+			return &InputNotKeyFreeError{Name: in.Name, Reason: reason}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/judgment/backend"
+	"github.com/typevet/typevet-go/serving"
+)
+
+// The variables the run commands share.
+const (
+	EnvBackend    = "TYPEVET_BACKEND"
+	EnvPorcelain  = "TYPEVET_GIT_STATUS_PORCELAIN"
+	EnvRevision   = "TYPEVET_VLLM_MODEL_REVISION"
+	EnvServerArgs = serving.ServerArgsEnv
+	EnvLlamaModel = "TYPEVET_LLAMA__MULTIMODAL_MODEL"
+	EnvLlamaTime  = "TYPEVET_LLAMA__TIMEOUT"
+	EnvVLLMModel  = "TYPEVET_VLLM__MODEL"
+)
+
+// Recorded is what a run's receipt records from the caller besides the
+// backend settings.
+type Recorded struct {
+	// Porcelain is TYPEVET_GIT_STATUS_PORCELAIN; nil when unset.
+	Porcelain *string
+	// Revision is TYPEVET_VLLM_MODEL_REVISION; "" when not recorded.
+	Revision string
+	// Stated is TYPEVET_VLLM_SERVER_ARGS; nil when unset or not recorded.
+	Stated *string
+	// Extra are further inputs the command records (a file name).
+	Extra []checkmatch.Input
+}
+
+// CheckKeyFree refuses, before any network call, a recorded text that
+// would make the receipt fail its key-free check against the secrets of s
+// ([Secrets]): the porcelain text, the model name of the llama.cpp or vLLM
+// settings, the revision, the stated server arguments and r.Extra. The
+// error is a [*UsageError] naming the variable, never the value.
+func CheckKeyFree(s backend.Settings, r Recorded) error {
+	var in []checkmatch.Input
+	if r.Porcelain != nil {
+		in = append(in, checkmatch.Input{Name: EnvPorcelain, Text: *r.Porcelain})
+	}
+	switch s.Backend {
+	case backend.LlamaCPP:
+		in = append(in, checkmatch.Input{Name: EnvLlamaModel, Text: s.LlamaCPP.MultimodalModel})
+	case backend.VLLM:
+		in = append(in, checkmatch.Input{Name: EnvVLLMModel, Text: s.VLLM.Model})
+	}
+	if r.Revision != "" {
+		in = append(in, checkmatch.Input{Name: EnvRevision, Text: r.Revision})
+	}
+	if r.Stated != nil {
+		in = append(in, checkmatch.Input{Name: EnvServerArgs, Text: *r.Stated})
+	}
+	in = append(in, r.Extra...)
+	if err := checkmatch.CheckInputsKeyFree(Secrets(s), in...); err != nil {
+		return &UsageError{Msg: err.Error()}
+	}
+	return nil
+}
