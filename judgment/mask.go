@@ -5,20 +5,131 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // maskText replaces secret occurrences.
 const maskText = "***"
 
-// MaskSecrets returns a copy of err with every occurrence of each
-// non-empty secret, and of its JSON-escaped and URL-escaped forms
-// (url.QueryEscape, url.PathEscape), replaced by "***" (longest needle
-// first) in the message and in every string field (including BodySnippet,
-// RateLimit names and values and RequestID). Every error is masked, not
-// only this package's:
+// Secrets are the values kept out of errors (spec §8.2): the API key and
+// the extra header values of a session. The zero value masks nothing.
+//
+// A key is masked everywhere it occurs, in its raw, JSON-escaped and
+// URL-escaped forms: keys are long and random. An extra header value is
+// often a short everyday word ("prod", "1"), so it is masked only as a
+// whole token: an occurrence (in any of the same forms) that no letter or
+// digit (Unicode) touches on either side. With the header value "prod",
+// "team prod-1 over quota" becomes "team ***-1 over quota" while
+// "production" is left alone; with the header value "1", "HTTP 501" stays
+// "HTTP 501" and "retry 1 of 3" becomes "retry *** of 3".
+type Secrets struct {
+	// Keys are masked wherever they occur.
+	Keys []string
+	// HeaderValues are masked as whole tokens.
+	HeaderValues []string
+}
+
+// needle is one form of one secret.
+type needle struct {
+	text  string
+	token bool // whole-token match only
+}
+
+// needles returns every non-empty secret in all its forms, deduplicated
+// (a form that is both a key and a header value is a key), longest first.
+func (s Secrets) needles() []needle {
+	var out []needle
+	idx := map[string]int{}
+	add := func(text string, token bool) {
+		if text == "" {
+			return
+		}
+		if i, ok := idx[text]; ok {
+			out[i].token = out[i].token && token
+			return
+		}
+		idx[text] = len(out)
+		out = append(out, needle{text, token})
+	}
+	for _, k := range s.Keys {
+		for _, f := range secretForms(k) {
+			add(f, false)
+		}
+	}
+	for _, v := range s.HeaderValues {
+		for _, f := range secretForms(v) {
+			add(f, true)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return len(out[i].text) > len(out[j].text) })
+	return out
+}
+
+// Redact returns text with every secret replaced by "***" (see [Secrets]).
+func (s Secrets) Redact(text string) string { return redact(text, s.needles()) }
+
+func redact(text string, needles []needle) string {
+	for _, n := range needles {
+		if n.token {
+			text = replaceTokens(text, n.text)
+		} else {
+			text = strings.ReplaceAll(text, n.text, maskText)
+		}
+	}
+	return text
+}
+
+// replaceTokens replaces each occurrence of v in text that no letter or
+// digit touches on either side.
+func replaceTokens(text, v string) string {
+	var b strings.Builder
+	last, from := 0, 0
+	for {
+		i := strings.Index(text[from:], v)
+		if i < 0 {
+			break
+		}
+		i += from
+		j := i + len(v)
+		before, _ := utf8.DecodeLastRuneInString(text[:i])
+		after, _ := utf8.DecodeRuneInString(text[j:])
+		if i > 0 && isAlnum(before) || j < len(text) && isAlnum(after) {
+			from = i + 1
+			continue
+		}
+		b.WriteString(text[last:i])
+		b.WriteString(maskText)
+		last, from = j, j
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
+}
+
+func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+// Redact returns s with every non-empty key in secrets, in its raw,
+// JSON-escaped and URL-escaped forms, replaced by "***", longest first:
+// Secrets{Keys: secrets}.Redact(s).
+func Redact(s string, secrets []string) string { return Secrets{Keys: secrets}.Redact(s) }
+
+// MaskSecrets is Secrets{Keys: secrets}.Mask(err): every secret is treated
+// as a key and masked wherever it occurs. Pass extra header values through
+// [Secrets.Mask] to mask them as whole tokens only.
+func MaskSecrets(err error, secrets []string) error { return Secrets{Keys: secrets}.Mask(err) }
+
+// Mask returns a copy of err with every occurrence of each secret (see
+// [Secrets] for what counts as an occurrence) replaced by "***" (longest
+// needle first) in the message and in every string field (including
+// BodySnippet, RateLimit names and values and RequestID). Every error is
+// masked, not only this package's:
 //
 //   - An error of this package, or one that wraps an error of this package
 //     (fmt.Errorf("...: %w", e)), becomes a copy of the (first wrapped)
@@ -34,20 +145,15 @@ const maskText = "***"
 // errors.Is(err, context.DeadlineExceeded) held unwraps to that sentinel
 // alone, so cancellation checks keep working. nil, and any error when no
 // secret is non-empty, pass through unchanged.
-func MaskSecrets(err error, secrets []string) error {
+func (s Secrets) Mask(err error) error {
 	if err == nil {
 		return nil
 	}
-	needles := secretNeedles(secrets)
+	needles := s.needles()
 	if len(needles) == 0 {
 		return err
 	}
-	m := func(s string) string {
-		for _, n := range needles {
-			s = strings.ReplaceAll(s, n, maskText)
-		}
-		return s
-	}
+	m := func(s string) string { return redact(s, needles) }
 	var c classed
 	if !errors.As(err, &c) {
 		return &MaskedError{Class: fmt.Sprintf("%T", err), Msg: m(err.Error()), ctx: contextCause(err)}
@@ -138,28 +244,12 @@ func contextCause(err error) error {
 	return nil
 }
 
-// secretNeedles returns every non-empty secret with its JSON-escaped forms
-// (Python's json.dumps with ensure_ascii, and Go's encoding/json with HTML
-// escaping) and its URL-escaped forms (query and path escaping, as a key
-// in a request URL appears in a *url.Error), deduplicated, longest first.
-func secretNeedles(secrets []string) []string {
-	seen := map[string]bool{}
-	var out []string
-	add := func(s string) {
-		if s != "" && !seen[s] {
-			seen[s] = true
-			out = append(out, s)
-		}
-	}
-	for _, s := range secrets {
-		add(s)
-		add(jsonEscape(s, false))
-		add(jsonEscape(s, true))
-		add(url.QueryEscape(s))
-		add(url.PathEscape(s))
-	}
-	sort.SliceStable(out, func(i, j int) bool { return len(out[i]) > len(out[j]) })
-	return out
+// secretForms returns a secret with its JSON-escaped forms (Python's
+// json.dumps with ensure_ascii, and Go's encoding/json with HTML escaping)
+// and its URL-escaped forms (query and path escaping, as a key in a
+// request URL appears in a *url.Error).
+func secretForms(s string) []string {
+	return []string{s, jsonEscape(s, false), jsonEscape(s, true), url.QueryEscape(s), url.PathEscape(s)}
 }
 
 // jsonEscape returns the body of s as a JSON string literal, without the
@@ -202,18 +292,21 @@ func jsonEscape(s string, goStyle bool) string {
 	return b.String()
 }
 
+// MaskPort is Secrets{Keys: secrets}.MaskPort(p).
+func MaskPort(p Port, secrets []string) Port { return Secrets{Keys: secrets}.MaskPort(p) }
+
 // MaskPort wraps p so that every error it returns passes through
-// [MaskSecrets] with secrets. Successful responses are never altered.
-// With no non-empty secret it returns p itself.
-func MaskPort(p Port, secrets []string) Port {
-	if len(secretNeedles(secrets)) == 0 {
+// [Secrets.Mask]. Successful responses are never altered. With no
+// non-empty secret it returns p itself.
+func (s Secrets) MaskPort(p Port) Port {
+	if len(s.needles()) == 0 {
 		return p
 	}
-	secrets = append([]string(nil), secrets...)
+	s = Secrets{Keys: slices.Clone(s.Keys), HeaderValues: slices.Clone(s.HeaderValues)}
 	return PortFunc(func(ctx context.Context, req Request) (Response, error) {
 		resp, err := p.Judge(ctx, req)
 		if err != nil {
-			return resp, MaskSecrets(err, secrets)
+			return resp, s.Mask(err)
 		}
 		return resp, nil
 	})

@@ -214,3 +214,45 @@ func TestMaskPort(t *testing.T) {
 		t.Error("MaskPort(nil secrets) = nil")
 	}
 }
+
+func TestSecretsRedactWholeTokens(t *testing.T) {
+	// spec §8.2: extra header values are masked as whole tokens; keys
+	// everywhere.
+	tests := []struct {
+		name, reason string
+		secrets      judgment.Secrets
+		in, want     string
+	}{
+		{name: "token before a hyphen", secrets: judgment.Secrets{Keys: []string{"sk-abc"}, HeaderValues: []string{"prod"}},
+			in: "team prod-1 over quota", want: "team ***-1 over quota"},
+		{name: "inside a word", reason: "a letter touches the value", secrets: judgment.Secrets{HeaderValues: []string{"prod"}},
+			in: "production prod", want: "production ***"},
+		{name: "status code", reason: "a one-digit header value never eats a digit of a status",
+			secrets: judgment.Secrets{HeaderValues: []string{"1"}}, in: "HTTP 501: retry 1 of 3 (1)", want: "HTTP 501: retry *** of 3 (***)"},
+		{name: "key inside a word", reason: "keys are masked everywhere", secrets: judgment.Secrets{Keys: []string{"1"}},
+			in: "HTTP 501", want: "HTTP 50***"},
+		{name: "unicode letter", reason: "letters are Unicode letters", secrets: judgment.Secrets{HeaderValues: []string{"eu"}},
+			in: "éeu eu", want: "éeu ***"},
+		{name: "json form", secrets: judgment.Secrets{HeaderValues: []string{`a"b`}}, in: `{"v":"a\"b"}`, want: `{"v":"***"}`},
+		{name: "url form", secrets: judgment.Secrets{HeaderValues: []string{"a b"}}, in: "?v=a+b&w=a%20b", want: "?v=***&w=***"},
+		{name: "key and header value", reason: "a value that is also a key is masked everywhere",
+			secrets: judgment.Secrets{Keys: []string{"x1"}, HeaderValues: []string{"x1"}}, in: "ax1", want: "a***"},
+		{name: "adjacent tokens", secrets: judgment.Secrets{HeaderValues: []string{"ab"}}, in: "ab,ab abab", want: "***,*** abab"},
+		{name: "empty", secrets: judgment.Secrets{HeaderValues: []string{""}}, in: "x", want: "x"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := tt.secrets.Redact(tt.in); got != tt.want {
+				t.Errorf("Redact(%q) = %q, want %q", tt.in, got, tt.want)
+			}
+			err := tt.secrets.Mask(&judgment.BackendHTTPError{Backend: "vLLM", StatusCode: 400, Msg: tt.in, BodySnippet: tt.in})
+			var he *judgment.BackendHTTPError
+			if !errors.As(err, &he) || he.Msg != tt.want || he.BodySnippet != tt.want {
+				t.Errorf("Mask = %#v, want message and snippet %q", err, tt.want)
+			}
+		})
+	}
+	if got := judgment.Redact("k=sk-1 sk-1x", []string{"sk-1"}); got != "k=*** ***x" {
+		t.Errorf("Redact with keys = %q", got)
+	}
+}

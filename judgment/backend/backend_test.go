@@ -194,6 +194,28 @@ func TestOpenMasksErrors(t *testing.T) {
 	}
 }
 
+// TestOpenMasksHeaderValuesAsTokens checks that a backend session masks
+// extra header values as whole tokens (spec §8.2): a one-digit value never
+// eats a digit of a status code.
+func TestOpenMasksHeaderValuesAsTokens(t *testing.T) {
+	srv := judgmenttest.NewVLLM(judgmenttest.ConformanceModel())
+	defer srv.Close()
+	srv.Inject(judgmenttest.Fault{Path: "/v1/chat/completions", Status: 429,
+		Body: `{"message":"team prod-7 over quota (1 of 1), HTTP 501, key sk-SECRET"}`})
+	s := backend.Settings{Backend: backend.VLLM}
+	s.VLLM.BaseURL, s.VLLM.Model, s.VLLM.APIKey = srv.URL, judgmenttest.ConformanceModelID, "sk-SECRET"
+	s.VLLM.Headers = []backendhttp.Header{{Name: "X-Team", Value: "prod"}, {Name: "X-N", Value: "1"}}
+	sess, err := backend.Open(context.Background(), s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sess.Port.Judge(context.Background(), judgment.Request{State: "x", Model: judgmenttest.ConformanceModelID, Questions: judgmenttest.ConformanceQuestions()[:1]})
+	want := `vLLM HTTP 429: {"message":"team ***-7 over quota (*** of ***), HTTP 501, key ***"}`
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}
+
 // knownText is every fixed piece of a setting error message: variable
 // names and rules. A fuzzed value that is a substring of it may show up in
 // an error legitimately; any other value must not.

@@ -46,7 +46,8 @@ type ClientOptions struct {
 type Client struct {
 	base    *url.URL
 	http    *http.Client
-	secrets []string
+	secrets []string         // every secret, for key-free checks
+	masks   judgment.Secrets // the same, as errors mask them
 	nVocab  int
 	owned   bool // the connection pool is the client's own (no injected HTTPClient)
 
@@ -72,6 +73,7 @@ func NewClient(s Settings, opts ClientOptions) (*Client, error) {
 		base:        base,
 		http:        backendhttp.NewHTTPClient(opts.HTTPClient, s.auth(), s.Timeout),
 		secrets:     s.auth().Secrets(),
+		masks:       s.auth().MaskSecrets(),
 		nVocab:      nVocab,
 		owned:       opts.HTTPClient == nil,
 		caps:        make(map[string]Props),

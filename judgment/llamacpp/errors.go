@@ -47,7 +47,7 @@ func (c *Client) statusError(resp *http.Response, body []byte) error {
 		return &judgment.BackendHTTPError{Backend: backendName, StatusCode: resp.StatusCode,
 			Msg: backendName + " HTTP " + status + ": redirect not followed"}
 	}
-	snippet := backendhttp.Snippet(body, c.secrets)
+	snippet := backendhttp.Snippet(body, c.masks)
 	return &judgment.BackendHTTPError{Backend: backendName, StatusCode: resp.StatusCode,
 		Msg: backendName + " HTTP " + status + ": " + snippet, BodySnippet: snippet}
 }

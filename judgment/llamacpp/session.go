@@ -3,6 +3,7 @@ package llamacpp
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
@@ -23,18 +24,25 @@ type OpenOptions struct {
 	// TextParts substitutes the prompt templates; the zero value means
 	// typevet's defaults.
 	TextParts judgment.TextParts
+	// MaskedByCaller leaves the masking of Judge errors to the caller,
+	// who must wrap the session as [Session.Masks].MaskPort(session)
+	// does; [github.com/typevet/typevet-go/judgment/backend.Open] does so, so that errors are masked once. The
+	// zero value masks in Judge.
+	MaskedByCaller bool
 }
 
 // Session is an open llama.cpp judgment session (typevet
 // open_gemma_native_vision_judgment). It implements [judgment.Port], pinned
 // to its model, and is safe for concurrent use.
 type Session struct {
-	client  *Client
-	judge   *judgment.Judge
-	model   string
-	family  judgment.Family
-	props   Props
-	secrets []string
+	client   *Client
+	judge    *judgment.Judge
+	model    string
+	family   judgment.Family
+	props    Props
+	secrets  []string
+	masks    judgment.Secrets
+	unmasked bool // the caller masks Judge errors
 }
 
 // Open probes the server and returns a session (spec §4.2):
@@ -49,7 +57,8 @@ type Session struct {
 //     "unsupported served template for native vision: <family>".
 //
 // Invalid settings give a [*backendhttp.SettingError]; HTTP failures the
-// judgment error classes, masked of the session's secrets.
+// judgment error classes, masked of the session's secrets ([Session.Masks]).
+// A [*ProbeError] is returned as is: its text is fixed and holds no secret.
 func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
 	c, err := NewClient(s, ClientOptions{HTTPClient: opts.HTTPClient, NVocab: opts.NVocab})
 	if err != nil {
@@ -64,7 +73,10 @@ func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
 		if c.owned {
 			c.http.CloseIdleConnections()
 		}
-		return nil, judgment.MaskSecrets(err, c.secrets)
+		if _, probe := err.(*ProbeError); probe {
+			return nil, err
+		}
+		return nil, c.masks.Mask(err)
 	}
 	return sess, nil
 }
@@ -91,24 +103,26 @@ func open(ctx context.Context, c *Client, model string, opts OpenOptions) (*Sess
 	}
 	c.remember(model, props)
 	return &Session{
-		client:  c,
-		judge:   judgment.NewJudge(c, judgment.JudgeOptions{Model: model, Family: family, TextParts: opts.TextParts}),
-		model:   model,
-		family:  family,
-		props:   props,
-		secrets: c.secrets,
+		client:   c,
+		judge:    judgment.NewJudge(c, judgment.JudgeOptions{Model: model, Family: family, TextParts: opts.TextParts}),
+		model:    model,
+		family:   family,
+		props:    props,
+		secrets:  c.secrets,
+		masks:    c.masks,
+		unmasked: opts.MaskedByCaller,
 	}, nil
 }
 
 // Judge judges req (see [judgment.Port]). Each image is base64-encoded
 // once for all the questions of req. With secrets configured every error
-// is masked by [judgment.MaskSecrets].
+// is masked by [Session.Masks] (unless OpenOptions.MaskedByCaller was set).
 func (s *Session) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
 	resp, err := s.judge.Judge(backendhttp.WithMedia(ctx, req.Media), req)
-	if err != nil {
-		return resp, judgment.MaskSecrets(err, s.secrets)
+	if err != nil && !s.unmasked {
+		return resp, s.masks.Mask(err)
 	}
-	return resp, nil
+	return resp, err
 }
 
 // Model returns the pinned model id.
@@ -135,6 +149,12 @@ func (s *Session) BaseURL() string { return s.client.BaseURL() }
 // Secrets returns the values the session masks: the API key and extra
 // header values.
 func (s *Session) Secrets() []string { return append([]string(nil), s.secrets...) }
+
+// Masks returns the secrets as errors mask them: the API key everywhere,
+// extra header values as whole tokens.
+func (s *Session) Masks() judgment.Secrets {
+	return judgment.Secrets{Keys: slices.Clone(s.masks.Keys), HeaderValues: slices.Clone(s.masks.HeaderValues)}
+}
 
 // Close releases the idle connections of the session's own pool; an
 // injected OpenOptions.HTTPClient belongs to the caller and is left alone.

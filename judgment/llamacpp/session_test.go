@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 )
@@ -70,6 +71,57 @@ func TestOpenRefusals(t *testing.T) {
 				t.Error("a probe refusal must not be a GenerationError (typevet raises ValueError)")
 			}
 		})
+	}
+}
+
+// TestOpenRefusalWithKey checks that a configured key does not change the
+// class of a probe refusal: its text is fixed, so it is not masked into a
+// *judgment.MaskedError.
+func TestOpenRefusalWithKey(t *testing.T) {
+	m := smallModel()
+	m.TextOnly = true
+	srv := newServer(t, m, nil)
+	s := llamacpp.Settings{BaseURL: srv.URL, APIKey: "sk-live-SECRET",
+		Headers: []backendhttp.Header{{Name: "X-Team", Value: "text"}}}
+	_, err := llamacpp.Open(context.Background(), s, llamacpp.OpenOptions{Model: judgmenttest.DefaultModelID})
+	var pe *llamacpp.ProbeError
+	if !errors.As(err, &pe) || pe.Msg != "model reports text-only input modalities" {
+		t.Fatalf("Open error = %#v, want *ProbeError", err)
+	}
+}
+
+// TestJudgeMasksOnce checks both masking paths: a session opened directly
+// masks its Judge errors (the key everywhere, a header value as a whole
+// token, no cause chain); with MaskedByCaller it leaves that to the
+// caller, who masks with Session.Masks (as backend.Open does).
+func TestJudgeMasksOnce(t *testing.T) {
+	s := llamacpp.Settings{APIKey: "sk-live-SECRET", Headers: []backendhttp.Header{{Name: "X-Team", Value: "prod"}, {Name: "X-N", Value: "1"}}}
+	body := `{"error":{"code":429,"message":"team prod-1 over quota, key sk-live-SECRET, HTTP 501","type":"x"}}`
+	want := `llama.cpp HTTP 429: {"error":{"code":429,"message":"team ***-*** over quota, key ***, HTTP 501","type":"x"}}`
+	for _, callerMasks := range []bool{false, true} {
+		srv := newServer(t, smallModel(), nil)
+		sess := openSession(t, srv, s, llamacpp.OpenOptions{MaskedByCaller: callerMasks})
+		srv.Inject(judgmenttest.Fault{Path: "/completion", Nth: 1, Status: 429, Body: body})
+		_, err := sess.Judge(context.Background(), checkRequest(nil))
+		if callerMasks {
+			err = sess.Masks().Mask(err)
+		}
+		if err == nil || err.Error() != want {
+			t.Errorf("MaskedByCaller %t: error = %v, want %q", callerMasks, err, want)
+		}
+
+		srv.Inject(judgmenttest.Fault{Path: "/completion", Close: true})
+		_, err = sess.Judge(context.Background(), checkRequest(nil))
+		var te *judgment.TransportError
+		if !errors.As(err, &te) {
+			t.Fatalf("err = %v, want a TransportError", err)
+		}
+		if hasCause := errors.Unwrap(err) != nil; hasCause != callerMasks {
+			t.Errorf("MaskedByCaller %t: error has a cause: %t (masked once, by the session or the caller)", callerMasks, hasCause)
+		}
+		if errors.Unwrap(sess.Masks().Mask(err)) != nil {
+			t.Error("a masked transport error keeps a cause")
+		}
 	}
 }
 

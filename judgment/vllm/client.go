@@ -24,10 +24,11 @@ const MaxLogprobTokenIDs = 128
 type Client struct {
 	base      *url.URL
 	http      *http.Client
-	secrets   []string
-	requestID string   // request-id header name, "" for none
-	fixedID   string   // the request id when the extra headers set it
-	sent      []string // canonical names of the headers every request sends
+	secrets   []string         // every secret, for key-free checks
+	masks     judgment.Secrets // the same, as errors mask them
+	requestID string           // request-id header name, "" for none
+	fixedID   string           // the request id when the extra headers set it
+	sent      []string         // canonical names of the headers every request sends
 	now       func() time.Time
 	owned     bool // the connection pool is the client's own (hc was nil)
 }
@@ -45,6 +46,7 @@ func NewClient(s Settings, hc *http.Client) (*Client, error) {
 		base:      base,
 		http:      backendhttp.NewHTTPClient(hc, s.auth(), s.Timeout),
 		secrets:   s.auth().Secrets(),
+		masks:     s.auth().MaskSecrets(),
 		requestID: s.RequestIDHeader,
 		sent:      append(s.auth().SentHeaderNames(), "Content-Type", "Accept"),
 		now:       time.Now,

@@ -32,7 +32,7 @@ func (c *Client) statusError(resp *http.Response, body []byte, id string) error 
 		e.Msg = prefix + "HTML body withheld"
 		return e
 	}
-	e.BodySnippet = backendhttp.Snippet(body, c.secrets)
+	e.BodySnippet = backendhttp.Snippet(body, c.masks)
 	e.Msg = prefix + e.BodySnippet
 	return e
 }

@@ -3,6 +3,8 @@ package backendhttp
 import (
 	"fmt"
 	"strings"
+
+	"github.com/typevet/typevet-go/judgment"
 )
 
 // Header is one extra HTTP header sent on every request of a session.
@@ -124,6 +126,22 @@ func (a Auth) Secrets() []string {
 		}
 	}
 	return out
+}
+
+// MaskSecrets returns the secrets of a as errors mask them: the API key
+// as a key (everywhere), the extra header values as whole tokens (see
+// [judgment.Secrets]).
+func (a Auth) MaskSecrets() judgment.Secrets {
+	var s judgment.Secrets
+	if a.APIKey != "" {
+		s.Keys = []string{a.APIKey}
+	}
+	for _, h := range a.Headers {
+		if h.Value != "" {
+			s.HeaderValues = append(s.HeaderValues, h.Value)
+		}
+	}
+	return s
 }
 
 // forbiddenHeaders may not be set through the extra headers: hop-by-hop

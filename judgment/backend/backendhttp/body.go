@@ -1,12 +1,12 @@
 package backendhttp
 
 import (
-	"encoding/json"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/typevet/typevet-go/judgment"
 )
 
 // SnippetMax is the most characters of a response body kept in an error
@@ -24,12 +24,13 @@ func ReadBody(resp *http.Response) ([]byte, error) {
 }
 
 // Snippet returns the first [SnippetMax] characters of body after every
-// secret (and its JSON-escaped form) is replaced by "***". Redaction runs on
-// the whole body before the cut, so a key straddling the cut cannot leak a
-// prefix. Invalid UTF-8 becomes U+FFFD, as Python's text decoding does.
-func Snippet(body []byte, secrets []string) string {
+// secret is replaced by "***" ([judgment.Secrets.Redact]: keys in every
+// form, extra header values as whole tokens). Redaction runs on the whole
+// body before the cut, so a key straddling the cut cannot leak a prefix.
+// Invalid UTF-8 becomes U+FFFD, as Python's text decoding does.
+func Snippet(body []byte, secrets judgment.Secrets) string {
 	s := strings.ToValidUTF8(string(body), "\uFFFD")
-	s = Redact(s, secrets)
+	s = secrets.Redact(s)
 	if utf8.RuneCountInString(s) <= SnippetMax {
 		return s
 	}
@@ -39,28 +40,6 @@ func Snippet(body []byte, secrets []string) string {
 			return s[:i]
 		}
 		n++
-	}
-	return s
-}
-
-// Redact replaces each non-empty secret and its JSON-escaped form in s with
-// "***", longest needle first (spec §8.2).
-func Redact(s string, secrets []string) string {
-	var needles []string
-	for _, sec := range secrets {
-		if sec == "" {
-			continue
-		}
-		needles = append(needles, sec)
-		if b, err := json.Marshal(sec); err == nil {
-			if esc := string(b[1 : len(b)-1]); esc != sec {
-				needles = append(needles, esc)
-			}
-		}
-	}
-	slices.SortStableFunc(needles, func(a, b string) int { return len(b) - len(a) })
-	for _, n := range needles {
-		s = strings.ReplaceAll(s, n, "***")
 	}
 	return s
 }

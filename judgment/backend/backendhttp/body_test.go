@@ -15,15 +15,15 @@ import (
 func TestSnippetRedactsBeforeCut(t *testing.T) {
 	key := `sk-"quoted"`
 	body := strings.Repeat("a", 495) + key + " tail"
-	got := Snippet([]byte(body), []string{key})
+	got := Snippet([]byte(body), judgment.Secrets{Keys: []string{key}})
 	if strings.Contains(got, "sk-") || len([]rune(got)) != 500 {
 		t.Errorf("snippet %q: the key must be masked before the cut", got[490:])
 	}
 	escaped := `{"received": "Bearer sk-\"quoted\""}`
-	if got := Snippet([]byte(escaped), []string{key}); got != `{"received": "Bearer ***"}` {
+	if got := Snippet([]byte(escaped), judgment.Secrets{Keys: []string{key}}); got != `{"received": "Bearer ***"}` {
 		t.Errorf("JSON-escaped key: %q", got)
 	}
-	if got := Snippet([]byte("é\xff"), nil); got != "é\uFFFD" {
+	if got := Snippet([]byte("é\xff"), judgment.Secrets{}); got != "é\uFFFD" {
 		t.Errorf("invalid UTF-8: %q", got)
 	}
 }

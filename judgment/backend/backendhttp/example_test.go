@@ -3,6 +3,7 @@ package backendhttp_test
 import (
 	"fmt"
 
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
@@ -23,10 +24,12 @@ func ExampleAuthFromEnv() {
 	// 2 secrets
 }
 
-// An error body is cut to 500 characters after every secret is masked,
-// including its JSON-escaped form.
+// An error body is cut to 500 characters after every secret is masked:
+// the key in every form (here JSON-escaped), a header value as a whole
+// token only.
 func ExampleSnippet() {
-	body := []byte(`{"error": "bad key: Bearer sk-\"live\""}`)
-	fmt.Println(backendhttp.Snippet(body, []string{`sk-"live"`}))
-	// Output: {"error": "bad key: Bearer ***"}
+	body := []byte(`{"error": "bad key: Bearer sk-\"live\"; team 1 over quota, HTTP 501"}`)
+	secrets := judgment.Secrets{Keys: []string{`sk-"live"`}, HeaderValues: []string{"1"}}
+	fmt.Println(backendhttp.Snippet(body, secrets))
+	// Output: {"error": "bad key: Bearer ***; team *** over quota, HTTP 501"}
 }
