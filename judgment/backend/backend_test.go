@@ -221,6 +221,7 @@ func TestOpenMasksHeaderValuesAsTokens(t *testing.T) {
 // an error legitimately; any other value must not.
 var knownText = strings.Join(settingVars, " ") + " must be one of llama_cpp, vllm, fake, reader is required must be an http or https URL with a host" +
 	" must be a finite number of seconds greater than 0 must be a whole number of at least 1 must be printable ASCII" +
+	" must not hold a user name or password (user:password@)" +
 	" must be an HTTP token of at most 128 bytes names a header the client controls must be a JSON object of string values" +
 	" must hold at most 32 headers header names must be HTTP tokens of at most 128 bytes" +
 	" may not set a hop-by-hop, client-controlled or auth header may not name a header twice" +

@@ -131,18 +131,18 @@ func (s Settings) String() string { return fmt.Sprint(s) }
 // GoString returns a Go-syntax form of s without secrets.
 func (s Settings) GoString() string { return fmt.Sprintf("%#v", s) }
 
-// Format prints s for every verb with the API key and header values
-// replaced by "***".
+// Format prints s for every verb with the API key, header values and any
+// user information of the base URL replaced by "***".
 func (s Settings) Format(f fmt.State, verb rune) {
 	switch {
 	case verb == 'v' && f.Flag('#'):
 		fmt.Fprintf(f, "llamacpp.Settings{BaseURL:%q, Timeout:%d, DefaultModel:%q, MultimodalModel:%q, Auth:%#v}",
-			s.BaseURL, s.Timeout, s.DefaultModel, s.MultimodalModel, s.auth())
+			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.auth())
 	case verb == 'v' && f.Flag('+'):
 		fmt.Fprintf(f, "{BaseURL:%s Timeout:%s DefaultModel:%s MultimodalModel:%s Auth:%+v}",
-			s.BaseURL, s.Timeout, s.DefaultModel, s.MultimodalModel, s.auth())
+			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.auth())
 	default:
-		fmt.Fprintf(f, "{%s %s %s %s %v}", s.BaseURL, s.Timeout, s.DefaultModel, s.MultimodalModel, s.auth())
+		fmt.Fprintf(f, "{%s %s %s %s %v}", backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.auth())
 	}
 }
 

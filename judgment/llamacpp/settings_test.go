@@ -40,6 +40,11 @@ func TestSettingsFromEnv(t *testing.T) {
 		{name: "auth", env: map[string]string{"TYPEVET_LLAMA__API_KEY": "k", "TYPEVET_LLAMA__AUTH_SCHEME": "", "TYPEVET_LLAMA__HEADERS": `{"X-A":"1"}`},
 			check: func(s llamacpp.Settings) bool { return s.APIKey == "k" && s.BareKey && len(s.Headers) == 1 }},
 		{name: "bad url", env: map[string]string{"TYPEVET_LLAMA__BASE_URL": "ftp://x"}, wantErr: "TYPEVET_LLAMA__BASE_URL must be an http or https URL with a host"},
+		{name: "userinfo refused", env: map[string]string{"TYPEVET_LLAMA__BASE_URL": "https://user:pw-SECRET@gpu:8080"},
+			wantErr: "TYPEVET_LLAMA__BASE_URL must not hold a user name or password (user:password@)",
+			reason:  "credentials in the URL would print with the settings"},
+		{name: "userinfo in the legacy url", env: map[string]string{"TYPEVET_LLAMA_URL": "http://pw-SECRET@gpu"},
+			wantErr: "TYPEVET_LLAMA_URL must not hold a user name or password (user:password@)"},
 		{name: "bad legacy url names the alias", env: map[string]string{"TYPEVET_LLAMA_URL": "nope"}, wantErr: "TYPEVET_LLAMA_URL must be an http or https URL with a host"},
 		{name: "zero timeout", env: map[string]string{"TYPEVET_LLAMA__TIMEOUT": "0"}, wantErr: "TYPEVET_LLAMA__TIMEOUT must be a finite number of seconds greater than 0"},
 		{name: "nan timeout", env: map[string]string{"TYPEVET_LLAMA__TIMEOUT": "nan"}, wantErr: "TYPEVET_LLAMA__TIMEOUT must be a finite number of seconds greater than 0"},
@@ -74,6 +79,22 @@ func TestSettingsNeverPrintSecrets(t *testing.T) {
 	}
 	if out := fmt.Sprintf("%v", &s); strings.Contains(out, "SECRET") {
 		t.Errorf("pointer: %s", out)
+	}
+}
+
+// TestBaseURLUserinfo checks that a base URL with user information is
+// refused by Open (naming the field, never the value) and never printed.
+func TestBaseURLUserinfo(t *testing.T) {
+	s := llamacpp.Settings{BaseURL: "https://user:pw-SECRET@gpu:8080"}
+	_, err := llamacpp.Open(context.Background(), s, llamacpp.OpenOptions{})
+	var se *backendhttp.SettingError
+	if !errors.As(err, &se) || err.Error() != "llamacpp.Settings.BaseURL must not hold a user name or password (user:password@)" {
+		t.Errorf("Open err = %v", err)
+	}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		if out := fmt.Sprintf(verb, s); strings.Contains(out, "SECRET") || strings.Contains(out, "user") || !strings.Contains(out, "https://***@gpu:8080") {
+			t.Errorf("%s: %s", verb, out)
+		}
 	}
 }
 

@@ -151,18 +151,18 @@ func (s Settings) String() string { return fmt.Sprint(s) }
 // GoString returns a Go-syntax form of s without secrets.
 func (s Settings) GoString() string { return fmt.Sprintf("%#v", s) }
 
-// Format prints s for every verb with the API key and header values
-// replaced by "***".
+// Format prints s for every verb with the API key, header values and any
+// user information of the base URL replaced by "***".
 func (s Settings) Format(f fmt.State, verb rune) {
 	switch {
 	case verb == 'v' && f.Flag('#'):
 		fmt.Fprintf(f, "vllm.Settings{BaseURL:%q, Model:%q, Timeout:%d, Auth:%#v, RequestIDHeader:%q, MaxConcurrency:%d}",
-			s.BaseURL, s.Model, s.Timeout, s.auth(), s.RequestIDHeader, s.MaxConcurrency)
+			backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.auth(), s.RequestIDHeader, s.MaxConcurrency)
 	case verb == 'v' && f.Flag('+'):
 		fmt.Fprintf(f, "{BaseURL:%s Model:%s Timeout:%s Auth:%+v RequestIDHeader:%s MaxConcurrency:%d}",
-			s.BaseURL, s.Model, s.Timeout, s.auth(), s.RequestIDHeader, s.MaxConcurrency)
+			backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.auth(), s.RequestIDHeader, s.MaxConcurrency)
 	default:
-		fmt.Fprintf(f, "{%s %s %s %v %s %d}", s.BaseURL, s.Model, s.Timeout, s.auth(), s.RequestIDHeader, s.MaxConcurrency)
+		fmt.Fprintf(f, "{%s %s %s %v %s %d}", backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.auth(), s.RequestIDHeader, s.MaxConcurrency)
 	}
 }
 

@@ -48,6 +48,8 @@ func TestSettingsFromEnv(t *testing.T) {
 					s.BareKey && s.UserAgent == "curl/8.9.1" && len(s.Headers) == 1 && s.RequestIDHeader == "X-Request-Id"
 			}},
 		{name: "base url required", env: with("TYPEVET_VLLM__BASE_URL", "<unset>"), wantErr: "TYPEVET_VLLM__BASE_URL is required"},
+		{name: "userinfo refused", env: with("TYPEVET_VLLM__BASE_URL", "https://user:pw-SECRET@gpu"),
+			wantErr: "TYPEVET_VLLM__BASE_URL must not hold a user name or password (user:password@)"},
 		{name: "model required", env: with("TYPEVET_VLLM__MODEL", "<unset>"), wantErr: "TYPEVET_VLLM__MODEL is required"},
 		{name: "blank model", env: with("TYPEVET_VLLM__MODEL", "  "), wantErr: "TYPEVET_VLLM__MODEL is required"},
 		{name: "nan timeout", env: with("TYPEVET_VLLM__TIMEOUT", "NaN"), wantErr: "TYPEVET_VLLM__TIMEOUT must be a finite number of seconds greater than 0"},
@@ -74,6 +76,22 @@ func TestSettingsFromEnv(t *testing.T) {
 				t.Errorf("got %+v, %v", s, err)
 			}
 		})
+	}
+}
+
+// TestBaseURLUserinfo checks that a base URL with user information is
+// refused by Open (naming the field, never the value) and never printed.
+func TestBaseURLUserinfo(t *testing.T) {
+	s := vllm.Settings{BaseURL: "https://user:pw-SECRET@gpu", Model: "m"}
+	_, err := vllm.Open(context.Background(), s, vllm.OpenOptions{})
+	var se *backendhttp.SettingError
+	if !errors.As(err, &se) || err.Error() != "vllm.Settings.BaseURL must not hold a user name or password (user:password@)" {
+		t.Errorf("Open err = %v", err)
+	}
+	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
+		if out := fmt.Sprintf(verb, s); strings.Contains(out, "SECRET") || strings.Contains(out, "user") || !strings.Contains(out, "https://***@gpu") {
+			t.Errorf("%s: %s", verb, out)
+		}
 	}
 }
 

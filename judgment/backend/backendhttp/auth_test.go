@@ -121,3 +121,35 @@ func TestSentHeaders(t *testing.T) {
 		})
 	}
 }
+
+func TestParseBaseURL(t *testing.T) {
+	tests := []struct {
+		name, in, want, wantErr, printed string
+		reason                           string
+	}{
+		{name: "plain", in: "http://gpu:8080/", want: "http://gpu:8080", printed: "http://gpu:8080/"},
+		{name: "user and password", in: "https://user:pw@gpu", wantErr: "V must not hold a user name or password (user:password@)", printed: "https://***@gpu"},
+		{name: "user only", in: "https://tok@gpu/v1", wantErr: "V must not hold a user name or password (user:password@)", printed: "https://***@gpu/v1"},
+		{name: "at sign in password", in: "https://u:p@ss@gpu", wantErr: "V must not hold a user name or password (user:password@)", printed: "https://***@gpu",
+			reason: "the last @ of the authority ends the user information"},
+		{name: "unparsable with userinfo", in: "http://u:p w%zz@gpu", wantErr: "V must not hold a user name or password (user:password@)", printed: "http://***@gpu",
+			reason: "found without parsing, so a URL Go cannot parse is caught and never printed"},
+		{name: "at sign in path", in: "http://gpu/a@b", want: "http://gpu/a@b", printed: "http://gpu/a@b"},
+		{name: "ftp", in: "ftp://gpu", wantErr: "V must be an http or https URL with a host", printed: "ftp://gpu"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := ParseBaseURL(tt.in, "V")
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Errorf("err = %v, want %q", err, tt.wantErr)
+				}
+			} else if err != nil || got != tt.want {
+				t.Errorf("got %q, %v; want %q", got, err, tt.want)
+			}
+			if p := PrintableURL(tt.in); p != tt.printed {
+				t.Errorf("PrintableURL = %q, want %q", p, tt.printed)
+			}
+		})
+	}
+}

@@ -119,14 +119,50 @@ func ParseSeconds(text, variable string) (time.Duration, error) {
 }
 
 // ParseBaseURL parses an http or https base URL with a host and strips any
-// trailing slash.
+// trailing slash. User information (https://user:password@host) is
+// refused: it would travel in every request and print with the settings;
+// send credentials with the API key or the extra headers instead.
 func ParseBaseURL(text, variable string) (string, error) {
 	s := strings.TrimRight(strings.TrimSpace(text), "/")
+	if _, ok := userinfo(s); ok {
+		return "", settingErr(variable, "must not hold a user name or password (user:password@)")
+	}
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
 		return "", settingErr(variable, "must be an http or https URL with a host")
 	}
 	return s, nil
+}
+
+// userinfo returns the span of the user information of a URL text
+// (between "//" and the last '@' of the authority), found without parsing
+// so that a URL Go cannot parse is caught too.
+func userinfo(s string) (span [2]int, ok bool) {
+	start := strings.Index(s, "//")
+	if start < 0 {
+		return span, false
+	}
+	start += 2
+	end := len(s)
+	if i := strings.IndexAny(s[start:], "/?#"); i >= 0 {
+		end = start + i
+	}
+	at := strings.LastIndexByte(s[start:end], '@')
+	if at < 0 {
+		return span, false
+	}
+	return [2]int{start, start + at + 1}, true
+}
+
+// PrintableURL returns a base URL for printing: any user information is
+// replaced by "***@", so settings built in code with a refused URL still
+// never print a password.
+func PrintableURL(s string) string {
+	span, ok := userinfo(s)
+	if !ok {
+		return s
+	}
+	return s[:span[0]] + "***@" + s[span[1]:]
 }
 
 // ParsePositiveInt parses a whole number of at least 1.
