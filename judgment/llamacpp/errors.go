@@ -3,7 +3,6 @@ package llamacpp
 import (
 	"context"
 	"net/http"
-	"strconv"
 
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
@@ -38,16 +37,10 @@ func transportError(ctx context.Context, err error) error {
 	return &judgment.TransportError{Msg: "llama.cpp request failed: " + err.Error(), Err: err}
 }
 
-// statusError maps a non-2xx answer to a [judgment.BackendHTTPError] with
-// a redacted 500-character snippet. A 3xx is never followed (Go's client
-// would; typevet's httpx does not) and its Location is withheld.
+// statusError maps a non-2xx answer to a [judgment.BackendHTTPError]
+// ([backendhttp.StatusError]: redirects not followed, HTML bodies
+// withheld, else a redacted 500-character snippet). Retry-After and the
+// rate-limit headers are never recorded for llama.cpp (spec §4.7).
 func (c *Client) statusError(resp *http.Response, body []byte) error {
-	status := strconv.Itoa(resp.StatusCode)
-	if resp.StatusCode < 400 {
-		return &judgment.BackendHTTPError{Backend: backendName, StatusCode: resp.StatusCode,
-			Msg: backendName + " HTTP " + status + ": redirect not followed"}
-	}
-	snippet := backendhttp.Snippet(body, c.masks)
-	return &judgment.BackendHTTPError{Backend: backendName, StatusCode: resp.StatusCode,
-		Msg: backendName + " HTTP " + status + ": " + snippet, BodySnippet: snippet}
+	return backendhttp.StatusError(backendName, resp, body, c.masks)
 }

@@ -41,6 +41,11 @@ func TestJudgeErrorsAndRetries(t *testing.T) {
 			wantClass: "GenerationError", wantMsg: "llama.cpp /completion response is malformed"},
 		{name: "entry without logprob", faults: []judgmenttest.Fault{{Path: "/completion", Status: 200, Body: `{"completion_probabilities":[{"top_logprobs":[{"id":236771}]}]}`}},
 			wantClass: "GenerationError", wantMsg: "llama.cpp /completion top_logprobs entry lacks"},
+		{name: "HTML error page withheld", faults: []judgmenttest.Fault{{Path: "/completion", Status: 502, ContentType: "text/html", Body: "<html>proxy error sk-x</html>"}},
+			wantClass: "BackendHttpError", wantMsg: "llama.cpp HTTP 502: HTML body withheld", wantCalls: map[string]int{"/completion": 1},
+			reason: "spec §8.4 applies to both backends: an HTML page is never quoted"},
+		{name: "body starting with < withheld", faults: []judgmenttest.Fault{{Path: "/completion", Status: 500, ContentType: "text/plain", Body: " <!doctype html>"}},
+			wantClass: "BackendHttpError", wantMsg: "llama.cpp HTTP 500: HTML body withheld"},
 		{name: "candidate missing", faults: []judgmenttest.Fault{{Path: "/completion", Tamper: judgmenttest.TamperMissingCandidate}},
 			wantClass: "ScoringValidationError", wantMsg: "missing scores for requested candidates: ['False']", reason: "never imputed"},
 		{name: "candidate duplicated", faults: []judgmenttest.Fault{{Path: "/completion", Tamper: judgmenttest.TamperDuplicateCandidate}},
@@ -98,6 +103,10 @@ func TestJudgeErrorsAndRetries(t *testing.T) {
 			}
 			if err != nil && !strings.HasPrefix(err.Error(), tt.wantMsg) {
 				t.Errorf("message %q, want prefix %q", err, tt.wantMsg)
+			}
+			var he *judgment.BackendHTTPError
+			if errors.As(err, &he) && strings.HasSuffix(he.Msg, "withheld") && he.BodySnippet != "" {
+				t.Errorf("withheld body has snippet %q", he.BodySnippet)
 			}
 			for path, want := range tt.wantCalls {
 				if got := srv.Count(path) - opened[path]; got != want {
