@@ -1,10 +1,12 @@
 package checkmatch
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
 	"github.com/typevet/typevet-go/receipt"
+	"github.com/typevet/typevet-go/serving"
 )
 
 // Input is one caller-supplied text that a receipt records: the stated
@@ -57,4 +59,21 @@ func CheckInputsKeyFree(secrets []string, inputs ...Input) error {
 		}
 	}
 	return nil
+}
+
+// OfflineServerEntry returns the pins.server entry of a backend that judges
+// without a server, such as the built-in check reader: no served models,
+// build_info = version, and backend_pin = pin as a JSON object
+// ([serving.ServerEntry].BackendPin; for the reader pass
+// reader.Options{}.Pin() and its Version). It fails when pin does not
+// marshal to a JSON object.
+func OfflineServerEntry(version string, pin any) (*serving.ServerEntry, error) {
+	b, err := json.Marshal(pin)
+	if err != nil {
+		return nil, fmt.Errorf("backend pin: %w", err)
+	}
+	if len(b) == 0 || b[0] != '{' {
+		return nil, fmt.Errorf("backend pin: not a JSON object")
+	}
+	return &serving.ServerEntry{Served: []serving.ServedModel{}, BuildInfo: version, BackendPin: b}, nil
 }

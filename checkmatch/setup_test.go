@@ -1,10 +1,15 @@
 package checkmatch
 
 import (
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/receipt"
+	"github.com/typevet/typevet-go/serving"
 )
 
 func TestCheckInputsKeyFree(t *testing.T) {
@@ -56,5 +61,26 @@ func TestCheckInputsKeyFree(t *testing.T) {
 				assert.NotContains(t, err.Error(), s, "the message never holds a secret")
 			}
 		})
+	}
+}
+
+func TestOfflineServerEntry(t *testing.T) {
+	type pin struct {
+		Name    string  `json:"name"`
+		Version string  `json:"version"`
+		Ink     float64 `json:"ink"`
+	}
+	e, err := OfflineServerEntry("r/1", pin{Name: "reader", Version: "r/1", Ink: 0.25})
+	require.NoError(t, err)
+	b, err := receipt.Marshal(e)
+	require.NoError(t, err)
+	assert.Equal(t, "{\n  \"served\": [],\n  \"build_info\": \"r/1\",\n  \"backend_pin\": {\n    \"name\": \"reader\",\n    \"version\": \"r/1\",\n    \"ink\": 0.25\n  }\n}", strings.TrimSpace(string(b)))
+	var back serving.ServerEntry
+	require.NoError(t, json.Unmarshal(b, &back))
+	assert.JSONEq(t, `{"name":"reader","version":"r/1","ink":0.25}`, string(back.BackendPin))
+
+	for _, bad := range []any{"text", []int{1}, nil, func() {}} {
+		_, err := OfflineServerEntry("v", bad)
+		assert.Error(t, err, "%T", bad)
 	}
 }

@@ -26,7 +26,8 @@ func (b Backend) String() string { return string(b) }
 // ServerEntry is the server entry of a receipt's pins (pins.server, judgment
 // spec §9.2): what the server says it serves, read once after the session
 // opens and before the run. JSON key order: served, build_info, then on
-// llama.cpp only model_alias, n_ctx, http_keepalive.
+// llama.cpp only model_alias, n_ctx, http_keepalive, or for a backend with
+// no server only backend_pin.
 type ServerEntry struct {
 	// Served lists the GET /v1/models data entries whose id equals the
 	// model, in the server's order (empty, not null, when none does).
@@ -38,6 +39,13 @@ type ServerEntry struct {
 	// LlamaCPP holds the facts only llama.cpp's entry has; nil on vLLM,
 	// whose entry then has no such keys.
 	LlamaCPP *LlamaCPPFacts
+	// BackendPin is this port's own key "backend_pin", absent from
+	// typevet's entries: the pin of a backend that judges without a server
+	// (the built-in check reader: its version, font and constants, from
+	// judgment/reader's Pin), one JSON object. Served is then empty and
+	// BuildInfo holds the backend's version string. nil (no key) for
+	// servers.
+	BackendPin json.RawMessage
 }
 
 // LlamaCPPFacts are the llama.cpp-only keys of a [ServerEntry].
@@ -72,11 +80,12 @@ type entryWire struct {
 	ModelAlias    *json.RawMessage `json:"model_alias,omitempty"`
 	NCtx          *json.RawMessage `json:"n_ctx,omitempty"`
 	HTTPKeepalive *bool            `json:"http_keepalive,omitempty"`
+	BackendPin    json.RawMessage  `json:"backend_pin,omitempty"`
 }
 
 // MarshalJSON writes the entry in its key order.
 func (e ServerEntry) MarshalJSON() ([]byte, error) {
-	w := entryWire{Served: e.Served, BuildInfo: e.BuildInfo}
+	w := entryWire{Served: e.Served, BuildInfo: e.BuildInfo, BackendPin: e.BackendPin}
 	if w.Served == nil {
 		w.Served = []ServedModel{}
 	}
@@ -93,13 +102,23 @@ func (e ServerEntry) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads an entry; any of model_alias, n_ctx or
-// http_keepalive makes it a llama.cpp entry.
+// http_keepalive makes it a llama.cpp entry. A backend_pin that is not a
+// JSON object is an error.
 func (e *ServerEntry) UnmarshalJSON(b []byte) error {
 	var w entryWire
 	if err := json.Unmarshal(b, &w); err != nil {
 		return fmt.Errorf("serving: server entry: %w", err)
 	}
-	*e = ServerEntry{Served: w.Served, BuildInfo: w.BuildInfo}
+	if string(w.BackendPin) == "null" {
+		w.BackendPin = nil
+	}
+	if w.BackendPin != nil {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(w.BackendPin, &obj); err != nil || obj == nil {
+			return fmt.Errorf("serving: server entry: backend_pin is not a JSON object")
+		}
+	}
+	*e = ServerEntry{Served: w.Served, BuildInfo: w.BuildInfo, BackendPin: w.BackendPin}
 	if w.ModelAlias == nil && w.NCtx == nil && w.HTTPKeepalive == nil {
 		return nil
 	}

@@ -133,6 +133,7 @@ func TestServerEntryJSON(t *testing.T) {
 		{"vLLM", `{"served":[{"id":"m","root":"r","max_model_len":8192}],"build_info":"0.30.0"}`},
 		{"llama.cpp", `{"served":[{"id":"m"}],"build_info":"b1","model_alias":"a","n_ctx":4096,"http_keepalive":true}`},
 		{"llama.cpp nulls", `{"served":[],"build_info":"unknown","model_alias":null,"n_ctx":null,"http_keepalive":true}`},
+		{"offline backend pin", `{"served":[],"build_info":"typevet-go-reader/1","backend_pin":{"name":"reader","version":"typevet-go-reader/1","constants":{"ink_low":0.25}}}`},
 		{"HTML characters left to the receipt writer", `{"served":[{"id":"a<b>&c","root":"<r>"}],"build_info":"<b>","model_alias":"x&y","n_ctx":1,"http_keepalive":true}`},
 	}
 	for _, tt := range tests {
@@ -148,5 +149,13 @@ func TestServerEntryJSON(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `{"served":[],"build_info":"x"}`, string(out), "nil Served is written as []")
 	assert.Error(t, json.Unmarshal([]byte(`{"served":{}}`), new(ServerEntry)))
+	for _, bad := range []string{`"x"`, `[1]`, `null`, `3`} {
+		err := json.Unmarshal([]byte(`{"served":[],"build_info":"v","backend_pin":`+bad+`}`), new(ServerEntry))
+		if bad == `null` {
+			assert.NoError(t, err, "a null pin is no pin")
+			continue
+		}
+		assert.ErrorContains(t, err, "backend_pin is not a JSON object", bad)
+	}
 	assert.Equal(t, "llama_cpp", LlamaCPP.String())
 }

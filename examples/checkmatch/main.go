@@ -64,9 +64,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
-	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
-	"github.com/typevet/typevet-go/judgment/reader"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
@@ -80,7 +78,6 @@ const (
 
 	defaultLlamaModel   = "gemma-4-31b-kv9-q4km-mm"
 	defaultLlamaTimeout = "900"
-	fakeModel           = "fake-model"
 )
 
 // The environment variables this command reads itself.
@@ -305,29 +302,19 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		return fmt.Errorf("open %s session: %w", cfg.settings.Backend, err)
 	}
 	defer sess.Close()
-	model := sess.Model
-	if cfg.settings.Backend == backend.Fake {
-		model = fakeModel
-	}
+	model := cli.Model(sess)
 	recBackend := serving.Backend(cfg.settings.Backend.String())
-
-	var entry *serving.ServerEntry
-	serverBuild := receipt.Unknown
-	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency}
-	switch cfg.settings.Backend {
-	case backend.Fake:
-	case backend.Reader:
-		// No server: pins.server records the reader's version, font and
-		// constants.
-		e := serving.ServerEntry{Served: []serving.ServedModel{}, BuildInfo: reader.Options{}.Pin().BuildInfo()}
-		entry, serverBuild = &e, e.BuildInfo
-	default:
-		e, err := serving.ReadServerEntry(ctx, sess.HTTPClient, sess.BaseURL, recBackend, model)
-		if err != nil {
-			return fmt.Errorf("read the server entry: %w", judgment.MaskSecrets(err, sess.Secrets()))
-		}
-		entry, serverBuild = &e, e.BuildInfo
+	// pins.server: none for the fake, the reader's pin for the reader, the
+	// server's own entry otherwise.
+	entry, err := cli.ServerEntry(ctx, sess, model)
+	if err != nil {
+		return err
 	}
+	serverBuild := receipt.Unknown
+	if entry != nil {
+		serverBuild = entry.BuildInfo
+	}
+	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency}
 	if cfg.settings.Backend == backend.VLLM {
 		opts.Metrics = func(ctx context.Context) (string, bool) {
 			return serving.Read(ctx, sess.HTTPClient, sess.BaseURL)

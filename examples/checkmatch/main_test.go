@@ -297,14 +297,26 @@ func TestEndToEnd(t *testing.T) {
 				assert.Nil(t, rec.ServerArgs)
 				assert.Equal(t, rec.Pins.Server.BuildInfo, id.Runtime.ServerBuild)
 			case "fake":
-				assert.Equal(t, fakeModel, rec.Model)
+				assert.Equal(t, cli.FakeModel, rec.Model)
 				assert.Nil(t, rec.Pins.Server)
 				assert.Equal(t, receipt.Unknown, id.Runtime.ServerBuild)
 			case "reader":
 				assert.Equal(t, "reader", rec.Model)
 				require.NotNil(t, rec.Pins.Server)
-				assert.Equal(t, reader.Options{}.Pin().BuildInfo(), rec.Pins.Server.BuildInfo, "pins.server holds the reader's version and constants")
-				assert.Equal(t, rec.Pins.Server.BuildInfo, id.Runtime.ServerBuild)
+				pin := reader.Options{}.Pin()
+				assert.Equal(t, reader.Version, rec.Pins.Server.BuildInfo, "build_info is the reader's version")
+				assert.Empty(t, rec.Pins.Server.Served)
+				assert.Nil(t, rec.Pins.Server.LlamaCPP)
+				want, err := json.Marshal(pin)
+				require.NoError(t, err)
+				assert.JSONEq(t, string(want), string(rec.Pins.Server.BackendPin), "backend_pin is the reader's pin object")
+				var back reader.Pin
+				require.NoError(t, json.Unmarshal(rec.Pins.Server.BackendPin, &back))
+				assert.Equal(t, pin, back)
+				assert.Equal(t, reader.Version, id.Runtime.ServerBuild)
+				raw, err := os.ReadFile(path)
+				require.NoError(t, err)
+				assert.Contains(t, string(raw), "\"build_info\": \""+reader.Version+"\",\n      \"backend_pin\": {\n", "the pin is an object after build_info")
 				assert.Equal(t, 1.0, *rec.Metrics.Accuracy, "the reader judges every sharp check of row 0 right")
 			}
 

@@ -18,7 +18,7 @@
 //	-receipt PATH   TYPEVET_CHECK_ORDERINGS_RECEIPT   receipt path; must name a new file (required)
 //	-rows N         TYPEVET_CHECK_ORDERINGS_ROWS      register rows, 1 to 20 (default 3: 21 cases, 126 requests)
 //	-seed N         TYPEVET_CHECK_MATCH_SEED          must be 1, the single-order receipt's seed (default 1)
-//	-backend NAME   TYPEVET_BACKEND                   llama_cpp (default) or fake
+//	-backend NAME   TYPEVET_BACKEND                   llama_cpp (default), fake or reader
 //	-model ID       TYPEVET_LLAMA__MULTIMODAL_MODEL   (default gemma-4-31b-kv9-q4km-mm)
 //	-single PATH    TYPEVET_CHECK_ORDERINGS_SINGLE    the single-order check-match receipt (required)
 //
@@ -27,9 +27,12 @@
 //
 // Backends: typevet runs the study on a local llama.cpp only and refuses
 // any other backend ("the orderings study runs on local llama_cpp only:
-// vllm"). This command also accepts the offline fake backend, so the
-// study's plumbing can be tried without a model; a fake receipt says
-// "backend": "fake". The llama.cpp session reads TYPEVET_LLAMA__BASE_URL,
+// vllm"). This command also accepts the two offline backends, which run
+// on the local machine like llama.cpp: the fake, so the study's plumbing
+// can be tried without a model (a fake receipt says "backend": "fake"),
+// and the built-in check reader (judgment/reader; "backend": "reader",
+// pins.server holding the reader's pin), a baseline for the model's
+// order effect. The llama.cpp session reads TYPEVET_LLAMA__BASE_URL,
 // TYPEVET_LLAMA__TIMEOUT (default here 900) and the others of
 // judgment/backend. TYPEVET_VLLM_SERVER_ARGS is recorded verbatim in the
 // pins' server_args block; TYPEVET_GIT_STATUS_PORCELAIN is the text of
@@ -68,7 +71,6 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
-	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
@@ -76,11 +78,10 @@ import (
 
 const (
 	prog      = "orderings"
-	usageLine = "usage: orderings -single PATH -receipt PATH [-rows N] [-seed 1] [-backend llama_cpp|fake] [-model ID]"
+	usageLine = "usage: orderings -single PATH -receipt PATH [-rows N] [-seed 1] [-backend llama_cpp|fake|reader] [-model ID]"
 
 	defaultLlamaModel   = "gemma-4-31b-kv9-q4km-mm"
 	defaultLlamaTimeout = "900"
-	fakeModel           = "fake-model"
 )
 
 // The environment variables this command reads itself.
@@ -196,7 +197,7 @@ func configure(env func(string) (string, bool)) (config, error) {
 	if err != nil {
 		return cfg, cli.Usage(err)
 	}
-	if b != backend.LlamaCPP && b != backend.Fake {
+	if b != backend.LlamaCPP && b != backend.Fake && b != backend.Reader {
 		return cfg, cli.Usagef("the orderings study runs on local llama_cpp only: %s", b)
 	}
 
@@ -276,19 +277,17 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		return fmt.Errorf("open %s session: %w", cfg.settings.Backend, err)
 	}
 	defer sess.Close()
-	model := sess.Model
-	if cfg.settings.Backend == backend.Fake {
-		model = fakeModel
-	}
+	model := cli.Model(sess)
 	recBackend := serving.Backend(cfg.settings.Backend.String())
-	var entry *serving.ServerEntry
+	// pins.server: none for the fake, the reader's pin for the reader, the
+	// server's own entry otherwise.
+	entry, err := cli.ServerEntry(ctx, sess, model)
+	if err != nil {
+		return err
+	}
 	serverBuild := receipt.Unknown
-	if cfg.settings.Backend != backend.Fake {
-		e, err := serving.ReadServerEntry(ctx, sess.HTTPClient, sess.BaseURL, recBackend, model)
-		if err != nil {
-			return fmt.Errorf("read the server entry: %w", judgment.MaskSecrets(err, sess.Secrets()))
-		}
-		entry, serverBuild = &e, e.BuildInfo
+	if entry != nil {
+		serverBuild = entry.BuildInfo
 	}
 
 	fmt.Fprintf(stderr, "%s: %d cases × %d orderings = %d verdict requests\n", prog, len(slice.Requests), len(orders), len(slice.Requests)*len(orders))

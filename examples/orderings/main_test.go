@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/fake"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
+	"github.com/typevet/typevet-go/judgment/reader"
 	"github.com/typevet/typevet-go/receipt"
 )
 
@@ -297,7 +299,7 @@ func TestStudyOffline(t *testing.T) {
 	require.NoError(t, r.err, r.stderr)
 	rec := readBack(t, path)
 	assert.Equal(t, "fake", string(rec.Backend))
-	assert.Equal(t, fakeModel, rec.Model)
+	assert.Equal(t, cli.FakeModel, rec.Model)
 	assert.Nil(t, rec.Pins.Server)
 	require.NotNil(t, rec.Statistics)
 	// The fake answers uniformly: every ordering gives every label 1/6,
@@ -306,4 +308,25 @@ func TestStudyOffline(t *testing.T) {
 	assert.Equal(t, checkmatch.DecisionDoNotAdopt, rec.Statistics.Decision)
 	assert.Equal(t, 1.0, rec.Statistics.Ordering0Agreement, "the single-order run was the same fake")
 	assert.Equal(t, 0.0, rec.Statistics.Ordering0MaxAbsDifference)
+}
+
+// TestStudyReader: the built-in reader runs the study offline like the
+// fake; pins.server holds its pin.
+func TestStudyReader(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "orderings.json")
+	r := runCmd(t, []string{"-single", writeSingle(t, 1, nil), "-backend", "reader", "-rows", "1"},
+		map[string]string{envReceipt: path})
+	require.NoError(t, r.err, r.stderr)
+	rec := readBack(t, path)
+	assert.Equal(t, "reader", string(rec.Backend))
+	assert.Equal(t, reader.BackendName, rec.Model)
+	require.NotNil(t, rec.Pins.Server)
+	assert.Equal(t, reader.Version, rec.Pins.Server.BuildInfo)
+	var pin reader.Pin
+	require.NoError(t, json.Unmarshal(rec.Pins.Server.BackendPin, &pin))
+	assert.Equal(t, reader.Options{}.Pin(), pin)
+	assert.Equal(t, reader.Version, rec.Identity.Runtime.ServerBuild)
+	require.NotNil(t, rec.Statistics)
+	assert.Nil(t, rec.Stopped)
+	assert.Len(t, rec.Cases, 7)
 }

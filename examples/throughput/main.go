@@ -18,8 +18,11 @@
 // once while its calls are in flight (kv_cache_usage); the server_args
 // block follows the sweep rule: the first level whose before or after
 // reading holds vllm:cache_config_info sets it, and that level's and every
-// later level's receipt record it. llama.cpp and the offline fake have no
-// /metrics: server and kv_cache_usage are null.
+// later level's receipt record it. llama.cpp and the offline backends have
+// no /metrics: server and kv_cache_usage are null. The offline fake and
+// the built-in reader (-backend reader, judgment/reader) run the sweep
+// without a server; a reader receipt's pins.server holds the reader's pin,
+// as examples/checkmatch writes it.
 //
 // Flags (a flag wins over its variable):
 //
@@ -27,7 +30,7 @@
 //	-rows N               TYPEVET_CHECK_MATCH_ROWS      register rows, 1 to 20 (default 20)
 //	-seed N               TYPEVET_CHECK_MATCH_SEED      generator seed (default 0)
 //	-receipt-prefix PATH  receipts go to PATH_c<level>.json; each must be a new file (required)
-//	-backend NAME         TYPEVET_BACKEND               llama_cpp (default), vllm or fake
+//	-backend NAME         TYPEVET_BACKEND               llama_cpp (default), vllm, fake or reader
 //	-revision REV         TYPEVET_VLLM_MODEL_REVISION   served weights revision (required on vLLM)
 //
 // The backend session reads the rest of typevet's variables (see
@@ -60,7 +63,6 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
-	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
@@ -69,7 +71,6 @@ import (
 const (
 	prog      = "throughput"
 	usageLine = "usage: throughput -receipt-prefix PATH [-levels 1,4,16,32] [-rows N] [-seed N] [-backend NAME] [-revision REV]"
-	fakeModel = "fake-model"
 )
 
 // The environment variables this command reads itself.
@@ -241,19 +242,17 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		return fmt.Errorf("open %s session: %w", cfg.settings.Backend, err)
 	}
 	defer sess.Close()
-	model := sess.Model
-	if cfg.settings.Backend == backend.Fake {
-		model = fakeModel
-	}
+	model := cli.Model(sess)
 	recBackend := serving.Backend(cfg.settings.Backend.String())
-	var entry *serving.ServerEntry
+	// pins.server: none for the fake, the reader's pin for the reader, the
+	// server's own entry otherwise.
+	entry, err := cli.ServerEntry(ctx, sess, model)
+	if err != nil {
+		return err
+	}
 	serverBuild := receipt.Unknown
-	if cfg.settings.Backend != backend.Fake {
-		e, err := serving.ReadServerEntry(ctx, sess.HTTPClient, sess.BaseURL, recBackend, model)
-		if err != nil {
-			return fmt.Errorf("read the server entry: %w", judgment.MaskSecrets(err, sess.Secrets()))
-		}
-		entry, serverBuild = &e, e.BuildInfo
+	if entry != nil {
+		serverBuild = entry.BuildInfo
 	}
 
 	opts := checkmatch.SweepOptions{Levels: cfg.levels, CallerStated: cfg.stated}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
+	"github.com/typevet/typevet-go/judgment/reader"
 )
 
 // The tests render the one-row slice once.
@@ -133,14 +135,29 @@ func TestSweepStopsOnFailure(t *testing.T) {
 }
 
 func TestSweepOffline(t *testing.T) {
-	prefix := filepath.Join(t.TempDir(), "tp")
-	r := runCmd(t, []string{"-levels", "2", "-receipt-prefix", prefix, "-backend", "fake", "-rows", "1"}, map[string]string{})
-	require.NoError(t, r.err, r.stderr)
-	rec := readReceipt(t, prefix+"_c2.json")
-	assert.Equal(t, "fake", string(rec.Backend))
-	assert.Nil(t, rec.ServerArgs)
-	assert.Nil(t, rec.Throughput.Server)
-	assert.Regexp(t, `\n2\s+\S+\s+\S+\s+\S+\s+\S+\s+0\s+null\n$`, r.stdout)
+	for _, name := range []string{"fake", "reader"} {
+		t.Run(name, func(t *testing.T) {
+			prefix := filepath.Join(t.TempDir(), "tp")
+			r := runCmd(t, []string{"-levels", "2", "-receipt-prefix", prefix, "-backend", name, "-rows", "1"}, map[string]string{})
+			require.NoError(t, r.err, r.stderr)
+			rec := readReceipt(t, prefix+"_c2.json")
+			assert.Equal(t, name, string(rec.Backend))
+			assert.Nil(t, rec.ServerArgs)
+			assert.Nil(t, rec.Throughput.Server)
+			assert.Regexp(t, `\n2\s+\S+\s+\S+\s+\S+\s+\S+\s+0\s+null\n$`, r.stdout)
+			if name == "fake" {
+				assert.Nil(t, rec.Pins.Server)
+				return
+			}
+			// The reader has no server to read: pins.server is its pin.
+			require.NotNil(t, rec.Pins.Server)
+			assert.Equal(t, reader.Version, rec.Pins.Server.BuildInfo)
+			var pin reader.Pin
+			require.NoError(t, json.Unmarshal(rec.Pins.Server.BackendPin, &pin))
+			assert.Equal(t, reader.Options{}.Pin(), pin)
+			assert.Len(t, rec.Cases, 7)
+		})
+	}
 }
 
 func TestUsageErrors(t *testing.T) {

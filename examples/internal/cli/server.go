@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend"
+	"github.com/typevet/typevet-go/judgment/reader"
+	"github.com/typevet/typevet-go/serving"
+)
+
+// FakeModel is the model name receipts of the offline fake record (the
+// fake session pins none).
+const FakeModel = "fake-model"
+
+// Model returns the model id a run with sess names: the session's, or
+// [FakeModel] for the fake.
+func Model(sess *backend.Session) string {
+	if sess.Backend == backend.Fake {
+		return FakeModel
+	}
+	return sess.Model
+}
+
+// ServerEntry returns the pins.server entry of sess: nil for the offline
+// fake (no server, no pin); for the built-in reader, its pin
+// ([checkmatch.OfflineServerEntry]: build_info is the reader's version,
+// backend_pin its version, font and constants); for llama.cpp and vLLM
+// the entry the server reports ([serving.ReadServerEntry]), with the
+// session's secrets masked in any error.
+func ServerEntry(ctx context.Context, sess *backend.Session, model string) (*serving.ServerEntry, error) {
+	switch sess.Backend {
+	case backend.Fake:
+		return nil, nil
+	case backend.Reader:
+		pin := reader.Options{}.Pin()
+		return checkmatch.OfflineServerEntry(pin.Version, pin)
+	}
+	e, err := serving.ReadServerEntry(ctx, sess.HTTPClient, sess.BaseURL, serving.Backend(sess.Backend.String()), model)
+	if err != nil {
+		return nil, fmt.Errorf("read the server entry: %w", judgment.MaskSecrets(err, sess.Secrets()))
+	}
+	return &e, nil
+}
