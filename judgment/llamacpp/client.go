@@ -205,9 +205,15 @@ func (c *Client) exchange(ctx context.Context, method, path string, query url.Va
 	return resp, nil
 }
 
-// send makes one attempt.
+// send makes one attempt: exactly one send to the server. Go's transport
+// resends a replayable request (a GET without a body, or any request with
+// GetBody) by itself when a reused keep-alive connection turns out closed,
+// which with [Client.exchange]'s own resend would make three sends of a
+// GET. So a GET carries an empty body without GetBody: not replayable, and
+// still sent without a body (the transport probes an empty body of a GET
+// and drops it). A POST's GetBody is cleared for the same reason.
 func (c *Client) send(ctx context.Context, method, u string, payload []byte) (*http.Response, error) {
-	var body io.Reader
+	var body io.Reader = emptyBody{}
 	if payload != nil {
 		body = bytes.NewReader(payload)
 	}
@@ -215,12 +221,19 @@ func (c *Client) send(ctx context.Context, method, u string, payload []byte) (*h
 	if err != nil {
 		return nil, err
 	}
+	r.GetBody = nil
 	if payload != nil {
 		r.Header.Set("Content-Type", "application/json")
 	}
 	r.Header.Set("Accept", "application/json")
 	return c.http.Do(r)
 }
+
+// emptyBody is the body of a GET: empty, and not one of the bodies
+// net/http recognises as replayable.
+type emptyBody struct{}
+
+func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
 
 // closedEarly reports whether err means the server closed the connection
 // after reading the request and before a status line (Python httpx

@@ -3,6 +3,7 @@ package llamacpp_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -224,5 +225,57 @@ func TestTransportErrorHoldsNoHeader(t *testing.T) {
 	}
 	if msg := err.Error(); strings.Contains(msg, "SECRET") || strings.Contains(msg, "TOKEN") || strings.Contains(strings.ToLower(msg), "authorization") {
 		t.Errorf("transport error %q holds a header", msg)
+	}
+}
+
+// TestEarlyCloseSendsTwice checks that a read-only call whose connection
+// the server closes before answering reaches the server exactly twice
+// (spec §4.7: one resend), for GET as for POST, and that on a reused
+// keep-alive connection Go's transport adds no resend of its own.
+func TestEarlyCloseSendsTwice(t *testing.T) {
+	tests := []struct {
+		name, path string
+		call       func(context.Context, *llamacpp.Client) error
+	}{
+		{name: "GET /props", path: "/props", call: func(ctx context.Context, c *llamacpp.Client) error {
+			_, err := c.Props(ctx, judgmenttest.DefaultModelID)
+			return err
+		}},
+		{name: "GET /v1/models", path: "/v1/models", call: func(ctx context.Context, c *llamacpp.Client) error {
+			_, err := c.NVocab(ctx, judgmenttest.DefaultModelID)
+			return err
+		}},
+		{name: "POST /tokenize", path: "/tokenize", call: func(ctx context.Context, c *llamacpp.Client) error {
+			_, err := c.Tokenize(ctx, judgmenttest.DefaultModelID, "1")
+			return err
+		}},
+	}
+	for _, tt := range tests {
+		for _, closes := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s closed %d", tt.name, closes), func(t *testing.T) {
+				srv := newServer(t, smallModel(), nil)
+				sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{})
+				ctx := context.Background()
+				// Warm the pool: the next call goes out on a reused connection.
+				if err := tt.call(ctx, sess.Client()); err != nil {
+					t.Fatal(err)
+				}
+				before := srv.Count(tt.path)
+				for n := 1; n <= closes; n++ {
+					srv.Inject(judgmenttest.Fault{Path: tt.path, Nth: n, Close: true})
+				}
+				err := tt.call(ctx, sess.Client())
+				if got := srv.Count(tt.path) - before; got != 2 {
+					t.Errorf("server saw %d sends, want 2", got)
+				}
+				last := srv.Requests()[len(srv.Requests())-1]
+				if last.Method == "GET" && (len(last.Body) != 0 || last.Header.Get("Content-Length") != "") {
+					t.Errorf("GET sent with a body: %q, Content-Length %q", last.Body, last.Header.Get("Content-Length"))
+				}
+				if (closes == 2) != (judgment.ErrorClass(err) == "TransportError") {
+					t.Errorf("err = %v after %d closes", err, closes)
+				}
+			})
+		}
 	}
 }

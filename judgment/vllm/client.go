@@ -114,6 +114,9 @@ func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, e
 	if err != nil {
 		return nil, "", &judgment.TransportError{Msg: "vLLM request failed: " + err.Error(), Err: err}
 	}
+	// One send per call: without GetBody net/http never resends the
+	// request by itself (it would if an extra header named it idempotent).
+	r.GetBody = nil
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json")
 	id := c.stampRequestID(r)
