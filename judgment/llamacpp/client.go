@@ -71,9 +71,9 @@ func NewClient(s Settings, opts ClientOptions) (*Client, error) {
 	}
 	return &Client{
 		base:        base,
-		http:        backendhttp.NewHTTPClient(opts.HTTPClient, s.auth(), s.Timeout),
-		secrets:     s.auth().Secrets(),
-		masks:       s.auth().MaskSecrets(),
+		http:        backendhttp.NewHTTPClient(opts.HTTPClient, s.Auth, s.Timeout),
+		secrets:     s.Auth.Secrets(),
+		masks:       s.Auth.MaskSecrets(),
 		nVocab:      nVocab,
 		owned:       opts.HTTPClient == nil,
 		caps:        make(map[string]Props),

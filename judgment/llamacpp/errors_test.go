@@ -200,7 +200,7 @@ func TestConnectFailure(t *testing.T) {
 	srv := judgmenttest.NewLlamaCPP(nil)
 	url := srv.URL
 	srv.Close()
-	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: url, APIKey: "sk-secret"}, llamacpp.OpenOptions{})
+	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: url, Auth: backendhttp.Auth{APIKey: "sk-secret"}}, llamacpp.OpenOptions{})
 	var te *judgment.TransportError
 	if !errors.As(err, &te) || !strings.HasPrefix(te.Msg, "llama.cpp request failed: ") {
 		t.Fatalf("err = %v, want TransportError", err)
@@ -213,8 +213,8 @@ func TestTransportErrorHoldsNoHeader(t *testing.T) {
 	srv := judgmenttest.NewLlamaCPP(nil)
 	url := srv.URL
 	srv.Close()
-	c, err := llamacpp.NewClient(llamacpp.Settings{BaseURL: url, APIKey: "sk-live-SECRET",
-		Headers: []backendhttp.Header{{Name: "X-Team", Value: "team-TOKEN"}}}, llamacpp.ClientOptions{})
+	c, err := llamacpp.NewClient(llamacpp.Settings{BaseURL: url, Auth: backendhttp.Auth{APIKey: "sk-live-SECRET",
+		Headers: []backendhttp.Header{{Name: "X-Team", Value: "team-TOKEN"}}}}, llamacpp.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

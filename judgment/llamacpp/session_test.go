@@ -81,8 +81,8 @@ func TestOpenRefusalWithKey(t *testing.T) {
 	m := smallModel()
 	m.TextOnly = true
 	srv := newServer(t, m, nil)
-	s := llamacpp.Settings{BaseURL: srv.URL, APIKey: "sk-live-SECRET",
-		Headers: []backendhttp.Header{{Name: "X-Team", Value: "text"}}}
+	s := llamacpp.Settings{BaseURL: srv.URL, Auth: backendhttp.Auth{APIKey: "sk-live-SECRET",
+		Headers: []backendhttp.Header{{Name: "X-Team", Value: "text"}}}}
 	_, err := llamacpp.Open(context.Background(), s, llamacpp.OpenOptions{Model: judgmenttest.DefaultModelID})
 	var pe *llamacpp.ProbeError
 	if !errors.As(err, &pe) || pe.Msg != "model reports text-only input modalities" {
@@ -95,7 +95,7 @@ func TestOpenRefusalWithKey(t *testing.T) {
 // token, no cause chain); with MaskedByCaller it leaves that to the
 // caller, who masks with Session.Masks (as backend.Open does).
 func TestJudgeMasksOnce(t *testing.T) {
-	s := llamacpp.Settings{APIKey: "sk-live-SECRET", Headers: []backendhttp.Header{{Name: "X-Team", Value: "prod"}, {Name: "X-N", Value: "1"}}}
+	s := llamacpp.Settings{Auth: backendhttp.Auth{APIKey: "sk-live-SECRET", Headers: []backendhttp.Header{{Name: "X-Team", Value: "prod"}, {Name: "X-N", Value: "1"}}}}
 	body := `{"error":{"code":429,"message":"team prod-1 over quota, key sk-live-SECRET, HTTP 501","type":"x"}}`
 	want := `llama.cpp HTTP 429: {"error":{"code":429,"message":"team ***-*** over quota, key ***, HTTP 501","type":"x"}}`
 	for _, callerMasks := range []bool{false, true} {

@@ -25,25 +25,11 @@ type Settings struct {
 	// given; "" means "gemma-3-4b-it-q4km-mm" (which fails the Gemma 4
 	// requirement: set it). TYPEVET_LLAMA__MULTIMODAL_MODEL.
 	MultimodalModel string
-	// APIKey is sent as "<AuthHeader>: <AuthScheme> <APIKey>"; "" sends no
-	// key. Printable ASCII only; never printed. TYPEVET_LLAMA__API_KEY.
-	APIKey string
-	// AuthHeader names the header that carries the key; "" means
-	// "Authorization". TYPEVET_LLAMA__AUTH_HEADER.
-	AuthHeader string
-	// AuthScheme prefixes the key; "" means "Bearer" unless BareKey is
-	// set. TYPEVET_LLAMA__AUTH_SCHEME.
-	AuthScheme string
-	// BareKey sends the key without a scheme: what a set-but-empty
-	// TYPEVET_LLAMA__AUTH_SCHEME means (a bool keeps the zero value meaning
-	// "Bearer").
-	BareKey bool
-	// Headers are extra headers sent on every request, in order; their
-	// values are secrets, never printed. TYPEVET_LLAMA__HEADERS (a JSON object).
-	Headers []backendhttp.Header
-	// UserAgent replaces Go's default User-Agent when non-empty.
-	// TYPEVET_LLAMA__USER_AGENT.
-	UserAgent string
+	// Auth holds the API key, the auth header and scheme, the extra
+	// headers and the user agent (TYPEVET_LLAMA__API_KEY, AUTH_HEADER,
+	// AUTH_SCHEME, HEADERS, USER_AGENT); its fields are promoted, so
+	// s.APIKey works. The key and header values are secrets, never printed.
+	backendhttp.Auth
 }
 
 // Defaults of [Settings].
@@ -94,7 +80,7 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
-	s.setAuth(a)
+	s.Auth = a
 	return s, nil
 }
 
@@ -122,7 +108,7 @@ func (s Settings) Validate() error {
 	if s.Timeout < 0 {
 		return &backendhttp.SettingError{Variable: "llamacpp.Settings.Timeout", Rule: "must be greater than 0"}
 	}
-	return s.auth().Validate(backendhttp.FieldNames("llamacpp.Settings"))
+	return s.Auth.Validate(backendhttp.FieldNames("llamacpp.Settings"))
 }
 
 // String returns s without secrets.
@@ -137,23 +123,11 @@ func (s Settings) Format(f fmt.State, verb rune) {
 	switch {
 	case verb == 'v' && f.Flag('#'):
 		fmt.Fprintf(f, "llamacpp.Settings{BaseURL:%q, Timeout:%d, DefaultModel:%q, MultimodalModel:%q, Auth:%#v}",
-			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.auth())
+			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.Auth)
 	case verb == 'v' && f.Flag('+'):
 		fmt.Fprintf(f, "{BaseURL:%s Timeout:%s DefaultModel:%s MultimodalModel:%s Auth:%+v}",
-			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.auth())
+			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.Auth)
 	default:
-		fmt.Fprintf(f, "{%s %s %s %s %v}", backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.auth())
+		fmt.Fprintf(f, "{%s %s %s %s %v}", backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.Auth)
 	}
-}
-
-// auth returns the credential fields of s.
-func (s Settings) auth() backendhttp.Auth {
-	return backendhttp.Auth{APIKey: s.APIKey, AuthHeader: s.AuthHeader, AuthScheme: s.AuthScheme,
-		BareKey: s.BareKey, Headers: s.Headers, UserAgent: s.UserAgent}
-}
-
-// setAuth sets the credential fields of s from a.
-func (s *Settings) setAuth(a backendhttp.Auth) {
-	s.APIKey, s.AuthHeader, s.AuthScheme, s.BareKey, s.Headers, s.UserAgent =
-		a.APIKey, a.AuthHeader, a.AuthScheme, a.BareKey, a.Headers, a.UserAgent
 }

@@ -71,7 +71,7 @@ func TestSettingsFromEnv(t *testing.T) {
 }
 
 func TestSettingsNeverPrintSecrets(t *testing.T) {
-	s := llamacpp.Settings{APIKey: "sk-live-SECRET", Headers: []backendhttp.Header{{Name: "X-Team", Value: "TOKEN-1"}}}
+	s := llamacpp.Settings{Auth: backendhttp.Auth{APIKey: "sk-live-SECRET", Headers: []backendhttp.Header{{Name: "X-Team", Value: "TOKEN-1"}}}}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		if out := fmt.Sprintf(verb, s); strings.Contains(out, "SECRET") || strings.Contains(out, "TOKEN") || !strings.Contains(out, "***") {
 			t.Errorf("%s: %s", verb, out)
@@ -103,8 +103,8 @@ func TestBaseURLUserinfo(t *testing.T) {
 func TestSecretsMasked(t *testing.T) {
 	const key = `sk-live-"Q"-SECRET`
 	srv := newServer(t, smallModel(), func(s *judgmenttest.Server) { s.APIKey = "other"; s.EchoAuth = true })
-	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: srv.URL, APIKey: key,
-		Headers: []backendhttp.Header{{Name: "X-Team", Value: "team-TOKEN"}}}, llamacpp.OpenOptions{})
+	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: srv.URL, Auth: backendhttp.Auth{APIKey: key,
+		Headers: []backendhttp.Header{{Name: "X-Team", Value: "team-TOKEN"}}}}, llamacpp.OpenOptions{})
 	var he *judgment.BackendHTTPError
 	if !errors.As(err, &he) || he.StatusCode != 401 {
 		t.Fatalf("err = %v, want HTTP 401", err)
@@ -120,7 +120,7 @@ func TestSecretsMasked(t *testing.T) {
 	// request headers: only the context sentinel survives masking, so a
 	// caller can still tell a timeout (judgment.MaskSecrets).
 	srv2 := newServer(t, smallModel(), nil)
-	sess := openSession(t, srv2, llamacpp.Settings{APIKey: key, Timeout: 100 * time.Millisecond}, llamacpp.OpenOptions{})
+	sess := openSession(t, srv2, llamacpp.Settings{Auth: backendhttp.Auth{APIKey: key}, Timeout: 100 * time.Millisecond}, llamacpp.OpenOptions{})
 	srv2.Inject(judgmenttest.Fault{Path: "/tokenize", Delay: time.Second})
 	_, err = sess.Judge(context.Background(), checkRequest(nil))
 	var te *judgment.TransportError

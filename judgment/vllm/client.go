@@ -44,11 +44,11 @@ func NewClient(s Settings, hc *http.Client) (*Client, error) {
 	base, _ := url.Parse(strings.TrimRight(s.BaseURL, "/"))
 	c := &Client{
 		base:      base,
-		http:      backendhttp.NewHTTPClient(hc, s.auth(), s.Timeout),
-		secrets:   s.auth().Secrets(),
-		masks:     s.auth().MaskSecrets(),
+		http:      backendhttp.NewHTTPClient(hc, s.Auth, s.Timeout),
+		secrets:   s.Auth.Secrets(),
+		masks:     s.Auth.MaskSecrets(),
 		requestID: s.RequestIDHeader,
-		sent:      append(s.auth().SentHeaderNames(), "Content-Type", "Accept"),
+		sent:      append(s.Auth.SentHeaderNames(), "Content-Type", "Accept"),
 		now:       time.Now,
 		owned:     hc == nil,
 	}

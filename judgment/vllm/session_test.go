@@ -198,7 +198,7 @@ func TestSessionConcurrent(t *testing.T) {
 func TestRequestIDFixedByHeaders(t *testing.T) {
 	srv := newServer(t, smallModel(), nil)
 	sess := openSession(t, srv, vllm.Settings{RequestIDHeader: "X-Request-Id",
-		Headers: []backendhttp.Header{{Name: "X-Request-Id", Value: "run-42"}}})
+		Auth: backendhttp.Auth{Headers: []backendhttp.Header{{Name: "X-Request-Id", Value: "run-42"}}}})
 	resp, err := sess.Judge(context.Background(), checkRequest(nil))
 	if err != nil {
 		t.Fatal(err)

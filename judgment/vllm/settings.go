@@ -21,25 +21,11 @@ type Settings struct {
 	// Timeout bounds each whole HTTP request; 0 means 300 s.
 	// TYPEVET_VLLM__TIMEOUT (seconds, finite, > 0).
 	Timeout time.Duration
-	// APIKey is sent as "<AuthHeader>: <AuthScheme> <APIKey>"; "" sends no
-	// key. Printable ASCII only; never printed. TYPEVET_VLLM__API_KEY.
-	APIKey string
-	// AuthHeader names the header that carries the key; "" means
-	// "Authorization". TYPEVET_VLLM__AUTH_HEADER.
-	AuthHeader string
-	// AuthScheme prefixes the key; "" means "Bearer" unless BareKey is
-	// set. TYPEVET_VLLM__AUTH_SCHEME.
-	AuthScheme string
-	// BareKey sends the key without a scheme: what a set-but-empty
-	// TYPEVET_VLLM__AUTH_SCHEME means (a bool keeps the zero value meaning
-	// "Bearer").
-	BareKey bool
-	// Headers are extra headers sent on every request, in order; their
-	// values are secrets, never printed. TYPEVET_VLLM__HEADERS (a JSON object).
-	Headers []backendhttp.Header
-	// UserAgent replaces Go's default User-Agent when non-empty.
-	// TYPEVET_VLLM__USER_AGENT.
-	UserAgent string
+	// Auth holds the API key, the auth header and scheme, the extra
+	// headers and the user agent (TYPEVET_VLLM__API_KEY, AUTH_HEADER,
+	// AUTH_SCHEME, HEADERS, USER_AGENT); its fields are promoted, so
+	// s.APIKey works. The key and header values are secrets, never printed.
+	backendhttp.Auth
 	// RequestIDHeader, when set, names a header that carries a fresh UUID4
 	// hex on each request; scoring ids land in judgment.Response.RequestIDs.
 	// TYPEVET_VLLM__REQUEST_ID_HEADER.
@@ -94,9 +80,9 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 	if err != nil {
 		return Settings{}, err
 	}
-	s.setAuth(a)
+	s.Auth = a
 	if v, name, ok := l.Get(envPrefix + "REQUEST_ID_HEADER"); ok {
-		if err := s.auth().ValidateHeaderName(v, name); err != nil {
+		if err := s.Auth.ValidateHeaderName(v, name); err != nil {
 			return Settings{}, err
 		}
 		s.RequestIDHeader = v
@@ -136,11 +122,11 @@ func (s Settings) Validate() error {
 	if s.MaxConcurrency < 0 {
 		return &backendhttp.SettingError{Variable: "vllm.Settings.MaxConcurrency", Rule: "must be a whole number of at least 1"}
 	}
-	if err := s.auth().Validate(backendhttp.FieldNames("vllm.Settings")); err != nil {
+	if err := s.Auth.Validate(backendhttp.FieldNames("vllm.Settings")); err != nil {
 		return err
 	}
 	if s.RequestIDHeader != "" {
-		return s.auth().ValidateHeaderName(s.RequestIDHeader, "vllm.Settings.RequestIDHeader")
+		return s.Auth.ValidateHeaderName(s.RequestIDHeader, "vllm.Settings.RequestIDHeader")
 	}
 	return nil
 }
@@ -157,23 +143,11 @@ func (s Settings) Format(f fmt.State, verb rune) {
 	switch {
 	case verb == 'v' && f.Flag('#'):
 		fmt.Fprintf(f, "vllm.Settings{BaseURL:%q, Model:%q, Timeout:%d, Auth:%#v, RequestIDHeader:%q, MaxConcurrency:%d}",
-			backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.auth(), s.RequestIDHeader, s.MaxConcurrency)
+			backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.MaxConcurrency)
 	case verb == 'v' && f.Flag('+'):
 		fmt.Fprintf(f, "{BaseURL:%s Model:%s Timeout:%s Auth:%+v RequestIDHeader:%s MaxConcurrency:%d}",
-			backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.auth(), s.RequestIDHeader, s.MaxConcurrency)
+			backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.MaxConcurrency)
 	default:
-		fmt.Fprintf(f, "{%s %s %s %v %s %d}", backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.auth(), s.RequestIDHeader, s.MaxConcurrency)
+		fmt.Fprintf(f, "{%s %s %s %v %s %d}", backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.MaxConcurrency)
 	}
-}
-
-// auth returns the credential fields of s.
-func (s Settings) auth() backendhttp.Auth {
-	return backendhttp.Auth{APIKey: s.APIKey, AuthHeader: s.AuthHeader, AuthScheme: s.AuthScheme,
-		BareKey: s.BareKey, Headers: s.Headers, UserAgent: s.UserAgent}
-}
-
-// setAuth sets the credential fields of s from a.
-func (s *Settings) setAuth(a backendhttp.Auth) {
-	s.APIKey, s.AuthHeader, s.AuthScheme, s.BareKey, s.Headers, s.UserAgent =
-		a.APIKey, a.AuthHeader, a.AuthScheme, a.BareKey, a.Headers, a.UserAgent
 }

@@ -96,7 +96,7 @@ func TestBaseURLUserinfo(t *testing.T) {
 }
 
 func TestSettingsNeverPrintSecrets(t *testing.T) {
-	s := vllm.Settings{BaseURL: "https://x", Model: "m", APIKey: "sk-live-SECRET", Headers: []backendhttp.Header{{Name: "X-Team", Value: "TOKEN-1"}}}
+	s := vllm.Settings{BaseURL: "https://x", Model: "m", Auth: backendhttp.Auth{APIKey: "sk-live-SECRET", Headers: []backendhttp.Header{{Name: "X-Team", Value: "TOKEN-1"}}}}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		if out := fmt.Sprintf(verb, s); strings.Contains(out, "SECRET") || strings.Contains(out, "TOKEN") || !strings.Contains(out, "***") {
 			t.Errorf("%s: %s", verb, out)
@@ -109,7 +109,7 @@ func TestSettingsNeverPrintSecrets(t *testing.T) {
 func TestSecretsMaskedAndSent(t *testing.T) {
 	const key = `sk-live-"Q"-SECRET`
 	srv := newServer(t, smallModel(), func(s *judgmenttest.Server) { s.APIKey = "other"; s.EchoAuth = true })
-	sess := openSession(t, srv, vllm.Settings{APIKey: key, Headers: []backendhttp.Header{{Name: "X-Team", Value: "team-TOKEN"}}})
+	sess := openSession(t, srv, vllm.Settings{Auth: backendhttp.Auth{APIKey: key, Headers: []backendhttp.Header{{Name: "X-Team", Value: "team-TOKEN"}}}})
 	_, err := sess.Judge(context.Background(), checkRequest(nil))
 	if judgment.ErrorClass(err) != "BackendHttpError" {
 		t.Fatalf("err = %v", err)
@@ -119,7 +119,7 @@ func TestSecretsMaskedAndSent(t *testing.T) {
 	}
 
 	ok := newServer(t, smallModel(), func(s *judgmenttest.Server) { s.APIKey = "k1"; s.AuthHeader = "X-Api-Key"; s.BareKey = true })
-	sess = openSession(t, ok, vllm.Settings{APIKey: "k1", AuthHeader: "X-Api-Key", BareKey: true, UserAgent: "curl/8.9.1"})
+	sess = openSession(t, ok, vllm.Settings{Auth: backendhttp.Auth{APIKey: "k1", AuthHeader: "X-Api-Key", BareKey: true, UserAgent: "curl/8.9.1"}})
 	if _, err := sess.Judge(context.Background(), checkRequest(nil)); err != nil {
 		t.Fatalf("bare key in X-Api-Key: %v", err)
 	}
