@@ -61,9 +61,21 @@ const (
 )
 
 // AuthNames names the variables (or fields) an [Auth] came from, so a
-// validation error can name the variable without quoting its value.
+// validation error can name the variable without quoting its value. Build
+// it with [EnvNames] or [FieldNames].
 type AuthNames struct {
-	APIKey, AuthHeader, AuthScheme, Headers, UserAgent string
+	// APIKey names the source of [Auth.APIKey] (e.g.
+	// "TYPEVET_VLLM__API_KEY" or "vllm.Settings.APIKey").
+	APIKey string
+	// AuthHeader names the source of [Auth.AuthHeader].
+	AuthHeader string
+	// AuthScheme names the source of [Auth.AuthScheme] (and of BareKey,
+	// which a set-but-empty scheme variable means).
+	AuthScheme string
+	// Headers names the source of [Auth.Headers] (a JSON object variable).
+	Headers string
+	// UserAgent names the source of [Auth.UserAgent].
+	UserAgent string
 }
 
 // EnvNames returns the environment variable names under prefix, for example
