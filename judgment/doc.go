@@ -53,6 +53,15 @@
 // [BackendHTTPError], ...). They all satisfy [IsGenerationError]: a runner
 // stops the run on such an error and keeps its earlier outcomes; any other
 // error is a bug. [ErrorClass] gives the Python class name a receipt
-// records, and [MaskSecrets] / [MaskPort] keep API keys out of every error
-// that leaves a backend.
+// records.
+//
+// # Secrets
+//
+// [Secrets] holds what a backend must never let out: API keys, masked
+// wherever they occur (raw, JSON-escaped and URL-escaped), and extra header
+// values, masked where they stand as whole tokens. [Secrets.Mask] and
+// [Secrets.MaskPort] return errors of the same class with every occurrence
+// replaced by "***" and no cause chain that could hold request headers;
+// [MaskSecrets] and [MaskPort] do the same for a list of keys. Sessions
+// opened through judgment/backend are masked once, there.
 package judgment
