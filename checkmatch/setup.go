@@ -4,10 +4,304 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/typevet/typevet-go/internal/pytext"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
+
+// This file is the setup of a run outside the run itself: the settings a
+// run command parses, the key-free check of what the caller supplies, and
+// the schema helpers that turn a run's context into the receipt's
+// identity, pins and server_args blocks. examples/checkmatch,
+// examples/throughput and examples/orderings are thin callers of it; a
+// user's own eval tool gets the same receipts by calling it too.
+
+// ConcurrencyEnv is the variable of the image concurrency setting (spec
+// §6.5).
+const ConcurrencyEnv = "TYPEVET_IMAGE_CONCURRENCY"
+
+// RowsEnv is the variable of a check-match run's register rows (spec §6.7).
+const RowsEnv = "TYPEVET_CHECK_MATCH_ROWS"
+
+// MaxConcurrency is the largest concurrency [ParseConcurrency] accepts, a
+// bound typevet does not have: more judgments in flight than this is a
+// typo, not a setting.
+const MaxConcurrency = 1 << 20
+
+// ParseConcurrency parses the image concurrency setting (spec §6.5) from
+// raw, the text of the variable or flag name: blank (Python whitespace
+// only) means 1; otherwise the text is read as Python's int() reads it
+// ([ParseRows] has the rules), and anything that is not a whole number
+// from 1 to [MaxConcurrency] is refused with "<name> must be a whole number
+// of at least 1" (typevet maps unparsable text to 0 and refuses that).
+func ParseConcurrency(raw, name string) (int, error) {
+	if pytext.Strip(raw) == "" {
+		return 1, nil
+	}
+	n, ok := pyInt(raw)
+	if !ok || n < 1 || n > MaxConcurrency {
+		return 0, fmt.Errorf("%s must be a whole number of at least 1", name)
+	}
+	return int(n), nil
+}
+
+// ParseRows parses a check-match run's register rows (spec §6.7, step 4)
+// from raw, the set text of the variable or flag name (an unset variable
+// means [RowCount]; the caller decides that). The text is read as Python's
+// int() reads ASCII text: outer whitespace stripped, an optional sign,
+// decimal digits with single underscores between them. A value outside 1
+// to [RowCount] is refused with "<name> must be 1 to 20: <value>".
+// Decision: text int() refuses (typevet crashes on it, blank text
+// included), non-ASCII digits (which int() accepts) and values outside
+// int64 are refused with "<name> must be 1 to 20: not a whole number",
+// without echoing the text.
+func ParseRows(raw, name string) (int, error) {
+	n, ok := pyInt(raw)
+	if !ok {
+		return 0, fmt.Errorf("%s must be 1 to %d: not a whole number", name, RowCount)
+	}
+	if n < 1 || n > RowCount {
+		return 0, fmt.Errorf("%s must be 1 to %d: %d", name, RowCount, n)
+	}
+	return int(n), nil
+}
+
+// pyInt parses text the way Python's int() does for ASCII input: outer
+// whitespace stripped, an optional sign, decimal digits with single
+// underscores between them. Non-ASCII digits, which Python also accepts,
+// and values outside int64 are refused (ok false, n 0).
+func pyInt(s string) (int64, bool) {
+	s = pytext.Strip(s)
+	body := strings.TrimLeft(s, "+-")
+	if len(s)-len(body) > 1 || body == "" || body[0] == '_' || body[len(body)-1] == '_' || strings.Contains(body, "__") {
+		return 0, false
+	}
+	for i := 0; i < len(body); i++ {
+		if c := body[i]; c != '_' && (c < '0' || c > '9') {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
+	if err != nil {
+		return 0, false
+	}
+	return n, true
+}
+
+// Snapshot is the part of a receipt's identity taken before the first
+// scoring call (spec §6.7 steps 7–8, §6.8): the baseline commit, the
+// working tree, and the prompt and code digests of the code about to run.
+type Snapshot struct {
+	// BaselineCommit is identity.baseline_commit ([receipt.BaselineCommit]).
+	BaselineCommit string
+	// WorkingTree is identity.working_tree
+	// ([receipt.WorkingTreeFromPorcelain]).
+	WorkingTree receipt.WorkingTree
+	// PromptDigests is identity.prompt_digests.
+	PromptDigests receipt.Digests
+	// CodePathDigests is identity.code_path_digests.
+	CodePathDigests receipt.Digests
+}
+
+// TakeSnapshot snapshots a check-match run (and each level of a throughput
+// sweep): the baseline commit of the repository at repoRoot, the working
+// tree from porcelain (the text of `git status --porcelain`; nil when the
+// caller has none, which records the tree as dirty), the digests of the
+// four questions ([Questions]) and [CodeDigests]. Take it before the first
+// call.
+func TakeSnapshot(repoRoot string, porcelain *string) (Snapshot, error) {
+	code, err := CodeDigests()
+	if err != nil {
+		return Snapshot{}, err
+	}
+	return newSnapshot(repoRoot, porcelain, receipt.PromptDigests(Questions()), code), nil
+}
+
+// TakeOrderingsSnapshot is [TakeSnapshot] for the option-order study: the
+// prompt digest is the verdict question's alone
+// ([OrderingsPromptDigests]) and the code digests are
+// [OrderingsCodeDigests].
+func TakeOrderingsSnapshot(repoRoot string, porcelain *string) (Snapshot, error) {
+	code, err := OrderingsCodeDigests()
+	if err != nil {
+		return Snapshot{}, err
+	}
+	return newSnapshot(repoRoot, porcelain, OrderingsPromptDigests(), code), nil
+}
+
+func newSnapshot(repoRoot string, porcelain *string, prompts, code receipt.Digests) Snapshot {
+	baseline := receipt.BaselineCommit(repoRoot)
+	return Snapshot{
+		BaselineCommit:  baseline,
+		WorkingTree:     receipt.WorkingTreeFromPorcelain(porcelain, baseline),
+		PromptDigests:   prompts,
+		CodePathDigests: code,
+	}
+}
+
+// RunContext is what a receipt records about a run besides the run's own
+// results: which backend and model judged, the server entry, the caller's
+// statements and the identity snapshot. Its methods are the schema helpers
+// of the receipt's identity ([RunContext.Identity]), pins
+// ([RunContext.Pins], [RunContext.OrderingsPins]) and server_args
+// ([RunContext.ServerArgs]) blocks, and [RunContext.ReceiptParts] puts
+// them together for [BuildReceipt].
+type RunContext struct {
+	// Backend is the receipt's backend key ("llama_cpp", "vllm", "fake",
+	// "reader").
+	Backend serving.Backend
+	// Model is the model id every request named.
+	Model string
+	// ServedTemplate is identity.runtime.served_template (the session's
+	// template family: "native_gemma4_turn", "vllm_chat", "fake", …).
+	ServedTemplate string
+	// ServerEntry is pins.server: nil (null) for the fake, the entry the
+	// server reports for llama.cpp and vLLM ([serving.ReadServerEntry]),
+	// or an offline backend's pin ([OfflineServerEntry]). Its BuildInfo is
+	// identity.runtime.server_build ("unknown" when nil).
+	ServerEntry *serving.ServerEntry
+	// ModelRevision is pins.model_revision: the served weights revision,
+	// required on vLLM, "" (no key) elsewhere.
+	ModelRevision string
+	// StatedServerArgs is server_args.caller_stated: the server flags the
+	// caller says the server runs with, verbatim; nil (null) when not
+	// stated.
+	StatedServerArgs *string
+	// Secrets are the session's secrets (API key, extra header values):
+	// [BuildReceipt] withholds a stopped message holding one.
+	Secrets []string
+	// Snapshot is the identity part taken before the first call
+	// ([TakeSnapshot]).
+	Snapshot Snapshot
+	// Now is the clock of pins.finished_utc; nil means time.Now.
+	Now func() time.Time
+}
+
+// serverBuild is identity.runtime.server_build.
+func (c RunContext) serverBuild() string {
+	if c.ServerEntry == nil {
+		return receipt.Unknown
+	}
+	return c.ServerEntry.BuildInfo
+}
+
+func (c RunContext) finishedUTC() string {
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	return receipt.FinishedUTC(now())
+}
+
+// Identity returns the receipt's identity block (spec §6.8): a fresh
+// run_id, the snapshot, fixtures as fixture_digests ({} when nil), the
+// runtime of Model, ServedTemplate and the server build, arms as
+// arm_call_counts, and the identity digest over all of it but run_id.
+// A check-match run passes arms {"judgments": len(run.Outcomes)}.
+func (c RunContext) Identity(arms receipt.Counts, fixtures receipt.Digests) receipt.Identity {
+	if fixtures == nil {
+		fixtures = receipt.Digests{}
+	}
+	id := receipt.Identity{
+		RunID:           receipt.NewRunID(),
+		BaselineCommit:  c.Snapshot.BaselineCommit,
+		WorkingTree:     c.Snapshot.WorkingTree,
+		PromptDigests:   c.Snapshot.PromptDigests,
+		CodePathDigests: c.Snapshot.CodePathDigests,
+		FixtureDigests:  fixtures,
+		Runtime:         receipt.NewRuntime(c.Model, c.ServedTemplate, c.serverBuild()),
+		ArmCallCounts:   arms,
+	}
+	id.IdentityDigest = receipt.IdentityDigest(id)
+	return id
+}
+
+// Pins returns a check-match receipt's pins block (spec §6.7): the slice
+// pins ([Slice.Pins]), finished_utc now, the concurrency the run used,
+// this build's renderer ([RendererPin]), pins.server and model_revision.
+func (c RunContext) Pins(slice Slice, concurrency int) Pins {
+	p := slice.Pins()
+	p.FinishedUTC = c.finishedUTC()
+	p.Concurrency = concurrency
+	renderer := RendererPin()
+	p.Renderer = &renderer
+	p.Server = c.ServerEntry
+	p.ModelRevision = c.ModelRevision
+	return p
+}
+
+// ServerArgs returns the server_args block of a check-match run (spec
+// §6.6): on vLLM, cache_config from the run's first /metrics reading that
+// holds vllm:cache_config_info (before, else after) and caller_stated; nil
+// (null) on every other backend. A throughput sweep records its own block
+// per level ([SweepResult].LevelServerArgs) instead.
+func (c RunContext) ServerArgs(run RunResult) *serving.ServerArgsBlock {
+	if c.Backend != serving.VLLM {
+		return nil
+	}
+	cache, _ := serving.FirstCacheConfig(run.MetricsReadings...)
+	b := serving.ServerArgs(cache, c.StatedServerArgs)
+	return &b
+}
+
+// ReceiptParts returns everything [BuildReceipt] needs besides run, for a
+// run of slice: backend, model, [RunContext.Pins] at the run's
+// concurrency, [RunContext.Identity] with arm_call_counts {"judgments":
+// kept outcomes} and no fixtures, [RunContext.ServerArgs] and the secrets.
+func (c RunContext) ReceiptParts(slice Slice, run RunResult) ReceiptParts {
+	return ReceiptParts{
+		Backend:    c.Backend,
+		Model:      c.Model,
+		Pins:       c.Pins(slice, run.Concurrency),
+		Identity:   c.Identity(receipt.Counts{{Name: "judgments", Value: len(run.Outcomes)}}, nil),
+		ServerArgs: c.ServerArgs(run),
+		Secrets:    c.Secrets,
+	}
+}
+
+// SingleOrderFile names the single-order check-match receipt an option-order
+// study is compared with.
+type SingleOrderFile struct {
+	// Path is the receipt's path; the pins record its file name only.
+	Path string
+	// SHA256 is the SHA-256 hex of the file's bytes.
+	SHA256 string
+}
+
+// OrderingsReceiptParts returns everything [BuildOrderingsReceipt] needs
+// besides run (spec §8.9): the pins of slice with the orderings as label
+// names, concurrency 1, the single-order receipt's file name and digest,
+// the renderer, pins.server and a server_args block without a /metrics
+// reading (cache_config null, caller_stated); the identity with the
+// single-order receipt as its fixture ([OrderingsFixture]) and
+// arm_call_counts {"verdict_requests": run.Requests}.
+func (c RunContext) OrderingsReceiptParts(slice Slice, orders [][]int, single SingleOrderFile, run OrderingsRun) OrderingsReceiptParts {
+	renderer := RendererPin()
+	serverArgs := serving.ServerArgs(nil, c.StatedServerArgs)
+	pins := OrderingsPins{
+		FinishedUTC:              c.finishedUTC(),
+		Dataset:                  Dataset,
+		GeneratorSeed:            slice.Seed,
+		RegisterRows:             slice.Rows,
+		VariantsPerRow:           VariantsPerRow,
+		SliceSHA256:              slice.SHA256,
+		Concurrency:              1,
+		Orderings:                OrderLabels(VerdictLabels[:], orders),
+		SingleOrderReceipt:       filepath.Base(single.Path),
+		SingleOrderReceiptSHA256: single.SHA256,
+		Renderer:                 &renderer,
+		Server:                   c.ServerEntry,
+		ServerArgs:               &serverArgs,
+	}
+	id := c.Identity(receipt.Counts{{Name: ArmVerdictRequests, Value: run.Requests}},
+		receipt.Digests{{Name: OrderingsFixture, Value: single.SHA256}})
+	return OrderingsReceiptParts{Backend: c.Backend, Model: c.Model, Pins: pins, Identity: id, Secrets: c.Secrets}
+}
 
 // Input is one caller-supplied text that a receipt records: the stated
 // server arguments, the `git status --porcelain` text, the model name, the

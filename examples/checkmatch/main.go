@@ -52,15 +52,11 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
@@ -75,24 +71,20 @@ const (
 
 	// ConfidenceLine ends every summary.
 	confidenceLine = "Noul values are model confidence; generated checks are not real checks."
-
-	defaultLlamaModel   = "gemma-4-31b-kv9-q4km-mm"
-	defaultLlamaTimeout = "900"
 )
 
 // The environment variables this command reads itself.
 const (
 	envReceipt     = "TYPEVET_CHECK_MATCH_RECEIPT"
-	envRows        = "TYPEVET_CHECK_MATCH_ROWS"
+	envRows        = checkmatch.RowsEnv
 	envSeed        = checkmatch.SeedEnv
-	envConcurrency = "TYPEVET_IMAGE_CONCURRENCY"
-	envBackend     = "TYPEVET_BACKEND"
-	envRevision    = "TYPEVET_VLLM_MODEL_REVISION"
-	envServerArgs  = serving.ServerArgsEnv
-	envPorcelain   = "TYPEVET_GIT_STATUS_PORCELAIN"
-	envLlamaModel  = "TYPEVET_LLAMA__MULTIMODAL_MODEL"
-	envLlamaTime   = "TYPEVET_LLAMA__TIMEOUT"
-	envVLLMModel   = "TYPEVET_VLLM__MODEL"
+	envConcurrency = checkmatch.ConcurrencyEnv
+	envBackend     = cli.EnvBackend
+	envRevision    = cli.EnvRevision
+	envServerArgs  = cli.EnvServerArgs
+	envPorcelain   = cli.EnvPorcelain
+	envLlamaModel  = cli.EnvLlamaModel
+	envVLLMModel   = cli.EnvVLLMModel
 )
 
 // buildSlice renders the slice; tests reuse renders across runs.
@@ -130,49 +122,17 @@ type config struct {
 // validation, the run, the receipt and the summary on stdout.
 func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, bool)) error {
 	fset := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
+	vars := map[string][]string{"model": {envLlamaModel, envVLLMModel}}
 	for name, env := range flagEnv {
 		fset.String(name, "", "overrides "+env)
+		vars[name] = []string{env}
 	}
 	fset.String("model", "", "overrides "+envLlamaModel+" or "+envVLLMModel)
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "%s\n\nJudge the synthetic check slice and write a check-match receipt.\n\n", usageLine)
-			fset.SetOutput(stdout)
-			fset.PrintDefaults()
-			return nil
-		}
-		return cli.Usage(err)
+	set, help, err := cli.ParseFlags(fset, args, vars, stdout, usageLine, "Judge the synthetic check slice and write a check-match receipt.")
+	if err != nil || help {
+		return err
 	}
-	if fset.NArg() > 0 {
-		return cli.Usagef("unexpected arguments: %s", strings.Join(fset.Args(), " "))
-	}
-	set := map[string]string{}
-	fset.Visit(func(f *flag.Flag) {
-		if env, ok := flagEnv[f.Name]; ok {
-			set[env] = f.Value.String()
-		}
-		if f.Name == "model" {
-			set[envLlamaModel] = f.Value.String()
-			set[envVLLMModel] = f.Value.String()
-		}
-	})
-	env := func(key string) (string, bool) {
-		if v, ok := set[key]; ok {
-			return v, true
-		}
-		if v, ok := lookup(key); ok {
-			return v, true
-		}
-		switch key { // typevet's live-test defaults, set only when absent
-		case envLlamaModel:
-			return defaultLlamaModel, true
-		case envLlamaTime:
-			return defaultLlamaTimeout, true
-		}
-		return "", false
-	}
-	cfg, err := configure(env)
+	cfg, err := configure(cli.Overlay(set, lookup, cli.LiveDefaults))
 	if err != nil {
 		return err
 	}
@@ -184,48 +144,27 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 // configure validates every setting in typevet's order (spec §6.7).
 func configure(env func(string) (string, bool)) (config, error) {
 	var cfg config
-	path, _ := env(envReceipt)
-	cfg.receiptPath = strings.TrimSpace(path)
-	if cfg.receiptPath == "" {
-		return cfg, cli.Usagef("%s not set", envReceipt)
-	}
-	if err := receipt.CheckNew(cfg.receiptPath); err != nil {
-		var ae *receipt.AlreadyExistsError
-		if errors.As(err, &ae) {
-			return cfg, cli.Usagef("%s must name a new file: %s exists", envReceipt, cfg.receiptPath)
-		}
-		return cfg, cli.Usagef("%s: %v", envReceipt, err)
-	}
-
-	cfg.rows = checkmatch.RowCount
-	if raw, ok := env(envRows); ok {
-		n, ok := pyInt(raw)
-		if !ok {
-			return cfg, cli.Usagef("%s must be 1 to %d: not a whole number", envRows, checkmatch.RowCount)
-		}
-		if n < 1 || n > checkmatch.RowCount {
-			return cfg, cli.Usagef("%s must be 1 to %d: %d", envRows, checkmatch.RowCount, n)
-		}
-		cfg.rows = int(n)
-	}
-
-	raw, _ := env(envSeed)
-	seed, err := checkmatch.ParseSeed(raw, envSeed)
-	if err != nil {
-		return cfg, cli.Usage(err)
-	}
-	cfg.seed = seed
-
-	cfg.concurrency, err = concurrency(env)
-	if err != nil {
+	var err error
+	if cfg.receiptPath, err = cli.NewReceiptPath(env, envReceipt); err != nil {
 		return cfg, err
 	}
-
-	cfg.settings, err = backend.SettingsFromEnv(env)
-	if err != nil {
+	cfg.rows = checkmatch.RowCount
+	if raw, ok := env(envRows); ok {
+		if cfg.rows, err = checkmatch.ParseRows(raw, envRows); err != nil {
+			return cfg, cli.Usage(err)
+		}
+	}
+	raw, _ := env(envSeed)
+	if cfg.seed, err = checkmatch.ParseSeed(raw, envSeed); err != nil {
 		return cfg, cli.Usage(err)
 	}
-
+	raw, _ = env(envConcurrency)
+	if cfg.concurrency, err = checkmatch.ParseConcurrency(raw, envConcurrency); err != nil {
+		return cfg, cli.Usage(err)
+	}
+	if cfg.settings, err = backend.SettingsFromEnv(env); err != nil {
+		return cfg, cli.Usage(err)
+	}
 	if cfg.settings.Backend == backend.VLLM {
 		rev, _ := env(envRevision)
 		cfg.revision = strings.TrimSpace(rev)
@@ -245,121 +184,42 @@ func configure(env func(string) (string, bool)) (config, error) {
 	if cfg.settings.Backend == backend.VLLM {
 		rec.Stated = cfg.stated
 	}
-	if err := cli.CheckKeyFree(cfg.settings, rec); err != nil {
-		return cfg, err
-	}
-	return cfg, nil
-}
-
-// concurrency reads TYPEVET_IMAGE_CONCURRENCY (spec §6.5): blank or unset
-// is 1; anything but a whole number of at least 1 is refused.
-func concurrency(env func(string) (string, bool)) (int, error) {
-	raw, _ := env(envConcurrency)
-	if strings.TrimSpace(raw) == "" {
-		return 1, nil
-	}
-	n, ok := pyInt(raw)
-	if !ok || n < 1 || n > 1<<20 {
-		return 0, cli.Usagef("%s must be a whole number of at least 1", envConcurrency)
-	}
-	return int(n), nil
-}
-
-// pyInt parses text the way Python's int() does for ASCII input: outer
-// whitespace stripped, an optional sign, decimal digits with single
-// underscores between them. Decisions: non-ASCII digits, which Python also
-// accepts, and values outside int64 are refused (ok false, n 0).
-func pyInt(s string) (int64, bool) {
-	s = strings.TrimSpace(s)
-	body := strings.TrimLeft(s, "+-")
-	if len(s)-len(body) > 1 || body == "" || body[0] == '_' || body[len(body)-1] == '_' || strings.Contains(body, "__") {
-		return 0, false
-	}
-	n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return n, true
+	return cfg, cli.CheckKeyFree(cfg.settings, rec)
 }
 
 // execute opens the session and runs; from here on a failure is exit 1.
 func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
-	baseline := receipt.BaselineCommit(repoRoot())
-
 	slice, err := buildSlice(cfg.seed, cfg.rows)
 	if err != nil {
 		return err
 	}
-	// Snapshot the prompt and code digests before any scoring call.
-	prompts := receipt.PromptDigests(checkmatch.Questions())
-	code, err := checkmatch.CodeDigests()
+	// Snapshot the baseline, tree, prompt and code digests before any
+	// scoring call.
+	snap, err := checkmatch.TakeSnapshot(cli.RepoRoot(), cfg.porcelain)
 	if err != nil {
 		return err
 	}
-
 	sess, err := backend.Open(ctx, cfg.settings, "")
 	if err != nil {
 		return fmt.Errorf("open %s session: %w", cfg.settings.Backend, err)
 	}
 	defer sess.Close()
-	model := cli.Model(sess)
-	recBackend := serving.Backend(cfg.settings.Backend.String())
-	// pins.server: none for the fake, the reader's pin for the reader, the
-	// server's own entry otherwise.
-	entry, err := cli.ServerEntry(ctx, sess, model)
+	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
 	if err != nil {
 		return err
 	}
-	serverBuild := receipt.Unknown
-	if entry != nil {
-		serverBuild = entry.BuildInfo
-	}
-	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency}
-	if cfg.settings.Backend == backend.VLLM {
-		opts.Metrics = func(ctx context.Context) (string, bool) {
-			return serving.Read(ctx, sess.HTTPClient, sess.BaseURL)
-		}
-	}
 
+	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: cli.MetricsReader(sess)}
 	prog := newProgress(stderr, len(slice.Requests))
 	port := prog.wrap(sess.Port)
 	prog.start()
-	res, err := checkmatch.Run(ctx, port, model, slice.Requests, opts)
+	res, err := checkmatch.Run(ctx, port, rc.Model, slice.Requests, opts)
 	prog.stop()
 	if err != nil {
 		return err
 	}
 
-	pins := slice.Pins()
-	pins.FinishedUTC = receipt.FinishedUTC(time.Now())
-	pins.Concurrency = res.Concurrency
-	renderer := checkmatch.RendererPin()
-	pins.Renderer = &renderer
-	pins.Server = entry
-	pins.ModelRevision = cfg.revision
-
-	id := receipt.Identity{
-		RunID:           receipt.NewRunID(),
-		BaselineCommit:  baseline,
-		WorkingTree:     receipt.WorkingTreeFromPorcelain(cfg.porcelain, baseline),
-		PromptDigests:   prompts,
-		CodePathDigests: code,
-		FixtureDigests:  receipt.Digests{},
-		Runtime:         receipt.NewRuntime(model, sess.ServedTemplate, serverBuild),
-		ArmCallCounts:   receipt.Counts{{Name: "judgments", Value: len(res.Outcomes)}},
-	}
-	id.IdentityDigest = receipt.IdentityDigest(id)
-
-	var serverArgs *serving.ServerArgsBlock
-	if cfg.settings.Backend == backend.VLLM {
-		cache, _ := serving.FirstCacheConfig(res.MetricsReadings...)
-		b := serving.ServerArgs(cache, cfg.stated)
-		serverArgs = &b
-	}
-
-	rec, err := checkmatch.BuildReceipt(res, checkmatch.ReceiptParts{
-		Backend: recBackend, Model: model, Pins: pins, Identity: id, ServerArgs: serverArgs, Secrets: sess.Secrets(),
-	})
+	rec, err := checkmatch.BuildReceipt(res, rc.ReceiptParts(slice, res))
 	if err != nil {
 		return err
 	}
@@ -403,24 +263,4 @@ func summary(w io.Writer, path, sum string, r checkmatch.Receipt) error {
 	}
 	_, err := fmt.Fprintln(w, confidenceLine)
 	return err
-}
-
-// repoRoot returns the nearest directory at or above the working directory
-// that holds a .git entry, for the receipt's baseline commit; the working
-// directory itself when there is none (the baseline is then "unknown").
-func repoRoot() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "."
-	}
-	for dir := wd; ; {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return wd
-		}
-		dir = parent
-	}
 }

@@ -147,59 +147,6 @@ func TestUsageErrors(t *testing.T) {
 	}
 }
 
-func TestConcurrencySetting(t *testing.T) {
-	tests := []struct {
-		name string
-		raw  *string
-		want int
-	}{
-		{name: "unset", want: 1},
-		{name: "empty", raw: ptr(""), want: 1},
-		{name: "space", raw: ptr(" "), want: 1},
-		{name: "one", raw: ptr("1"), want: 1},
-		{name: "padded 16", raw: ptr(" 16 "), want: 16},
-		{name: "underscore", raw: ptr("1_6"), want: 16},
-		{name: "zero", raw: ptr("0")},
-		{name: "negative", raw: ptr("-4")},
-		{name: "word", raw: ptr("four")},
-		{name: "fraction", raw: ptr("2.5")},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			env := map[string]string{}
-			if tt.raw != nil {
-				env[envConcurrency] = *tt.raw
-			}
-			n, err := concurrency(envOf(env))
-			if tt.want == 0 {
-				assert.EqualError(t, err, "TYPEVET_IMAGE_CONCURRENCY must be a whole number of at least 1")
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, n)
-		})
-	}
-}
-
-func TestPyInt(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"7", 7, true}, {" +7\n", 7, true}, {"-3", -3, true}, {"1_000", 1000, true}, {"007", 7, true},
-		{"", 0, false}, {"_1", 0, false}, {"1_", 0, false}, {"1__0", 0, false}, {"+-1", 0, false},
-		{"1.0", 0, false}, {"0x10", 0, false}, {"٣", 0, false}, {"9223372036854775808", 0, false},
-	}
-	for _, tt := range tests {
-		n, ok := pyInt(tt.in)
-		assert.Equal(t, tt.ok, ok, "%q", tt.in)
-		assert.Equal(t, tt.want, n, "%q", tt.in)
-	}
-}
-
-func ptr[T any](v T) *T { return &v }
-
 // servers starts a fake llama-server or vLLM server and returns the
 // environment that points the command at it.
 func llamaEnv(t *testing.T) (*judgmenttest.Server, map[string]string) {

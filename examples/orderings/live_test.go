@@ -2,10 +2,11 @@ package main
 
 import (
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/examples/internal/cli"
 )
 
 // TestLive is typevet's opt-in live option-order study (spec §8.10) through
@@ -19,36 +20,11 @@ import (
 //	  TYPEVET_CHECK_ORDERINGS_RECEIPT=/tmp/orderings.json \
 //	  go test ./examples/orderings -run TestLive -v
 func TestLive(t *testing.T) {
-	path, _ := os.LookupEnv(envReceipt)
-	if strings.TrimSpace(path) == "" {
-		if requireLive(os.LookupEnv) {
-			t.Fatalf("%s not set and TYPEVET_REQUIRE_LIVE is on", envReceipt)
-		}
-		t.Skip(envReceipt + " not set")
-	}
+	path := cli.LiveReceipt(t, envReceipt, os.LookupEnv)
 	err := run(os.Stdout, os.Stderr, nil, os.LookupEnv)
 	require.NoError(t, err, "the live study must score every case")
-	rec := readBack(t, strings.TrimSpace(path))
+	rec := readBack(t, path)
 	require.Nil(t, rec.Stopped)
 	require.Len(t, rec.Cases, 7*rec.Pins.RegisterRows)
 	require.Equal(t, 6*len(rec.Cases), rec.Requests)
-}
-
-// requireLive reports whether TYPEVET_REQUIRE_LIVE (stripped, lower-cased)
-// is 1, true, yes or on.
-func requireLive(lookup func(string) (string, bool)) bool {
-	v, _ := lookup("TYPEVET_REQUIRE_LIVE")
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "1", "true", "yes", "on":
-		return true
-	}
-	return false
-}
-
-func TestRequireLive(t *testing.T) {
-	for v, want := range map[string]bool{"1": true, " TRUE ": true, "yes": true, "On": true, "0": false, "": false, "no": false} {
-		if got := requireLive(envOf(map[string]string{"TYPEVET_REQUIRE_LIVE": v})); got != want {
-			t.Errorf("requireLive(%q) = %v, want %v", v, got, want)
-		}
-	}
 }

@@ -60,14 +60,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
@@ -79,9 +77,6 @@ import (
 const (
 	prog      = "orderings"
 	usageLine = "usage: orderings -single PATH -receipt PATH [-rows N] [-seed 1] [-backend llama_cpp|fake|reader] [-model ID]"
-
-	defaultLlamaModel   = "gemma-4-31b-kv9-q4km-mm"
-	defaultLlamaTimeout = "900"
 )
 
 // The environment variables this command reads itself.
@@ -89,10 +84,9 @@ const (
 	envReceipt    = checkmatch.OrderingsReceiptEnv
 	envRows       = checkmatch.OrderingsRowsEnv
 	envSeed       = checkmatch.SeedEnv
-	envBackend    = "TYPEVET_BACKEND"
-	envPorcelain  = "TYPEVET_GIT_STATUS_PORCELAIN"
-	envLlamaModel = "TYPEVET_LLAMA__MULTIMODAL_MODEL"
-	envLlamaTime  = "TYPEVET_LLAMA__TIMEOUT"
+	envBackend    = cli.EnvBackend
+	envPorcelain  = cli.EnvPorcelain
+	envLlamaModel = cli.EnvLlamaModel
 	envSingle     = "TYPEVET_CHECK_ORDERINGS_SINGLE"
 )
 
@@ -125,47 +119,19 @@ type config struct {
 // validation, the study, the receipt and the summary on stdout.
 func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, bool)) error {
 	fset := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
-	flagEnv := map[string]string{
+	vars := map[string][]string{}
+	for name, env := range map[string]string{
 		"receipt": envReceipt, "rows": envRows, "seed": envSeed, "backend": envBackend, "model": envLlamaModel,
 		"single": envSingle,
-	}
-	for name, env := range flagEnv {
+	} {
 		fset.String(name, "", "overrides "+env)
+		vars[name] = []string{env}
 	}
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "%s\n\nRun the option-order study (typevet #105) and write its receipt.\n\n", usageLine)
-			fset.SetOutput(stdout)
-			fset.PrintDefaults()
-			return nil
-		}
-		return cli.Usage(err)
+	set, help, err := cli.ParseFlags(fset, args, vars, stdout, usageLine, "Run the option-order study (typevet #105) and write its receipt.")
+	if err != nil || help {
+		return err
 	}
-	if fset.NArg() > 0 {
-		return cli.Usagef("unexpected arguments: %s", strings.Join(fset.Args(), " "))
-	}
-	set := map[string]string{}
-	fset.Visit(func(f *flag.Flag) {
-		if env, ok := flagEnv[f.Name]; ok {
-			set[env] = f.Value.String()
-		}
-	})
-	env := func(key string) (string, bool) {
-		if v, ok := set[key]; ok {
-			return v, true
-		}
-		if v, ok := lookup(key); ok {
-			return v, true
-		}
-		switch key { // typevet's live-test defaults, set only when absent
-		case envLlamaModel:
-			return defaultLlamaModel, true
-		case envLlamaTime:
-			return defaultLlamaTimeout, true
-		}
-		return "", false
-	}
+	env := cli.Overlay(set, lookup, cli.LiveDefaults)
 	cfg, err := configure(env)
 	if err != nil {
 		return err
@@ -179,17 +145,9 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 // single-order receipt.
 func configure(env func(string) (string, bool)) (config, error) {
 	var cfg config
-	path, _ := env(envReceipt)
-	cfg.receiptPath = strings.TrimSpace(path)
-	if cfg.receiptPath == "" {
-		return cfg, cli.Usagef("%s not set", envReceipt)
-	}
-	if err := receipt.CheckNew(cfg.receiptPath); err != nil {
-		var ae *receipt.AlreadyExistsError
-		if errors.As(err, &ae) {
-			return cfg, cli.Usagef("%s must name a new file: %s exists", envReceipt, cfg.receiptPath)
-		}
-		return cfg, cli.Usagef("%s: %v", envReceipt, err)
+	var err error
+	if cfg.receiptPath, err = cli.NewReceiptPath(env, envReceipt); err != nil {
+		return cfg, err
 	}
 
 	name, _ := env(envBackend)
@@ -264,70 +222,30 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		return err
 	}
 
-	baseline := receipt.BaselineCommit(repoRoot())
-	// Snapshot the prompt and code digests before any scoring call.
-	prompts := checkmatch.OrderingsPromptDigests()
-	code, err := checkmatch.OrderingsCodeDigests()
+	// Snapshot the baseline, tree, prompt and code digests before any
+	// scoring call.
+	snap, err := checkmatch.TakeOrderingsSnapshot(cli.RepoRoot(), cfg.porcelain)
 	if err != nil {
 		return err
 	}
-
 	sess, err := backend.Open(ctx, cfg.settings, "")
 	if err != nil {
 		return fmt.Errorf("open %s session: %w", cfg.settings.Backend, err)
 	}
 	defer sess.Close()
-	model := cli.Model(sess)
-	recBackend := serving.Backend(cfg.settings.Backend.String())
-	// pins.server: none for the fake, the reader's pin for the reader, the
-	// server's own entry otherwise.
-	entry, err := cli.ServerEntry(ctx, sess, model)
+	rc, err := cli.NewRunContext(ctx, sess, snap, "", cfg.stated)
 	if err != nil {
 		return err
-	}
-	serverBuild := receipt.Unknown
-	if entry != nil {
-		serverBuild = entry.BuildInfo
 	}
 
 	fmt.Fprintf(stderr, "%s: %d cases × %d orderings = %d verdict requests\n", prog, len(slice.Requests), len(orders), len(slice.Requests)*len(orders))
-	res, err := checkmatch.RunOrderings(ctx, sess.Port, model, slice.Requests, orders, single)
+	res, err := checkmatch.RunOrderings(ctx, sess.Port, rc.Model, slice.Requests, orders, single)
 	if err != nil {
 		return err
 	}
 
-	renderer := checkmatch.RendererPin()
-	serverArgs := serving.ServerArgs(nil, cfg.stated)
-	pins := checkmatch.OrderingsPins{
-		FinishedUTC:              receipt.FinishedUTC(time.Now()),
-		Dataset:                  checkmatch.Dataset,
-		GeneratorSeed:            slice.Seed,
-		RegisterRows:             slice.Rows,
-		VariantsPerRow:           checkmatch.VariantsPerRow,
-		SliceSHA256:              slice.SHA256,
-		Concurrency:              1,
-		Orderings:                checkmatch.OrderLabels(checkmatch.VerdictLabels[:], orders),
-		SingleOrderReceipt:       filepath.Base(cfg.singlePath),
-		SingleOrderReceiptSHA256: cfg.singleSHA,
-		Renderer:                 &renderer,
-		Server:                   entry,
-		ServerArgs:               &serverArgs,
-	}
-	id := receipt.Identity{
-		RunID:           receipt.NewRunID(),
-		BaselineCommit:  baseline,
-		WorkingTree:     receipt.WorkingTreeFromPorcelain(cfg.porcelain, baseline),
-		PromptDigests:   prompts,
-		CodePathDigests: code,
-		FixtureDigests:  receipt.Digests{{Name: checkmatch.OrderingsFixture, Value: cfg.singleSHA}},
-		Runtime:         receipt.NewRuntime(model, sess.ServedTemplate, serverBuild),
-		ArmCallCounts:   receipt.Counts{{Name: checkmatch.ArmVerdictRequests, Value: res.Requests}},
-	}
-	id.IdentityDigest = receipt.IdentityDigest(id)
-
-	rec, err := checkmatch.BuildOrderingsReceipt(res, checkmatch.OrderingsReceiptParts{
-		Backend: recBackend, Model: model, Pins: pins, Identity: id, Secrets: sess.Secrets(),
-	})
+	rec, err := checkmatch.BuildOrderingsReceipt(res, rc.OrderingsReceiptParts(slice, orders,
+		checkmatch.SingleOrderFile{Path: cfg.singlePath, SHA256: cfg.singleSHA}, res))
 	if err != nil {
 		return err
 	}
@@ -369,24 +287,4 @@ func summary(w io.Writer, path, sum string, r checkmatch.OrderingsReceipt) error
 		}
 	}
 	return nil
-}
-
-// repoRoot returns the nearest directory at or above the working directory
-// that holds a .git entry, for the receipt's baseline commit; the working
-// directory itself when there is none (the baseline is then "unknown").
-func repoRoot() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "."
-	}
-	for dir := wd; ; {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return wd
-		}
-		dir = parent
-	}
 }

@@ -55,11 +55,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
@@ -75,11 +73,11 @@ const (
 
 // The environment variables this command reads itself.
 const (
-	envRows      = "TYPEVET_CHECK_MATCH_ROWS"
+	envRows      = checkmatch.RowsEnv
 	envSeed      = checkmatch.SeedEnv
-	envBackend   = "TYPEVET_BACKEND"
-	envRevision  = "TYPEVET_VLLM_MODEL_REVISION"
-	envPorcelain = "TYPEVET_GIT_STATUS_PORCELAIN"
+	envBackend   = cli.EnvBackend
+	envRevision  = cli.EnvRevision
+	envPorcelain = cli.EnvPorcelain
 )
 
 // buildSlice renders the slice; tests reuse renders across runs.
@@ -110,37 +108,19 @@ type config struct {
 // run is the whole command.
 func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, bool)) error {
 	fset := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fset.SetOutput(io.Discard)
-	flagEnv := map[string]string{"rows": envRows, "seed": envSeed, "backend": envBackend, "revision": envRevision}
-	for name, env := range flagEnv {
+	vars := map[string][]string{}
+	for name, env := range map[string]string{"rows": envRows, "seed": envSeed, "backend": envBackend, "revision": envRevision} {
 		fset.String(name, "", "overrides "+env)
+		vars[name] = []string{env}
 	}
 	levels := fset.String("levels", "1,4,16,32", "concurrency levels `LIST`, comma-separated")
 	prefix := fset.String("receipt-prefix", "", "receipts go to `PATH`_c<level>.json (required)")
-	if err := fset.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "%s\n\nJudge the check slice at several concurrency levels and write one receipt per level.\n\n", usageLine)
-			fset.SetOutput(stdout)
-			fset.PrintDefaults()
-			return nil
-		}
-		return cli.Usage(err)
+	set, help, err := cli.ParseFlags(fset, args, vars, stdout, usageLine,
+		"Judge the check slice at several concurrency levels and write one receipt per level.")
+	if err != nil || help {
+		return err
 	}
-	if fset.NArg() > 0 {
-		return cli.Usagef("unexpected arguments: %s", strings.Join(fset.Args(), " "))
-	}
-	set := map[string]string{}
-	fset.Visit(func(f *flag.Flag) {
-		if env, ok := flagEnv[f.Name]; ok {
-			set[env] = f.Value.String()
-		}
-	})
-	env := func(key string) (string, bool) {
-		if v, ok := set[key]; ok {
-			return v, true
-		}
-		return lookup(key)
-	}
+	env := cli.Overlay(set, lookup, nil)
 	cfg, err := configure(env, *levels, *prefix)
 	if err != nil {
 		return err
@@ -193,11 +173,9 @@ func configure(env func(string) (string, bool), levels, prefix string) (config, 
 
 	cfg.rows = checkmatch.RowCount
 	if raw, ok := env(envRows); ok {
-		n, err := strconv.Atoi(strings.TrimSpace(raw))
-		if err != nil || n < 1 || n > checkmatch.RowCount {
-			return cfg, cli.Usagef("%s must be 1 to %d", envRows, checkmatch.RowCount)
+		if cfg.rows, err = checkmatch.ParseRows(raw, envRows); err != nil {
+			return cfg, cli.Usage(err)
 		}
-		cfg.rows = n
 	}
 	raw, _ := env(envSeed)
 	if cfg.seed, err = checkmatch.ParseSeed(raw, envSeed); err != nil {
@@ -226,77 +204,47 @@ func configure(env func(string) (string, bool), levels, prefix string) (config, 
 
 // execute runs the sweep, writes one receipt per level and the table.
 func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
-	baseline := receipt.BaselineCommit(repoRoot())
 	slice, err := buildSlice(cfg.seed, cfg.rows)
 	if err != nil {
 		return err
 	}
-	prompts := receipt.PromptDigests(checkmatch.Questions())
-	code, err := checkmatch.CodeDigests()
+	// One snapshot before any scoring call serves every level.
+	snap, err := checkmatch.TakeSnapshot(cli.RepoRoot(), cfg.porcelain)
 	if err != nil {
 		return err
 	}
-
 	sess, err := backend.Open(ctx, cfg.settings, "")
 	if err != nil {
 		return fmt.Errorf("open %s session: %w", cfg.settings.Backend, err)
 	}
 	defer sess.Close()
-	model := cli.Model(sess)
-	recBackend := serving.Backend(cfg.settings.Backend.String())
-	// pins.server: none for the fake, the reader's pin for the reader, the
-	// server's own entry otherwise.
-	entry, err := cli.ServerEntry(ctx, sess, model)
+	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
 	if err != nil {
 		return err
 	}
-	serverBuild := receipt.Unknown
-	if entry != nil {
-		serverBuild = entry.BuildInfo
-	}
 
-	opts := checkmatch.SweepOptions{Levels: cfg.levels, CallerStated: cfg.stated}
-	if cfg.settings.Backend == backend.VLLM {
-		opts.Metrics = func(ctx context.Context) (string, bool) {
-			return serving.Read(ctx, sess.HTTPClient, sess.BaseURL)
-		}
+	opts := checkmatch.SweepOptions{Levels: cfg.levels, CallerStated: cfg.stated, Metrics: cli.MetricsReader(sess)}
+	if sess.Backend == backend.VLLM {
 		opts.KVCacheUsage = func(ctx context.Context) serving.Value {
 			return serving.ReadKVCacheUsage(ctx, sess.HTTPClient, sess.BaseURL)
 		}
 	}
 	fmt.Fprintf(stderr, "%s: %d cases at levels %v\n", prog, len(slice.Requests), cfg.levels)
-	res, err := checkmatch.Sweep(ctx, sess.Port, model, slice.Requests, opts)
+	res, err := checkmatch.Sweep(ctx, sess.Port, rc.Model, slice.Requests, opts)
 	if err != nil {
 		return err
 	}
 
-	renderer := checkmatch.RendererPin()
 	for i, lv := range res.Levels {
-		pins := slice.Pins()
-		pins.FinishedUTC = receipt.FinishedUTC(time.Now())
-		pins.Concurrency = lv.Concurrency
-		pins.Renderer = &renderer
-		pins.Server = entry
-		pins.ModelRevision = cfg.revision
-		id := receipt.Identity{
-			RunID:           receipt.NewRunID(),
-			BaselineCommit:  baseline,
-			WorkingTree:     receipt.WorkingTreeFromPorcelain(cfg.porcelain, baseline),
-			PromptDigests:   prompts,
-			CodePathDigests: code,
-			FixtureDigests:  receipt.Digests{},
-			Runtime:         receipt.NewRuntime(model, sess.ServedTemplate, serverBuild),
-			ArmCallCounts:   receipt.Counts{{Name: "judgments", Value: len(lv.Run.Outcomes)}},
-		}
-		id.IdentityDigest = receipt.IdentityDigest(id)
-		var serverArgs *serving.ServerArgsBlock
-		if cfg.settings.Backend == backend.VLLM {
+		parts := rc.ReceiptParts(slice, lv.Run)
+		if sess.Backend == backend.VLLM {
+			// The sweep rule: the first level whose reading holds
+			// vllm:cache_config_info sets server_args for it and every
+			// later level.
 			b := res.LevelServerArgs[i]
-			serverArgs = &b
+			parts.ServerArgs = &b
 		}
-		rec, err := checkmatch.BuildReceipt(lv.Run, checkmatch.ReceiptParts{
-			Backend: recBackend, Model: model, Pins: pins, Identity: id, ServerArgs: serverArgs, Secrets: sess.Secrets(),
-		})
+		rec, err := checkmatch.BuildReceipt(lv.Run, parts)
 		if err != nil {
 			return err
 		}
@@ -340,23 +288,4 @@ func rate(v *float64) string {
 		return "null"
 	}
 	return strconv.FormatFloat(*v, 'f', 3, 64)
-}
-
-// repoRoot returns the nearest directory at or above the working directory
-// that holds a .git entry, for the receipt's baseline commit.
-func repoRoot() string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "."
-	}
-	for dir := wd; ; {
-		if _, err := os.Lstat(filepath.Join(dir, ".git")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return wd
-		}
-		dir = parent
-	}
 }

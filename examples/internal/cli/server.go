@@ -44,3 +44,37 @@ func ServerEntry(ctx context.Context, sess *backend.Session, model string) (*ser
 	}
 	return &e, nil
 }
+
+// NewRunContext returns the receipt context of a run with the open session
+// sess: backend, model ([Model]), served template, server entry
+// ([ServerEntry]), the session's secrets, the snapshot taken before the
+// first call, and the caller's revision and stated server arguments.
+func NewRunContext(ctx context.Context, sess *backend.Session, snap checkmatch.Snapshot, revision string, stated *string) (checkmatch.RunContext, error) {
+	model := Model(sess)
+	entry, err := ServerEntry(ctx, sess, model)
+	if err != nil {
+		return checkmatch.RunContext{}, err
+	}
+	return checkmatch.RunContext{
+		Backend:          serving.Backend(sess.Backend.String()),
+		Model:            model,
+		ServedTemplate:   sess.ServedTemplate,
+		ServerEntry:      entry,
+		ModelRevision:    revision,
+		StatedServerArgs: stated,
+		Secrets:          sess.Secrets(),
+		Snapshot:         snap,
+	}, nil
+}
+
+// MetricsReader returns the /metrics reader of a vLLM session (one GET
+// /metrics through the session's client, [serving.Read]) and nil for every
+// other backend, which has no /metrics.
+func MetricsReader(sess *backend.Session) func(context.Context) (string, bool) {
+	if sess.Backend != backend.VLLM {
+		return nil
+	}
+	return func(ctx context.Context) (string, bool) {
+		return serving.Read(ctx, sess.HTTPClient, sess.BaseURL)
+	}
+}
