@@ -26,7 +26,9 @@ func ExampleExitCode() {
 // default.
 func ExampleOverlay() {
 	env := cli.Overlay(map[string]string{"TYPEVET_CHECK_MATCH_ROWS": "3"},
-		func(k string) (string, bool) { return map[string]string{"TYPEVET_CHECK_MATCH_ROWS": "20"}[k], k == "TYPEVET_CHECK_MATCH_ROWS" },
+		func(k string) (string, bool) {
+			return map[string]string{"TYPEVET_CHECK_MATCH_ROWS": "20"}[k], k == "TYPEVET_CHECK_MATCH_ROWS"
+		},
 		cli.LiveDefaults)
 	rows, _ := env("TYPEVET_CHECK_MATCH_ROWS")
 	model, _ := env(cli.EnvLlamaModel)
