@@ -1,9 +1,6 @@
 package cli
 
-import (
-	"strings"
-	"testing"
-)
+import "strings"
 
 // RequireLiveEnv makes an opt-in live test fail instead of skipping when
 // its receipt variable is unset.
@@ -20,11 +17,19 @@ func RequireLive(lookup func(string) (string, bool)) bool {
 	return false
 }
 
+// TB is the part of testing.TB that [LiveReceipt] uses. It is declared
+// here so the commands' binaries do not link package testing.
+type TB interface {
+	Helper()
+	Fatalf(format string, args ...any)
+	Skip(args ...any)
+}
+
 // LiveReceipt applies typevet's live-test rule (spec §6.7 step 1) to the
 // receipt variable env: it returns the stripped path when set; when unset
 // or blank it skips t with "<env> not set", or fails it when
-// [RequireLive] is true.
-func LiveReceipt(t testing.TB, env string, lookup func(string) (string, bool)) string {
+// [RequireLive] is true. Pass the live test's *testing.T.
+func LiveReceipt(t TB, env string, lookup func(string) (string, bool)) string {
 	t.Helper()
 	path, _ := lookup(env)
 	path = strings.TrimSpace(path)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/typevet/typevet-go/checkmatch"
-	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/judgment/reader"
 	"github.com/typevet/typevet-go/serving"
@@ -40,7 +39,7 @@ func ServerEntry(ctx context.Context, sess *backend.Session, model string) (*ser
 	}
 	e, err := serving.ReadServerEntry(ctx, sess.HTTPClient, sess.BaseURL, serving.Backend(sess.Backend.String()), model)
 	if err != nil {
-		return nil, fmt.Errorf("read the server entry: %w", judgment.MaskSecrets(err, sess.Secrets()))
+		return nil, fmt.Errorf("read the server entry: %w", sess.Masks().Mask(err))
 	}
 	return &e, nil
 }
