@@ -1,10 +1,6 @@
 package reader
 
-import (
-	"encoding/json"
-
-	"github.com/typevet/typevet-go/internal/checkform"
-)
+import "github.com/typevet/typevet-go/internal/checkform"
 
 // Version names the reader's algorithm and its default constants. It
 // changes whenever a change to the reading or to the answer mapping can
@@ -128,18 +124,4 @@ func (o Options) Pin() Pin {
 		FontSHA256: checkform.FontDigest(),
 		Constants:  o.constants(),
 	}
-}
-
-// BuildInfo is the pin as one line of compact JSON, for the build_info
-// string of a receipt's pins.server entry (whose other keys describe HTTP
-// servers): {"name":"reader","version":…,"font":…,"font_sha256":…,
-// "constants":{…}}.
-func (p Pin) BuildInfo() string {
-	b, err := json.Marshal(p)
-	if err != nil {
-		// Constants are plain floats; only a NaN or an infinity fails,
-		// which Validate refuses.
-		return p.Version
-	}
-	return string(b)
 }

@@ -89,6 +89,6 @@
 //
 // A reader run's receipt names backend [BackendName] and model "reader";
 // [Options.Pin] gives the version, the font digest and the constants, and
-// examples/checkmatch writes [Pin.BuildInfo] (the pin as compact JSON) as
-// pins.server.build_info, with an empty served list.
+// examples/checkmatch records them in pins.server: build_info is [Version]
+// and backend_pin the whole [Pin], with an empty served list.
 package reader
