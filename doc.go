@@ -31,15 +31,22 @@
 //     Choice, Score), requests, answers, the Port every run uses, errors and
 //     the log-probability scoring algorithm. Its subpackages are the
 //     backends: judgment/llamacpp, judgment/vllm, the offline judgment/fake,
-//     judgment/backend (settings from the environment, one Open for all) and
-//     judgment/judgmenttest (httptest fakes of both servers' wire APIs and a
-//     conformance suite for any Port).
+//     judgment/backend (settings from the environment, one Open for all),
+//     judgment/reader (the built-in reader judge: it answers the check-match
+//     questions from the pixels of a rendered check and the register text)
+//     and judgment/judgmenttest (httptest fakes of both servers' wire APIs
+//     and a conformance suite for any Port).
+//   - internal/: Python-compatible JSON (pyjson), sums and rounding
+//     (pymath) and string rules (pytext), and the check form's layout
+//     (checkform) that the renderer and the reader share.
 //
 // # Quick start
 //
-// Offline, with no model and no server, write the contact sheets of the
-// seed-1 slice and run the tests:
+// Offline, with no model and no server, run the main job (the whole
+// check slice judged by the built-in reader, a receipt written to a new
+// path), look at the checks, and run the tests:
 //
+//	go run ./examples/checkmatch -backend reader -receipt receipts/check_match_reader.json
 //	go run ./examples/checksheets -seed 1 -out sheets
 //	go test ./...
 //
