@@ -21,6 +21,7 @@ type GenerationError struct {
 	Msg string
 }
 
+// Error returns the message, Msg.
 func (e *GenerationError) Error() string     { return e.Msg }
 func (e *GenerationError) className() string { return "GenerationError" }
 
@@ -34,7 +35,10 @@ type TransportError struct {
 	Err       error  // cause, e.g. a *url.Error or context.DeadlineExceeded
 }
 
-func (e *TransportError) Error() string     { return e.Msg }
+// Error returns the message, Msg.
+func (e *TransportError) Error() string { return e.Msg }
+
+// Unwrap returns the underlying cause, Err (nil if none).
 func (e *TransportError) Unwrap() error     { return e.Err }
 func (e *TransportError) className() string { return "TransportError" }
 
@@ -53,6 +57,7 @@ type BackendHTTPError struct {
 	RequestID         string      // id sent in the configured request-id header, "" if none
 }
 
+// Error returns the message, Msg.
 func (e *BackendHTTPError) Error() string     { return e.Msg }
 func (e *BackendHTTPError) className() string { return "BackendHttpError" }
 
@@ -66,6 +71,7 @@ type SchemaValidationError struct {
 	Msg string
 }
 
+// Error returns the message, Msg.
 func (e *SchemaValidationError) Error() string     { return e.Msg }
 func (e *SchemaValidationError) className() string { return "SchemaValidationError" }
 
@@ -80,6 +86,7 @@ type GenerationUnsupportedCapabilityError struct {
 	Msg string
 }
 
+// Error returns the message, Msg.
 func (e *GenerationUnsupportedCapabilityError) Error() string { return e.Msg }
 func (e *GenerationUnsupportedCapabilityError) className() string {
 	return "GenerationUnsupportedCapabilityError"
@@ -95,6 +102,7 @@ type DecisionExecutionError struct {
 	Msg string
 }
 
+// Error returns the message, Msg.
 func (e *DecisionExecutionError) Error() string     { return e.Msg }
 func (e *DecisionExecutionError) className() string { return "DecisionExecutionError" }
 
@@ -109,6 +117,7 @@ type ScoringError struct {
 	Msg string
 }
 
+// Error returns the message, Msg.
 func (e *ScoringError) Error() string     { return e.Msg }
 func (e *ScoringError) className() string { return "ScoringError" }
 
@@ -123,6 +132,7 @@ type ScoringValidationError struct {
 	Msg string
 }
 
+// Error returns the message, Msg.
 func (e *ScoringValidationError) Error() string     { return e.Msg }
 func (e *ScoringValidationError) className() string { return "ScoringValidationError" }
 
@@ -136,6 +146,7 @@ type ScoringUnsupportedCapabilityError struct {
 	Msg string
 }
 
+// Error returns the message, Msg.
 func (e *ScoringUnsupportedCapabilityError) Error() string { return e.Msg }
 func (e *ScoringUnsupportedCapabilityError) className() string {
 	return "ScoringUnsupportedCapabilityError"
@@ -152,6 +163,7 @@ type JudgmentError struct {
 	Msg string
 }
 
+// Error returns the message, Msg.
 func (e *JudgmentError) Error() string     { return e.Msg }
 func (e *JudgmentError) className() string { return "JudgmentError" }
 
@@ -165,6 +177,7 @@ type JudgmentValidationError struct {
 	Msg string
 }
 
+// Error returns the message, Msg.
 func (e *JudgmentValidationError) Error() string     { return e.Msg }
 func (e *JudgmentValidationError) className() string { return "JudgmentValidationError" }
 
@@ -178,6 +191,7 @@ type GemmaTemplateError struct {
 	Msg string
 }
 
+// Error returns the message, Msg.
 func (e *GemmaTemplateError) Error() string     { return e.Msg }
 func (e *GemmaTemplateError) className() string { return "GemmaTemplateError" }
 
