@@ -16,6 +16,12 @@ import (
 
 // Every HTTP row of the classification table (spec §6.2) and every retry
 // rule (§6.3) on the judgment path, through a fake llama-server.
+//
+// One §6.2 row has no case here: "softmax degenerate -> DecisionExecutionError"
+// cannot be reached through a server, because a logprob that would make the
+// softmax degenerate (non-finite) is refused first as a
+// ScoringValidationError (the "non-finite logprob" and "NaN logprob" rows).
+// judgment/score_test.go TestDecodeErrors covers that row on the decoder.
 func TestJudgeErrorsAndRetries(t *testing.T) {
 	const stale = `{"error":{"code":400,"message":"Failed to tokenize prompt","type":"invalid_request_error"}}`
 	tests := []struct {
