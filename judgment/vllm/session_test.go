@@ -212,3 +212,59 @@ func TestRequestIDFixedByHeaders(t *testing.T) {
 		t.Errorf("RequestIDs = %v", resp.RequestIDs)
 	}
 }
+
+// TestDroppedImageShowsInUsage checks the one signal of a dropped image (spec
+// §2.9): a server that silently ignores the image still answers validly (the
+// text-only answers), and only the prompt-token count gives it away. The
+// dropped-image judgment reports the text baseline of its own prompts: the
+// imaged count less the four images' tokens, below the imaged count. That
+// baseline is the text-only request's count plus the text that frames each
+// image in the prompt, so it lies within one image's cost of the text-only
+// count rather than equal to it.
+func TestDroppedImageShowsInUsage(t *testing.T) {
+	srv := newServer(t, smallModel(), nil)
+	sess := openSession(t, srv, vllm.Settings{})
+	judge := func(req judgment.Request) judgment.Response {
+		t.Helper()
+		resp, err := sess.Judge(context.Background(), req)
+		if err != nil {
+			t.Fatalf("Judge: %v", err)
+		}
+		if resp.Usage.InputTokens == nil {
+			t.Fatal("Usage.InputTokens is nil; the server reports prompt tokens")
+		}
+		return resp
+	}
+	text := judge(checkRequest(nil))
+	imaged := judge(checkRequest(checkPNG(t)))
+	srv.Inject(judgmenttest.Fault{Path: "/v1/chat/completions", Tamper: judgmenttest.TamperDropImage})
+	dropped := judge(checkRequest(checkPNG(t)))
+
+	d, i, x := *dropped.Usage.InputTokens, *imaged.Usage.InputTokens, *text.Usage.InputTokens
+	if want := i - len(checkQuestions)*judgmenttest.DefaultImageTokens; d != want {
+		t.Errorf("dropped-image InputTokens = %d, want %d (imaged %d less %d images' tokens)", d, want, i, len(checkQuestions))
+	}
+	if d >= i {
+		t.Errorf("dropped-image InputTokens = %d, want below the imaged count %d", d, i)
+	}
+	if d < x || d-x >= judgmenttest.DefaultImageTokens {
+		t.Errorf("dropped-image InputTokens = %d, want the text-only count %d plus framing only (less than one image, %d)", d, x, judgmenttest.DefaultImageTokens)
+	}
+	for _, name := range []string{"amounts_match", "signature_present"} {
+		got, ok1 := dropped.Noul(name)
+		want, ok2 := text.Noul(name)
+		if !ok1 || !ok2 || got.Noul != want.Noul {
+			t.Errorf("%s: dropped-image answer %v (found %t), want the text-only answer %v (found %t)", name, got.Noul, ok1, want.Noul, ok2)
+		}
+	}
+	gotC, ok1 := dropped.Choice("payee_legible")
+	wantC, ok2 := text.Choice("payee_legible")
+	if !ok1 || !ok2 || gotC.Choice != wantC.Choice {
+		t.Errorf("payee_legible: dropped-image answer %q (found %t), want the text-only answer %q (found %t)", gotC.Choice, ok1, wantC.Choice, ok2)
+	}
+	gotS, ok1 := dropped.Score("image_quality")
+	wantS, ok2 := text.Score("image_quality")
+	if !ok1 || !ok2 || gotS.Score != wantS.Score {
+		t.Errorf("image_quality: dropped-image answer %v (found %t), want the text-only answer %v (found %t)", gotS.Score, ok1, wantS.Score, ok2)
+	}
+}
