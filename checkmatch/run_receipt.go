@@ -1,6 +1,9 @@
 package checkmatch
 
 import (
+	"errors"
+	"strings"
+
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
@@ -11,6 +14,12 @@ import (
 // then keeps every earlier outcome instead of being refused as a whole (as
 // typevet refuses it); the error class, index and case id stay.
 const WithheldMessage = "message withheld: the error text held a key or an auth header"
+
+// ErrModelRevisionRequired is returned by [BuildReceipt] for a vLLM receipt
+// whose pins.model_revision is missing or blank: vLLM's /v1/models does not
+// expose the served weights revision, so the caller must state it (issue 5
+// item 7; typevet reads it from TYPEVET_VLLM_MODEL_REVISION).
+var ErrModelRevisionRequired = errors.New("pins.model_revision is required on vLLM: name the served weights revision")
 
 // ReceiptParts are the parts of a check-match receipt that do not come from
 // the run itself.
@@ -37,12 +46,18 @@ type ReceiptParts struct {
 // the throughput block with 1 image per judgment, server_args, the metrics
 // of the outcomes ([OutcomeMetrics]) and one case record per outcome.
 //
+// A vLLM receipt without a non-blank pins.model_revision is refused with
+// [ErrModelRevisionRequired] before anything else is checked.
+//
 // The one place it departs from typevet: a stopped message that holds a
 // secret, "authorization" or "bearer " (any case) is replaced by
 // [WithheldMessage], so a server that echoes the auth header in an error
 // does not cost the run's outcomes. [receipt.Write] still checks the whole
 // receipt before writing.
 func BuildReceipt(run RunResult, parts ReceiptParts) (Receipt, error) {
+	if parts.Backend == serving.VLLM && strings.TrimSpace(parts.Pins.ModelRevision) == "" {
+		return Receipt{}, ErrModelRevisionRequired
+	}
 	m, err := OutcomeMetrics(run.Outcomes)
 	if err != nil {
 		return Receipt{}, err

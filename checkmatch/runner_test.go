@@ -346,7 +346,7 @@ func TestRunDiscarded(t *testing.T) {
 	require.NotNil(t, run.Stopped)
 	assert.Equal(t, Stopped{Index: 1, CaseID: reqs[1].CaseID(), ErrorClass: "TransportError", Message: "refused 1", Discarded: 2}, *run.Stopped)
 
-	r, err := BuildReceipt(run, ReceiptParts{Backend: serving.VLLM, Model: "m"})
+	r, err := BuildReceipt(run, ReceiptParts{Backend: serving.VLLM, Model: "m", Pins: Pins{ModelRevision: "rev"}})
 	require.NoError(t, err)
 	assert.Equal(t, 2, r.Throughput.Discarded)
 	assert.Equal(t, 4, r.Throughput.Concurrency)
@@ -497,7 +497,7 @@ func TestRunServerMetrics(t *testing.T) {
 	assert.False(t, s.E2E.Known)
 	assert.Equal(t, []serving.Reading{{Text: metricsBefore, OK: true}, {Text: metricsAfter, OK: true}}, run.MetricsReadings)
 
-	r, err := BuildReceipt(run, ReceiptParts{Backend: serving.VLLM, Model: "m"})
+	r, err := BuildReceipt(run, ReceiptParts{Backend: serving.VLLM, Model: "m", Pins: Pins{ModelRevision: "rev"}})
 	require.NoError(t, err)
 	assert.Same(t, run.Server, r.Throughput.Server)
 	b, err := receipt.Marshal(r)
@@ -582,6 +582,36 @@ func TestReceiptEmptyRun(t *testing.T) {
 	assert.Contains(t, string(b), `"cases": []`)
 }
 
+// TestReceiptModelRevision: a vLLM receipt needs pins.model_revision
+// (issue 5 item 7); the other backends carry none.
+func TestReceiptModelRevision(t *testing.T) {
+	tests := []struct {
+		name     string
+		backend  serving.Backend
+		revision string
+		wantErr  error
+		reason   string
+	}{
+		{name: "vllm with revision", backend: serving.VLLM, revision: "842da37"},
+		{name: "vllm without revision", backend: serving.VLLM, wantErr: ErrModelRevisionRequired},
+		{name: "vllm blank revision", backend: serving.VLLM, revision: " \t", wantErr: ErrModelRevisionRequired, reason: "typevet strips the variable; blank is missing"},
+		{name: "llama.cpp without revision", backend: serving.LlamaCPP, reason: "model_revision is vLLM only"},
+		{name: "fake without revision", backend: "fake"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := BuildReceipt(RunResult{Concurrency: 1}, ReceiptParts{Backend: tt.backend, Model: "m", Pins: Pins{ModelRevision: tt.revision}})
+			if tt.wantErr != nil {
+				require.ErrorIs(t, err, tt.wantErr, tt.reason)
+				assert.Contains(t, err.Error(), "pins.model_revision")
+				return
+			}
+			require.NoError(t, err, tt.reason)
+			assert.Equal(t, tt.revision, r.Pins.ModelRevision)
+		})
+	}
+}
+
 // TestWithheldMessage: a stopped message that still holds a key or an auth
 // header is withheld; the rest of the record stays.
 func TestWithheldMessage(t *testing.T) {
@@ -602,7 +632,7 @@ func TestWithheldMessage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			run := RunResult{Concurrency: 1, Stopped: &Stopped{Index: 0, CaseID: "r00:clean", ErrorClass: "BackendHttpError", Message: tt.message}}
-			r, err := BuildReceipt(run, ReceiptParts{Backend: serving.VLLM, Model: "m", Secrets: tt.secrets})
+			r, err := BuildReceipt(run, ReceiptParts{Backend: serving.VLLM, Model: "m", Pins: Pins{ModelRevision: "rev"}, Secrets: tt.secrets})
 			require.NoError(t, err)
 			want := tt.message
 			if tt.withold {
