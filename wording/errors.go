@@ -7,18 +7,20 @@ import "fmt"
 // It is Python's ValueError in typevet. Msg names a part, label, level, field
 // or type, never a text.
 type ValueError struct {
-	Msg string
+	Msg string // the whole message, naming what was refused but never a text
 }
 
+// Error returns Msg.
 func (e *ValueError) Error() string { return e.Msg }
 
 // TypeError is a refusal of a value of the wrong type: a part or criterion
 // that is not text, an artifact field of the wrong JSON type. It is Python's
 // TypeError in typevet. Msg never holds the offending value.
 type TypeError struct {
-	Msg string
+	Msg string // the whole message, naming the part or field and the type it needs
 }
 
+// Error returns Msg.
 func (e *TypeError) Error() string { return e.Msg }
 
 // SettingsError is a bad TYPEVET_* setting. It names the variable and never
@@ -28,6 +30,7 @@ type SettingsError struct {
 	Msg      string // the full message, starting with the variable name
 }
 
+// Error returns Msg.
 func (e *SettingsError) Error() string { return e.Msg }
 
 // OllamaError is a failed Ollama identity read. It names the endpoint and,
@@ -36,10 +39,11 @@ func (e *SettingsError) Error() string { return e.Msg }
 type OllamaError struct {
 	Endpoint   string // "/api/version" or "/api/tags"
 	StatusCode int    // HTTP status of a non-2xx answer; 0 otherwise
-	Msg        string
-	Err        error // the transport error, if any
+	Msg        string // the whole message, starting "Ollama GET <endpoint>: " or naming /api/tags
+	Err        error  // the transport error, if any
 }
 
+// Error returns Msg.
 func (e *OllamaError) Error() string { return e.Msg }
 
 // Unwrap returns the transport error, if any.
