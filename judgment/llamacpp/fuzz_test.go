@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -347,4 +348,171 @@ func rewriteLiterals(body []byte, mark string) []byte {
 		}
 	}
 	return out
+}
+
+// FuzzDecodeProps feeds arbitrary /props bodies to decodeProps. Invariant:
+// a failure is a *judgment.GenerationError and only for a body that is not
+// JSON; on success the media marker is never empty (the server's string or
+// the default "<__media__>"), n_ctx is nil or non-negative, and the props
+// written back as a /props body decode to the same props.
+func FuzzDecodeProps(f *testing.F) {
+	for _, s := range []string{
+		`{"modalities":{"vision":true},"media_marker":"<__media_x__>","build_info":"b1-abc","model_alias":"m","default_generation_settings":{"n_ctx":8192}}`,
+		`{"modalities":{"vision":"true"},"media_marker":"","build_info":7,"model_alias":null}`,
+		`{"media_marker":null,"default_generation_settings":{"n_ctx":-1}}`,
+		`{"default_generation_settings":{"n_ctx":8192.0}}`, `{"MEDIA_MARKER":"<x>","Build_Info":""}`,
+		`{}`, `null`, `[]`, `"x"`, `{"modalities":null}`, `{"model_alias":"\ud800"}`, `{`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		p, err := decodeProps(body)
+		if err != nil {
+			var ge *judgment.GenerationError
+			if !errors.As(err, &ge) || ge.Msg != "llama.cpp returned non-JSON HTTP body" {
+				t.Fatalf("error %T %v, want the non-JSON GenerationError", err, err)
+			}
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("decoded a body that is not JSON: %q", body)
+		}
+		if p.MediaMarker == "" {
+			t.Fatal("empty media marker; the default is <__media__>")
+		}
+		if p.NCtx != nil && *p.NCtx < 0 {
+			t.Fatalf("n_ctx = %d, want nil or >= 0", *p.NCtx)
+		}
+		again, err := json.Marshal(map[string]any{
+			"modalities":                  map[string]bool{"vision": p.Vision},
+			"media_marker":                p.MediaMarker,
+			"build_info":                  p.BuildInfo,
+			"model_alias":                 p.ModelAlias,
+			"default_generation_settings": map[string]*int{"n_ctx": p.NCtx},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		q, err := decodeProps(again)
+		if err != nil || q.Vision != p.Vision || q.MediaMarker != p.MediaMarker || q.BuildInfo != p.BuildInfo ||
+			q.ModelAlias != p.ModelAlias || (q.NCtx == nil) != (p.NCtx == nil) || (q.NCtx != nil && *q.NCtx != *p.NCtx) {
+			t.Fatalf("props %+v written as %s read back as %+v (%v)", p, again, q, err)
+		}
+	})
+}
+
+// FuzzDecodeTokenize feeds arbitrary /tokenize bodies to decodeTokenize.
+// Invariant: a failure is one of the two GenerationErrors (not JSON; no
+// tokens list of integers); on success every token was a JSON integer
+// literal in the body (never 1.0 or 1e2) and the tokens written back decode
+// to the same list.
+func FuzzDecodeTokenize(f *testing.F) {
+	for _, s := range []string{`{"tokens":[236771]}`, `{"tokens":[]}`, `{"tokens":[1.0]}`, `{"tokens":[1e2]}`, `{"tokens":[true]}`,
+		`{"tokens":[-1,9223372036854775808]}`, `{"tokens":null}`, `{"TOKENS":[7]}`, `{"tokens":[1],"tokens":[2]}`, `[]`, `null`, `<html>`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		toks, err := decodeTokenize(body)
+		if err != nil {
+			var ge *judgment.GenerationError
+			if !errors.As(err, &ge) || (ge.Msg != "llama.cpp returned non-JSON HTTP body" && ge.Msg != "llama.cpp /tokenize response missing a tokens list of integers") {
+				t.Fatalf("error %T %v, want a /tokenize GenerationError", err, err)
+			}
+			return
+		}
+		assertIntegerTokens(t, body, toks)
+		again, _ := json.Marshal(TokenizeResponse{Tokens: &toks})
+		back, err := decodeTokenize(again)
+		if err != nil || !slices.Equal(back, toks) {
+			t.Fatalf("tokens %v written as %s read back as %v (%v)", toks, again, back, err)
+		}
+	})
+}
+
+// assertIntegerTokens checks, with a decoder that keeps number literals,
+// that the tokens list of body holds exactly toks, each written as an
+// integer.
+func assertIntegerTokens(t *testing.T, body []byte, toks []int) {
+	t.Helper()
+	var lit struct {
+		Tokens []json.Number `json:"tokens"`
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	d.UseNumber()
+	if err := d.Decode(&lit); err != nil || len(lit.Tokens) != len(toks) {
+		t.Fatalf("tokens %v decoded from %q, which holds %v (%v)", toks, body, lit.Tokens, err)
+	}
+	for i, n := range lit.Tokens {
+		if strings.ContainsAny(n.String(), ".eE") || n.String() != strconv.Itoa(toks[i]) && n.String() != "-0" {
+			t.Fatalf("token %d is the literal %s, decoded as %d; want an integer literal", i, n, toks[i])
+		}
+	}
+}
+
+// FuzzDecodeApplyTemplate feeds arbitrary /apply-template bodies to
+// decodeApplyTemplate. Invariant: a failure is one of the two
+// GenerationErrors; on success the body is JSON and the prompt written back
+// decodes to the same prompt.
+func FuzzDecodeApplyTemplate(f *testing.F) {
+	for _, s := range []string{`{"prompt":"<|turn>user\nhi<turn|>\n"}`, `{"prompt":""}`, `{"prompt":null}`, `{"prompt":7}`,
+		`{"Prompt":"x"}`, `{"prompt":"\ud800"}`, `[]`, `null`, `x`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		prompt, err := decodeApplyTemplate(body)
+		if err != nil {
+			var ge *judgment.GenerationError
+			if !errors.As(err, &ge) || (ge.Msg != "llama.cpp returned non-JSON HTTP body" && ge.Msg != "llama.cpp /apply-template response missing a prompt string") {
+				t.Fatalf("error %T %v, want an /apply-template GenerationError", err, err)
+			}
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("decoded a body that is not JSON: %q", body)
+		}
+		again, _ := json.Marshal(ApplyTemplateResponse{Prompt: &prompt})
+		back, err := decodeApplyTemplate(again)
+		if err != nil || back != prompt {
+			t.Fatalf("prompt %q written as %s read back as %q (%v)", prompt, again, back, err)
+		}
+	})
+}
+
+// FuzzDecodeNVocab feeds arbitrary /v1/models bodies and model names to
+// decodeNVocab. Invariant: the result is 0 (unknown) or positive; a
+// positive size comes from a JSON body and survives being written back as
+// the one entry of a /v1/models body; with a single entry the model name
+// does not matter.
+func FuzzDecodeNVocab(f *testing.F) {
+	for _, s := range []string{
+		`{"data":[{"id":"m","meta":{"n_vocab":262144}}]}`,
+		`{"data":[{"id":"a","aliases":["m"],"meta":{"n_vocab":5}},{"id":"m","meta":{"n_vocab":7}}]}`,
+		`{"data":[{"id":"x","meta":{"n_vocab":0}}]}`, `{"data":[{"id":"m","meta":{"n_vocab":-3}}]}`,
+		`{"data":[{"id":"m","meta":{"n_vocab":5.0}}]}`, `{"data":[{"id":"m","meta":{"n_vocab":"5"}}]}`,
+		`{"data":[{"id":"a"},{"id":"b"}]}`, `{"data":null}`, `{}`, `null`, `[`,
+	} {
+		f.Add([]byte(s), "m")
+	}
+	f.Fuzz(func(t *testing.T, body []byte, model string) {
+		n := decodeNVocab(body, model)
+		if n < 0 {
+			t.Fatalf("n_vocab = %d, want 0 (unknown) or > 0", n)
+		}
+		var w ModelsResponse
+		if json.Unmarshal(body, &w) == nil && len(w.Data) == 1 {
+			if other := decodeNVocab(body, model+"-other"); other != n {
+				t.Fatalf("one entry: n_vocab %d for %q but %d for another name", n, model, other)
+			}
+		}
+		if n == 0 {
+			return
+		}
+		if !json.Valid(body) {
+			t.Fatalf("n_vocab %d from a body that is not JSON: %q", n, body)
+		}
+		again := `{"data":[{"id":` + strconv.Quote("x") + `,"meta":{"n_vocab":` + strconv.Itoa(n) + `}}]}`
+		if back := decodeNVocab([]byte(again), model); back != n {
+			t.Fatalf("n_vocab %d written as %s read back as %d", n, again, back)
+		}
+	})
 }
