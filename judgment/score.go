@@ -284,6 +284,39 @@ func Decode(q Question, logprobs []float64) (Answer, error) {
 	return decode(q, logprobs, false)
 }
 
+// DecodeAll answers every question of req from the candidate logprobs
+// that logprobs gives for it (in [ScoringLabels] order), through [Decode]:
+// the response an offline Port gives, with no usage, no off-option mass
+// (each receipt carries req's threshold and no flag) and the default text
+// parts. The first error stops it. judgment/fake and judgment/reader
+// answer through it.
+func DecodeAll(req Request, logprobs func(NamedQuestion) ([]float64, error)) (Response, error) {
+	resp := Response{
+		Model:     req.Model,
+		Answers:   make([]NamedAnswer, 0, len(req.Questions)),
+		OffOption: make([]NamedOffOption, 0, len(req.Questions)),
+		TextParts: TextParts{}.Receipt(),
+	}
+	for _, nq := range req.Questions {
+		lp, err := logprobs(nq)
+		if err != nil {
+			return Response{}, err
+		}
+		a, err := Decode(nq.Question, lp)
+		if err != nil {
+			return Response{}, err
+		}
+		off := OffOption{}
+		if t := req.OffOptionThreshold; t != nil {
+			v := *t
+			off.Threshold = &v
+		}
+		resp.Answers = append(resp.Answers, NamedAnswer{Name: nq.Name, Answer: a})
+		resp.OffOption = append(resp.OffOption, NamedOffOption{Name: nq.Name, OffOption: off})
+	}
+	return resp, nil
+}
+
 // decode applies the softmax and builds the answer of q.
 func decode(q Question, logprobs []float64, flag bool) (Answer, error) {
 	p, err := softmax(logprobs)

@@ -749,3 +749,44 @@ func (d discardScorer) Tokenize(ctx context.Context, model, text string) ([]int,
 func (d discardScorer) ScoreCandidates(ctx context.Context, req judgment.ScoringRequest) (judgment.ScoringResult, error) {
 	return resultFor(req, d.s.logprobs(req)), nil
 }
+
+// TestDecodeAll: an offline port's response answers every question in
+// order through Decode, copies the request's threshold into each off-option
+// receipt without flagging (no mass is known), and stops at the first error.
+func TestDecodeAll(t *testing.T) {
+	threshold := 0.25
+	req := judgment.Request{
+		State: "s", Model: "m", OffOptionThreshold: &threshold,
+		Questions: []judgment.NamedQuestion{
+			{Name: "n", Question: judgment.Noul{Instructions: "q"}},
+			{Name: "c", Question: judgment.Choice{Criteria: []judgment.Criterion{{Label: "a"}, {Label: "b"}}}},
+		},
+	}
+	lps := map[string][]float64{"n": {math.Log(0.8), math.Log(0.2)}, "c": {math.Log(0.1), math.Log(0.9)}}
+	resp, err := judgment.DecodeAll(req, func(nq judgment.NamedQuestion) ([]float64, error) { return lps[nq.Name], nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, ok := resp.Noul("n"); !ok || math.Abs(n.Noul-0.2) > 1e-12 {
+		t.Errorf("Noul n = %+v, %v; want 0.2", n, ok)
+	}
+	if c, ok := resp.Choice("c"); !ok || c.Choice != "b" {
+		t.Errorf("Choice c = %+v, %v; want b", c, ok)
+	}
+	if len(resp.Answers) != 2 || resp.Answers[0].Name != "n" || resp.Answers[1].Name != "c" {
+		t.Errorf("answers %+v, want n then c", resp.Answers)
+	}
+	for _, o := range resp.OffOption {
+		if o.OffOption.Threshold == nil || *o.OffOption.Threshold != threshold || o.OffOption.Mass != nil || o.OffOption.Flag {
+			t.Errorf("off-option %s = %+v, want threshold 0.25, no mass, no flag", o.Name, o.OffOption)
+		}
+	}
+	if resp.Model != "m" || resp.TextParts != (judgment.TextParts{}).Receipt() {
+		t.Errorf("model %q, text parts %+v", resp.Model, resp.TextParts)
+	}
+
+	stop := errors.New("no evidence")
+	if _, err := judgment.DecodeAll(req, func(judgment.NamedQuestion) ([]float64, error) { return nil, stop }); !errors.Is(err, stop) {
+		t.Errorf("err = %v, want the logprobs error", err)
+	}
+}

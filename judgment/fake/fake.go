@@ -55,30 +55,7 @@ func (p port) Judge(ctx context.Context, req judgment.Request) (judgment.Respons
 	if err := req.Validate(); err != nil {
 		return judgment.Response{}, err
 	}
-	resp := judgment.Response{
-		Model:     req.Model,
-		Answers:   make([]judgment.NamedAnswer, 0, len(req.Questions)),
-		OffOption: make([]judgment.NamedOffOption, 0, len(req.Questions)),
-		TextParts: judgment.TextParts{}.Receipt(),
-	}
-	for _, nq := range req.Questions {
-		lp, err := p.logprobs(nq)
-		if err != nil {
-			return judgment.Response{}, err
-		}
-		a, err := judgment.Decode(nq.Question, lp)
-		if err != nil {
-			return judgment.Response{}, err
-		}
-		off := judgment.OffOption{}
-		if t := req.OffOptionThreshold; t != nil {
-			v := *t
-			off.Threshold = &v
-		}
-		resp.Answers = append(resp.Answers, judgment.NamedAnswer{Name: nq.Name, Answer: a})
-		resp.OffOption = append(resp.OffOption, judgment.NamedOffOption{Name: nq.Name, OffOption: off})
-	}
-	return resp, nil
+	return judgment.DecodeAll(req, p.logprobs)
 }
 
 // logprobs returns the log-probabilities of nq's candidates in scoring

@@ -147,26 +147,9 @@ func (p *port) Judge(ctx context.Context, req judgment.Request) (judgment.Respon
 
 // respond turns the evidence into the answers of req's questions.
 func (c Constants) respond(req judgment.Request, e Evidence) (judgment.Response, error) {
-	resp := judgment.Response{
-		Model:     req.Model,
-		Answers:   make([]judgment.NamedAnswer, 0, len(req.Questions)),
-		OffOption: make([]judgment.NamedOffOption, 0, len(req.Questions)),
-		TextParts: judgment.TextParts{}.Receipt(),
-	}
-	for _, nq := range req.Questions {
-		a, err := judgment.Decode(nq.Question, c.logprobs(nq, e))
-		if err != nil {
-			return judgment.Response{}, err
-		}
-		off := judgment.OffOption{}
-		if t := req.OffOptionThreshold; t != nil {
-			v := *t
-			off.Threshold = &v
-		}
-		resp.Answers = append(resp.Answers, judgment.NamedAnswer{Name: nq.Name, Answer: a})
-		resp.OffOption = append(resp.OffOption, judgment.NamedOffOption{Name: nq.Name, OffOption: off})
-	}
-	return resp, nil
+	return judgment.DecodeAll(req, func(nq judgment.NamedQuestion) ([]float64, error) {
+		return c.logprobs(nq, e), nil
+	})
 }
 
 // logprobs returns the log-probabilities of nq's candidates in
