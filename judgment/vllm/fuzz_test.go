@@ -1,9 +1,15 @@
 package vllm
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/typevet/typevet-go/judgment"
@@ -80,4 +86,45 @@ func TestDecodeChatExample(t *testing.T) {
 	if res.Usage.InputTokens == nil || *res.Usage.InputTokens != 83 || *res.Usage.OutputTokens != 1 {
 		t.Errorf("usage %+v", res.Usage)
 	}
+}
+
+// FuzzDecodeTokenize feeds arbitrary /tokenize bodies to decodeTokenize.
+// Invariant: a failure is one of the two GenerationErrors (not JSON; no
+// list of integer tokens); on success every token was a JSON integer
+// literal in the body (never 1.0 or 1e2) and the tokens written back decode
+// to the same list.
+func FuzzDecodeTokenize(f *testing.F) {
+	for _, s := range []string{`{"count":1,"max_model_len":8192,"tokens":[236771],"token_strs":null}`, `{"tokens":[]}`,
+		`{"tokens":[1.0]}`, `{"tokens":[1e2]}`, `{"tokens":[true]}`, `{"tokens":[-1,9223372036854775808]}`, `{"tokens":null}`,
+		`{"TOKENS":[7]}`, `{"tokens":[1],"tokens":[2]}`, `[]`, `null`, `<html>`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		toks, err := decodeTokenize(body)
+		if err != nil {
+			var ge *judgment.GenerationError
+			if !errors.As(err, &ge) || (ge.Msg != "vLLM returned non-JSON HTTP body" && ge.Msg != "vLLM /tokenize response must hold a list of integer tokens") {
+				t.Fatalf("error %T %v, want a /tokenize GenerationError", err, err)
+			}
+			return
+		}
+		var lit struct {
+			Tokens []json.Number `json:"tokens"`
+		}
+		d := json.NewDecoder(bytes.NewReader(body))
+		d.UseNumber()
+		if err := d.Decode(&lit); err != nil || len(lit.Tokens) != len(toks) {
+			t.Fatalf("tokens %v decoded from %q, which holds %v (%v)", toks, body, lit.Tokens, err)
+		}
+		for i, n := range lit.Tokens {
+			if strings.ContainsAny(n.String(), ".eE") || n.String() != strconv.Itoa(toks[i]) && n.String() != "-0" {
+				t.Fatalf("token %d is the literal %s, decoded as %d; want an integer literal", i, n, toks[i])
+			}
+		}
+		again, _ := json.Marshal(TokenizeResponse{Tokens: &toks})
+		back, err := decodeTokenize(again)
+		if err != nil || !slices.Equal(back, toks) {
+			t.Fatalf("tokens %v written as %s read back as %v (%v)", toks, again, back, err)
+		}
+	})
 }
