@@ -2,8 +2,11 @@ package serving
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -201,6 +204,85 @@ func FuzzBlockJSON(f *testing.F) {
 			if err != nil || !bytes.Equal(first, second) {
 				t.Fatalf("%T not stable: %s then %s (%v)", v, first, second, err)
 			}
+		}
+	})
+}
+
+// bodyTransport answers each GET in memory with the body routes holds for
+// its path (404 for any other path), so a fuzzer drives ReadServerEntry
+// without a socket.
+type bodyTransport map[string][]byte
+
+func (b bodyTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rec := httptest.NewRecorder()
+	if body, ok := b[r.URL.Path]; ok {
+		rec.Header().Set("Content-Type", "application/json")
+		_, _ = rec.Write(body)
+	} else {
+		rec.WriteHeader(http.StatusNotFound)
+	}
+	return rec.Result(), nil
+}
+
+// FuzzReadServerEntry serves arbitrary /v1/models, /version and /props
+// bodies to ReadServerEntry for both backends. Invariant: a vLLM read fails
+// only on /v1/models (a bad /version is "unknown"); a read entry lists only
+// models whose id is the run's model, has llama.cpp facts exactly on
+// llama.cpp, writes JSON whose served entries hold no key but id, root and
+// max_model_len, and that JSON reads back and writes the same bytes.
+func FuzzReadServerEntry(f *testing.F) {
+	f.Add([]byte(vllmModels), []byte(`{"version":"0.30.0"}`), []byte(`{}`), "google/gemma-4-31B-it", false)
+	f.Add([]byte(`{"data":[{"id":"m","root":7,"max_model_len":8192.5,"owned_by":"x"},{"id":"m","root":"r","max_model_len":-1}]}`),
+		[]byte(`{"version":null}`), []byte(`{"build_info":"b1","model_alias":"m","default_generation_settings":{"n_ctx":8192}}`), "m", true)
+	f.Add([]byte(`{"data":[{"id":"m"}]}`), []byte(`<html>`), []byte(`{"build_info":7,"model_alias":null,"default_generation_settings":{"n_ctx":"8192"}}`), "m", true)
+	f.Add([]byte(`{"data":null}`), []byte(`{"version":"x"}`), []byte(`[]`), "m", false)
+	f.Add([]byte(`{"DATA":[{"ID":"m","Root":"<\u2028>"}]}`), []byte(`{"Version":"v"}`), []byte(`{"Build_Info":"b"}`), "m", true)
+	f.Add([]byte(`[]`), []byte(``), []byte(`null`), "", false)
+	f.Fuzz(func(t *testing.T, models, version, props []byte, model string, llama bool) {
+		backend := VLLM
+		if llama {
+			backend = LlamaCPP
+		}
+		client := &http.Client{Transport: bodyTransport{"/v1/models": models, "/version": version, "/props": props}}
+		e, err := ReadServerEntry(context.Background(), client, "http://server.invalid", backend, model)
+		if err != nil {
+			if backend == VLLM && !strings.Contains(err.Error(), "/v1/models") {
+				t.Fatalf("vLLM read failed outside /v1/models: %v", err)
+			}
+			return
+		}
+		if (e.LlamaCPP != nil) != llama || (llama && !e.LlamaCPP.HTTPKeepalive) {
+			t.Fatalf("%s entry has llama.cpp facts %+v", backend, e.LlamaCPP)
+		}
+		for _, s := range e.Served {
+			if s.ID != model {
+				t.Fatalf("served entry %q for model %q", s.ID, model)
+			}
+		}
+		first, err := json.Marshal(e)
+		if err != nil {
+			t.Fatalf("entry %+v does not write: %v", e, err)
+		}
+		var keys struct {
+			Served []map[string]json.RawMessage `json:"served"`
+		}
+		if err := json.Unmarshal(first, &keys); err != nil || len(keys.Served) != len(e.Served) {
+			t.Fatalf("written entry %s: served list unreadable (%v)", first, err)
+		}
+		for _, s := range keys.Served {
+			for k := range s {
+				if k != "id" && k != "root" && k != "max_model_len" {
+					t.Fatalf("served entry key %q in %s; want only id, root, max_model_len", k, first)
+				}
+			}
+		}
+		var back ServerEntry
+		if err := json.Unmarshal(first, &back); err != nil {
+			t.Fatalf("entry written as %s does not read back: %v", first, err)
+		}
+		second, err := json.Marshal(back)
+		if err != nil || !bytes.Equal(first, second) {
+			t.Fatalf("entry not stable: %s then %s (%v)", first, second, err)
 		}
 	})
 }
