@@ -51,7 +51,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -238,7 +237,8 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 }
 
 // summary prints the receipt path and digest and the headline numbers
-// (spec §6.7), each value as JSON.
+// (spec §6.7), each value as one line of JSON with the receipt's number
+// text (1.0, not 1; [cli.SummaryLine]).
 func summary(w io.Writer, path, sum string, r checkmatch.Receipt) error {
 	lines := []struct {
 		key string
@@ -255,11 +255,9 @@ func summary(w io.Writer, path, sum string, r checkmatch.Receipt) error {
 		return err
 	}
 	for _, l := range lines {
-		b, err := json.Marshal(l.v)
-		if err != nil {
+		if err := cli.SummaryLine(w, l.key, l.v); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "%s %s\n", l.key, b)
 	}
 	_, err := fmt.Fprintln(w, confidenceLine)
 	return err

@@ -19,6 +19,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
+	"github.com/typevet/typevet-go/internal/pyjson"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/reader"
 	"github.com/typevet/typevet-go/receipt"
@@ -276,6 +277,14 @@ func TestEndToEnd(t *testing.T) {
 				assert.True(t, strings.HasPrefix(lines[i+1], key), "line %d %q", i+1, lines[i+1])
 			}
 			assert.Equal(t, confidenceLine, lines[7])
+			// The summary writes numbers as the receipt does (1.0, not 1).
+			require.NotNil(t, rec.Metrics.Accuracy)
+			assert.Equal(t, "accuracy "+pyjson.FormatFloat(*rec.Metrics.Accuracy), lines[1])
+			assert.Equal(t, "wall_seconds "+pyjson.FormatFloat(rec.WallSeconds), lines[4])
+			assert.Contains(t, string(b), `"wall_seconds": `+pyjson.FormatFloat(rec.WallSeconds)+",\n")
+			if tt.backend == "reader" {
+				assert.Equal(t, "accuracy 1.0", lines[1], "a whole number keeps its .0")
+			}
 		})
 	}
 }
@@ -299,7 +308,7 @@ func TestStoppedRun(t *testing.T) {
 	assert.Contains(t, rec.Stopped.Message, "503")
 	assert.Len(t, rec.Cases, 3)
 	assert.Equal(t, 3, rec.Throughput.Judgments)
-	assert.Contains(t, r.stdout, `stopped {"index":3,`)
+	assert.Contains(t, r.stdout, `stopped {"index": 3, "case_id": "r00:both_amounts_changed",`)
 }
 
 // TestSecondRunRefused: a second run to the same path refuses before any

@@ -59,7 +59,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -264,7 +263,8 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 }
 
 // summary prints the receipt path and digest, the request count, the
-// stopped record and the statistics block, each value as JSON.
+// stopped record and the statistics block, each value as one line of JSON
+// with the receipt's number text (1.0, not 1; [cli.SummaryLine]).
 func summary(w io.Writer, path, sum string, r checkmatch.OrderingsReceipt) error {
 	if _, err := fmt.Fprintf(w, "receipt %s sha256 %s\n", path, sum); err != nil {
 		return err
@@ -278,11 +278,7 @@ func summary(w io.Writer, path, sum string, r checkmatch.OrderingsReceipt) error
 		{"stopped", r.Stopped},
 		{"statistics", r.Statistics},
 	} {
-		b, err := json.Marshal(l.v)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "%s %s\n", l.key, b); err != nil {
+		if err := cli.SummaryLine(w, l.key, l.v); err != nil {
 			return err
 		}
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
+	"github.com/typevet/typevet-go/internal/pyjson"
 	"github.com/typevet/typevet-go/judgment/fake"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/reader"
@@ -244,7 +245,8 @@ func TestStudyAgainstLlamaCPP(t *testing.T) {
 	assert.Equal(t, "receipt "+path+" sha256 "+hex.EncodeToString(wsum[:]), lines[0])
 	assert.Equal(t, "requests 42", lines[1])
 	assert.Equal(t, "stopped null", lines[3])
-	assert.True(t, strings.HasPrefix(lines[4], `statistics {"cases":7,"position_means":[`), lines[4])
+	assert.Equal(t, "wall_seconds "+pyjson.FormatFloat(rec.WallSeconds), lines[2], "numbers as the receipt writes them")
+	assert.True(t, strings.HasPrefix(lines[4], `statistics {"cases": 7, "position_means": [`), lines[4])
 	assert.Contains(t, r.stderr, "7 cases × 6 orderings = 42 verdict requests")
 }
 
