@@ -184,9 +184,18 @@ type Face struct {
 // Case is one check of the slice: a register row, a variant, the face built
 // from them and the labels a judge's answers are scored against.
 type Case struct {
-	Row      RegisterRow
-	Variant  Variant
-	Face     Face
+	// Row is the register row the judge is shown as text; every variant
+	// of a row shares it.
+	Row RegisterRow
+	// Variant is the change made to the face (clean when none).
+	Variant Variant
+	// Face is what the rendered check shows: the row's values with the
+	// variant's change applied.
+	Face Face
+	// Expected holds the labels the answers are scored against: the
+	// accepted verdicts, the payee and amounts truths, and whether a
+	// "consistent" answer counts as a false clear ([ExpectedLabels] of
+	// the variant).
 	Expected Expected
 }
 

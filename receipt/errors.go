@@ -12,6 +12,8 @@ type NotKeyFreeError struct {
 	Reason string
 }
 
+// Error returns typevet's fixed message "receipt is not key-free: it holds
+// a key or an auth header"; it names neither the rule nor the text.
 func (e *NotKeyFreeError) Error() string {
 	return "receipt is not key-free: it holds a key or an auth header"
 }
@@ -23,6 +25,7 @@ type AlreadyExistsError struct {
 	Path string
 }
 
+// Error returns "receipt already exists: " and the path as given.
 func (e *AlreadyExistsError) Error() string {
 	return fmt.Sprintf("receipt already exists: %s", e.Path)
 }
@@ -40,6 +43,8 @@ type WriteError struct {
 	Err error
 }
 
+// Error returns "receipt <op> <path>: " followed by the underlying error's
+// text.
 func (e *WriteError) Error() string {
 	return fmt.Sprintf("receipt %s %s: %v", e.Op, e.Path, e.Err)
 }

@@ -27,6 +27,7 @@ type RepeatedKeyError struct {
 	Key string
 }
 
+// Error returns "pyjson: key %q given twice" with the unescaped key.
 func (e *RepeatedKeyError) Error() string { return fmt.Sprintf("pyjson: key %q given twice", e.Key) }
 
 // SyntaxError is returned by [DecodeObject] for text that is not JSON.
@@ -39,6 +40,8 @@ type SyntaxError struct {
 	EOF bool
 }
 
+// Error returns "pyjson: unexpected end of JSON input" when the input
+// ended early, else "pyjson: invalid JSON at byte N"; never the text.
 func (e *SyntaxError) Error() string {
 	if e.EOF {
 		return "pyjson: unexpected end of JSON input"

@@ -27,6 +27,8 @@ type Register struct {
 // the state text.
 type StateError struct{ Missing string }
 
+// Error returns "reader: the state holds no register row: <part> is
+// missing or malformed", naming the part and never the state text.
 func (e *StateError) Error() string {
 	return fmt.Sprintf("reader: the state holds no register row: %s is missing or malformed", e.Missing)
 }
