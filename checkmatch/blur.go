@@ -35,116 +35,114 @@ func boxRadius(sigma float32, n int) float32 {
 
 // gaussianBlur blurs the RGB channels of an opaque image in place the way
 // Pillow's GaussianBlur(sigma) does: blurPasses horizontal extended box
-// passes, then blurPasses vertical ones (Pillow transposes and blurs rows;
-// so does this). Alpha is left as is. buf is scratch space for the
-// transposed image; gaussianBlur returns it, grown as needed, for reuse.
-func gaussianBlur(img *image.RGBA, sigma float64, buf []byte) []byte {
-	r := boxRadius(float32(sigma), blurPasses)
+// passes over every row, then blurPasses vertical ones over every column.
+// Alpha is left as is. scratch is the line buffer of [boxKernel.line];
+// gaussianBlur returns it, grown as needed, for reuse.
+func gaussianBlur(img *image.RGBA, sigma float64, scratch []lanes) []lanes {
+	k := newBoxKernel(boxRadius(float32(sigma), blurPasses))
 	w, h := img.Rect.Dx(), img.Rect.Dy()
-	// Lines are independent, so all passes of one line run while it is in
-	// cache.
-	var ext []uint32
+	// All passes of one line run while it is in cache. A column reads one
+	// pixel per row, but neighbouring columns share those cache lines.
 	for y := range h {
-		ext = boxBlurLine(img.Pix[y*img.Stride:y*img.Stride+4*w], ext, r)
-	}
-	// Transpose into a h-wide, w-tall buffer, blur its rows, transpose back.
-	if cap(buf) < 4*w*h {
-		buf = make([]byte, 4*w*h)
-	}
-	t := buf[:4*w*h]
-	for y := range h {
-		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		for x := range w {
-			binary.LittleEndian.PutUint32(t[4*(x*h+y):], binary.LittleEndian.Uint32(row[4*x:]))
-		}
+		scratch = k.line(img.Pix, y*img.Stride, 4, w, scratch)
 	}
 	for x := range w {
-		ext = boxBlurLine(t[4*x*h:4*(x+1)*h], ext, r)
+		scratch = k.line(img.Pix, 4*x, img.Stride, h, scratch)
 	}
-	for y := range h {
-		row := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		for x := range w {
-			binary.LittleEndian.PutUint32(row[4*x:], binary.LittleEndian.Uint32(t[4*(x*h+y):]))
-		}
-	}
-	return buf
+	return scratch
 }
 
-// boxBlurLine runs blurPasses passes of Pillow's extended box blur of float
-// radius r over the R, G and B bytes of one line of 4-byte pixels, in
-// place. One pass: the sum of the 2·int(r)+1 pixels around x, weighted ww
-// each, plus the next pixel on each side weighted fw, in 8.24 fixed point,
-// rounded to 8 bits; pixels past either end repeat the edge pixel. Passes
-// ping-pong between two edge-extended buffers held in scratch, which is
-// returned (grown as needed) for reuse.
-func boxBlurLine(pix []byte, scratch []uint32, r float32) []uint32 {
-	n := len(pix) / 4
+// lanes holds the four channels of one pixel in two uint64 values, R and G
+// in the low and high 32 bits of rg, B and A in ba, so one
+// 64-bit add or multiply works on two channels at once. A pass's largest
+// intermediate, 255 × 2^24 + 2^23, fits a 32-bit lane, so lanes never carry
+// into each other.
+type lanes struct{ rg, ba uint64 } // a struct, not an array: the compiler keeps it in registers
+
+// laneMask keeps the low byte of each 32-bit lane.
+const laneMask = 0x000000ff_000000ff
+
+// boxKernel is one extended box pass of float radius r in 8.24 fixed point:
+// the 2·radius+1 pixels around x weigh ww each, the next pixel on each side
+// fw (Pillow's ImagingLineBoxBlur).
+type boxKernel struct {
+	radius int
+	ww, fw uint64
+}
+
+func newBoxKernel(r float32) boxKernel {
 	radius := int(r)
 	ww := uint32(float32(1<<24) / (r*2 + 1))
 	fw := ((1 << 24) - uint32(radius*2+1)*ww) / 2
-	// A buffer holds R, G, B of pixel k-radius-1 at 3k, for k in
-	// 0 … n+2r+1: the line with radius+1 edge copies on each side, so every
-	// window index below is in range.
-	size := 3 * (n + 2*radius + 2)
+	return boxKernel{radius: radius, ww: uint64(ww), fw: uint64(fw)}
+}
+
+// line runs blurPasses passes of k over the n 4-byte pixels at pix[off],
+// pix[off+step], …, in place, rounding to 8 bits after every pass; pixels
+// past either end repeat the edge pixel. The R, G and B bytes are written
+// back, alpha is not. Passes ping-pong between two edge-extended buffers
+// held in scratch, which is returned (grown as needed) for reuse.
+func (k boxKernel) line(pix []byte, off, step, n int, scratch []lanes) []lanes {
+	// A buffer holds pixel j-radius-1 at entry j, for j in 0 … n+2r+1: the
+	// line with radius+1 edge copies on each side, so every window entry
+	// below is in range.
+	pad := k.radius + 1
+	size := n + 2*pad
 	if cap(scratch) < 2*size {
-		scratch = make([]uint32, 2*size)
+		scratch = make([]lanes, 2*size)
 	}
 	src, dst := scratch[:size], scratch[size:2*size]
-	pad := 3 * (radius + 1)
-	for x := range n {
-		p := pix[4*x : 4*x+3 : 4*x+3]
-		q := src[pad+3*x : pad+3*x+3 : pad+3*x+3]
-		q[0], q[1], q[2] = uint32(p[0]), uint32(p[1]), uint32(p[2])
+	body := src[pad : pad+n]
+	for x := range body {
+		v := binary.LittleEndian.Uint32(pix[off+x*step:])
+		body[x] = lanes{
+			uint64(v&0xff) | uint64(v>>8&0xff)<<32,
+			uint64(v>>16&0xff) | uint64(v>>24)<<32,
+		}
 	}
 	extendEdges(src, pad)
 
-	const half = 1 << 23
+	const half = 1<<23 | 1<<55
+	ww, fw := k.ww, k.fw
 	// For pixel x the window is pixels x-radius … x+radius: entries
 	// x+1 … x+2r+1. Entry x leaves the window (it is also the left far
 	// pixel), entry x+2r+1 enters it, entry x+2r+2 is the right far pixel.
-	span := 3 * (2*radius + 1)
-	for pass := range blurPasses {
-		var a0, a1, a2 uint32 // window sums for x = -1: entries 0 … 2r
-		for k := 0; k < span; k += 3 {
-			a0 += src[k]
-			a1 += src[k+1]
-			a2 += src[k+2]
+	span := 2*k.radius + 1
+	for range blurPasses {
+		var a0, a1 uint64 // window sums for x = -1: entries 0 … 2r
+		for _, p := range src[:span] {
+			a0 += p.rg
+			a1 += p.ba
 		}
-		enter, right := src[span:], src[span+3:]
-		final := pass == blurPasses-1
-		for x := range n {
-			l := src[3*x : 3*x+3 : 3*x+3]
-			e := enter[3*x : 3*x+3 : 3*x+3]
-			f := right[3*x : 3*x+3 : 3*x+3]
-			a0 += e[0] - l[0]
-			a1 += e[1] - l[1]
-			a2 += e[2] - l[2]
-			v0 := (a0*ww + (l[0]+f[0])*fw + half) >> 24
-			v1 := (a1*ww + (l[1]+f[1])*fw + half) >> 24
-			v2 := (a2*ww + (l[2]+f[2])*fw + half) >> 24
-			if final {
-				p := pix[4*x : 4*x+3 : 4*x+3]
-				p[0], p[1], p[2] = uint8(v0), uint8(v1), uint8(v2)
-			} else {
-				q := dst[pad+3*x : pad+3*x+3 : pad+3*x+3]
-				q[0], q[1], q[2] = v0&0xff, v1&0xff, v2&0xff
+		left := src[:n]
+		enter := src[span : span+n]
+		right := src[span+1 : span+1+n]
+		out := dst[pad : pad+n]
+		for x, l := range left {
+			e, f := enter[x], right[x]
+			a0 += e.rg - l.rg
+			a1 += e.ba - l.ba
+			out[x] = lanes{
+				(a0*ww + (l.rg+f.rg)*fw + half) >> 24 & laneMask,
+				(a1*ww + (l.ba+f.ba)*fw + half) >> 24 & laneMask,
 			}
 		}
-		if !final {
-			extendEdges(dst, pad)
-			src, dst = dst, src
-		}
+		extendEdges(dst, pad)
+		src, dst = dst, src
+	}
+	for x, p := range src[pad : pad+n] {
+		q := pix[off+x*step : off+x*step+3 : off+x*step+3]
+		q[0], q[1], q[2] = uint8(p.rg), uint8(p.rg>>32), uint8(p.ba)
 	}
 	return scratch
 }
 
 // extendEdges fills the pad entries at each end of an edge-extended buffer
 // with copies of the first and last pixel.
-func extendEdges(buf []uint32, pad int) {
-	first := buf[pad : pad+3]
-	last := buf[len(buf)-pad-3 : len(buf)-pad]
-	for k := 0; k < pad; k += 3 {
-		copy(buf[k:k+3], first)
-		copy(buf[len(buf)-pad+k:len(buf)-pad+k+3], last)
+func extendEdges(buf []lanes, pad int) {
+	first, last := buf[pad], buf[len(buf)-pad-1]
+	for k := range pad {
+		buf[k] = first
+		buf[len(buf)-1-k] = last
 	}
 }

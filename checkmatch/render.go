@@ -102,7 +102,7 @@ func renderInto(img *image.RGBA, c Case) error {
 type renderState struct {
 	faces   checkform.Faces
 	raster  vector.Rasterizer
-	blurBuf []byte // transposition buffer of the blur
+	blurBuf []lanes // line buffer of the blur
 }
 
 var renderStates = sync.Pool{New: func() any { return new(renderState) }}

@@ -519,7 +519,7 @@ func TestBoxBlurVariance(t *testing.T) {
 		const n = 201
 		pix := make([]byte, 4*n)
 		pix[4*100] = 255
-		boxBlurLine(pix, nil, boxRadius(float32(sigma), blurPasses))
+		newBoxKernel(boxRadius(float32(sigma), blurPasses)).line(pix, 0, 4, n, nil)
 		var s, m, v float64
 		for x := range n {
 			s += float64(pix[4*x])
@@ -536,7 +536,7 @@ func TestBoxBlurVariance(t *testing.T) {
 	}
 	// A flat line stays flat (weights sum to one, edges repeat).
 	pix := bytes.Repeat([]byte{200, 100, 50, 255}, 30)
-	boxBlurLine(pix, nil, boxRadius(40, 3))
+	newBoxKernel(boxRadius(40, 3)).line(pix, 0, 4, 30, nil)
 	for x := range 30 {
 		if pix[4*x] != 200 || pix[4*x+1] != 100 || pix[4*x+2] != 50 || pix[4*x+3] != 255 {
 			t.Fatalf("flat line changed at %d: %v", x, pix[4*x:4*x+4])
