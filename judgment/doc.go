@@ -27,9 +27,12 @@
 // Every run talks to a backend through a [Port]. HTTP backends
 // (judgment/llamacpp, judgment/vllm) implement the smaller [Scorer]
 // interface and wrap it with [NewJudge], which runs the algorithm: request
-// validation, control binding through [Scorer.Tokenize], option-block and
-// prefix rendering per served-template [Family], result validation,
-// decoding and the off-option guard. The offline backend judgment/fake
+// validation, control binding through [Scorer.Tokenize] (each distinct
+// control once per model for the Judge's life; set
+// [JudgeOptions.TokenizeEveryCall] for typevet's once per control per
+// question per call), option-block and prefix rendering per
+// served-template [Family], result validation, decoding and the
+// off-option guard. The offline backend judgment/fake
 // feeds its distributions through [Decode], the same decoding code.
 //
 // [Decode] on its own shows the decoding. Log-probabilities of 0.1, 0.6 and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 
 	"github.com/typevet/typevet-go/internal/pyjson"
 	"github.com/typevet/typevet-go/internal/pytext"
@@ -21,16 +22,37 @@ type JudgeOptions struct {
 	Family Family
 	// TextParts substitutes the prompt templates; zero = defaults.
 	TextParts TextParts
+	// TokenizeEveryCall is the parity switch for tokenizer traffic: true
+	// calls [Scorer.Tokenize] once per control string per question on
+	// every [Judge.Judge] call, as typevet does (spec §2.2). false (the
+	// default) caches each control string's single token id per (model,
+	// control string) for the Judge's life. Answers, errors and receipts
+	// are the same either way (receipts record no tokenize counts); only
+	// the number of tokenize requests, and their latency, differ.
+	TokenizeEveryCall bool
 }
 
 // Judge is the backend-independent judgment algorithm (spec §2) over a
-// [Scorer]. It implements [Port] and is safe for concurrent use: it holds
-// no mutable state.
+// [Scorer]. It implements [Port] and is safe for concurrent use: its only
+// mutable state is the control-token cache, guarded by a lock.
 //
 // One call validates the request, then prepares every question (binding
-// each control string to a single token through [Scorer.Tokenize], once
-// per control per question per call, as typevet does; no cache), then
-// sends one [Scorer.ScoreCandidates] request per question, in order.
+// each control string to a single token), then sends one
+// [Scorer.ScoreCandidates] request per question, in order.
+//
+// Control binding goes through [Scorer.Tokenize]. By default a Judge
+// remembers, for its whole life, the token id of every control string
+// that tokenized to exactly one id, keyed by (model, control string):
+// the first judgment tokenizes each distinct control once per model
+// ("0" to "5" for the four check questions: 6 calls instead of 15), later
+// judgments not at all. A failed or multi-token result is never cached,
+// so its error (same class and message as without the cache) is raised
+// again, with a fresh tokenize call, on every judgment. Concurrent first
+// judgments may each tokenize the same control; the ids agree. The cache
+// holds at most 36 entries per model name. A server that changes its
+// tokenizer under the same model name needs a new Judge (a new session).
+// Set [JudgeOptions.TokenizeEveryCall] for typevet's pattern: once per
+// control per question per call, no cache.
 // Option-count and scoring-request checks run for all questions after
 // preparation and before the first scoring request. Every
 // [ScoringRequest] of a call carries req.Media itself (the same slice), so
@@ -42,6 +64,56 @@ type Judge struct {
 	parts    compiledParts
 	partsErr error
 	receipt  TextPartsReceipt
+	tokens   controlCache
+}
+
+// controlKey names one cached control binding.
+type controlKey struct{ model, control string }
+
+// controlCache is a Judge's cache of single-token control bindings.
+type controlCache struct {
+	mu  sync.RWMutex
+	ids map[controlKey]int
+}
+
+func (c *controlCache) get(k controlKey) (int, bool) {
+	c.mu.RLock()
+	id, ok := c.ids[k]
+	c.mu.RUnlock()
+	return id, ok
+}
+
+func (c *controlCache) put(k controlKey, id int) {
+	c.mu.Lock()
+	if c.ids == nil {
+		c.ids = make(map[controlKey]int)
+	}
+	c.ids[k] = id
+	c.mu.Unlock()
+}
+
+// controlToken binds control string ctl for model: its token id and
+// true when it is exactly one token, false when it is not. It reads the
+// cache unless opts.TokenizeEveryCall, and caches only a single-token
+// success; a Tokenize error is returned as is and not cached.
+func (j *Judge) controlToken(ctx context.Context, model, ctl string) (int, bool, error) {
+	k := controlKey{model: model, control: ctl}
+	if !j.opts.TokenizeEveryCall {
+		if id, ok := j.tokens.get(k); ok {
+			return id, true, nil
+		}
+	}
+	ids, err := j.scorer.Tokenize(ctx, model, ctl)
+	if err != nil {
+		return 0, false, err
+	}
+	if len(ids) != 1 {
+		return 0, false, nil
+	}
+	if !j.opts.TokenizeEveryCall {
+		j.tokens.put(k, ids[0])
+	}
+	return ids[0], true, nil
 }
 
 // NewJudge returns a Judge that scores through s. A refused
@@ -162,17 +234,17 @@ func (j *Judge) prepare(ctx context.Context, req Request, context string, nq Nam
 	cands := make([]Candidate, len(labels))
 	orig := originalLabels(nq.Question)
 	for i, label := range labels {
-		ids, err := j.scorer.Tokenize(ctx, req.Model, control(i))
+		id, single, err := j.controlToken(ctx, req.Model, control(i))
 		if err != nil {
 			return prepared{}, err
 		}
-		if len(ids) != 1 {
+		if !single {
 			if i == 0 {
 				return prepared{}, judgmentErr(fmt.Sprintf("control string '0' for label %s must tokenize to exactly one token", pytext.Repr(orig[0])))
 			}
 			return prepared{}, judgmentErr(fmt.Sprintf("native Choice supports %d options on this tokenizer; got %d", i, len(labels)))
 		}
-		cands[i] = Candidate{Label: label, TokenID: ids[0]}
+		cands[i] = Candidate{Label: label, TokenID: id}
 	}
 	block := j.parts.optionBlock(nq.Name, nq.Question)
 	user := j.parts.renderContext(context, block)

@@ -106,10 +106,9 @@ func TestJudgeCheckQuestionSet(t *testing.T) {
 	if len(scored) != 4 {
 		t.Fatalf("scoring calls = %d, want 4", len(scored))
 	}
-	// Tokenize: once per control per question (2 + 2 + 6 + 5).
-	wantTok := strings.Split("0 1 0 1 0 1 2 3 4 5 0 1 2 3 4", " ")
-	if strings.Join(tok, " ") != strings.Join(wantTok, " ") {
-		t.Errorf("tokenize calls = %q, want %q", tok, wantTok)
+	// Tokenize: each distinct control once (the Judge caches them).
+	if got := strings.Join(tok, " "); got != "0 1 2 3 4 5" {
+		t.Errorf("tokenize calls = %q, want each distinct control once", got)
 	}
 	for i, r := range scored {
 		if len(r.Media) != 1 || !bytes.Equal(r.Media[0].Data, render) {
@@ -354,6 +353,9 @@ func TestJudgeValidation(t *testing.T) {
 		class   string
 		msg     string
 		wantTok int // tokenize calls made before the error
+		// wantTok2 is the tokenize calls a second identical call on the
+		// same (caching) Judge makes: only the multi-token control again.
+		wantTok2 int
 	}{
 		{name: "blank model", req: judgment.Request{Model: " \t", Questions: noul},
 			class: "JudgmentValidationError", msg: "model must be non-empty"},
@@ -407,10 +409,10 @@ func TestJudgeValidation(t *testing.T) {
 			class: "DecisionExecutionError", msg: "choice count must be between 2 and 24, got 1", wantTok: 1},
 		{name: "control 0 multi-token", vocab: map[string][]int{"0": {5, 6}},
 			req:   judgment.Request{Model: "m", Questions: noul},
-			class: "JudgmentValidationError", msg: "control string '0' for label 'false' must tokenize to exactly one token", wantTok: 1},
+			class: "JudgmentValidationError", msg: "control string '0' for label 'false' must tokenize to exactly one token", wantTok: 1, wantTok2: 1},
 		{name: "later control multi-token", vocab: map[string][]int{"C": {}},
 			req:   judgment.Request{Model: "m", Questions: []judgment.NamedQuestion{{Name: "c", Question: judgment.Choice{Criteria: letterLabels(20)}}}},
-			class: "JudgmentValidationError", msg: "native Choice supports 12 options on this tokenizer; got 20", wantTok: 13},
+			class: "JudgmentValidationError", msg: "native Choice supports 12 options on this tokenizer; got 20", wantTok: 13, wantTok2: 1},
 		{name: "duplicate token ids", reason: "two controls on one token would make the candidates ambiguous",
 			vocab: map[string][]int{"1": {236771}},
 			req:   judgment.Request{Model: "m", Questions: noul},
@@ -441,18 +443,34 @@ func TestJudgeValidation(t *testing.T) {
 			class: "GemmaTemplateError", msg: "framing vllm_chat renders a Gemma 4 model turn without the no-thinking prefill", wantTok: 2},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s := &recordingScorer{vocab: tt.vocab}
-			_, err := judgment.NewJudge(s, tt.opts).Judge(context.Background(), tt.req)
-			checkErr(t, err, tt.class, tt.msg)
-			tok, scored := s.calls()
-			if len(scored) != 0 {
-				t.Errorf("%d scoring calls before the error, want 0", len(scored))
-			}
-			if len(tok) != tt.wantTok {
-				t.Errorf("%d tokenize calls, want %d", len(tok), tt.wantTok)
-			}
-		})
+		for _, every := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/every=%v", tt.name, every), func(t *testing.T) {
+				// The same request twice on one Judge: the same error both
+				// times. The second call re-tokenizes only what the cache
+				// must not hold (a multi-token control), or everything with
+				// TokenizeEveryCall.
+				s := &recordingScorer{vocab: tt.vocab}
+				opts := tt.opts
+				opts.TokenizeEveryCall = every
+				j := judgment.NewJudge(s, opts)
+				want2 := tt.wantTok2
+				if every {
+					want2 = tt.wantTok
+				}
+				for call, want := range []int{tt.wantTok, want2} {
+					before, _ := s.calls()
+					_, err := j.Judge(context.Background(), tt.req)
+					checkErr(t, err, tt.class, tt.msg)
+					tok, scored := s.calls()
+					if len(scored) != 0 {
+						t.Errorf("call %d: %d scoring calls before the error, want 0", call+1, len(scored))
+					}
+					if n := len(tok) - len(before); n != want {
+						t.Errorf("call %d: %d tokenize calls, want %d", call+1, n, want)
+					}
+				}
+			})
+		}
 	}
 }
 
@@ -464,8 +482,151 @@ func TestJudgePreparesAllBeforeScoring(t *testing.T) {
 	_, err := judgment.NewJudge(s, judgment.JudgeOptions{}).Judge(context.Background(), judgment.Request{Model: "m", Questions: qs})
 	checkErr(t, err, "DecisionExecutionError", "choice count must be between 2 and 24, got 25")
 	tok, scored := s.calls()
-	if len(scored) != 0 || len(tok) != 15+25 {
-		t.Errorf("scoring calls %d, tokenize calls %d; want 0 and 40", len(scored), len(tok))
+	if len(scored) != 0 || len(tok) != 25 {
+		t.Errorf("scoring calls %d, tokenize calls %d; want 0 and 25 (each distinct control once)", len(scored), len(tok))
+	}
+}
+
+// TestJudgeControlCache: by default a Judge tokenizes each distinct control
+// once per model for its life; TokenizeEveryCall restores typevet's
+// once-per-control-per-question calls (spec §2.2). Answers are the same.
+func TestJudgeControlCache(t *testing.T) {
+	const pythonCalls = "0 1 0 1 0 1 2 3 4 5 0 1 2 3 4" // 2 + 2 + 6 + 5
+	tests := []struct {
+		name   string
+		reason string
+		every  bool
+		models []string // one judgment per model, in order
+		want   []string // tokenize calls of each judgment
+	}{
+		{name: "cached", reason: "first judgment: each distinct control once; later ones none",
+			models: []string{"m", "m", "m"}, want: []string{"0 1 2 3 4 5", "", ""}},
+		{name: "keyed by model", reason: "a control id is cached per model name",
+			models: []string{"a", "b", "a", "b"}, want: []string{"0 1 2 3 4 5", "0 1 2 3 4 5", "", ""}},
+		{name: "tokenize every call", reason: "the parity switch: typevet's request counts on every judgment",
+			every: true, models: []string{"m", "m", "m"}, want: []string{pythonCalls, pythonCalls, pythonCalls}},
+	}
+	var answers string // every row and judgment must give these
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &recordingScorer{logprobs: byQuestion(contractProbs)}
+			j := judgment.NewJudge(s, judgment.JudgeOptions{Family: judgment.FamilyGemma4Turn, TokenizeEveryCall: tt.every})
+			for i, m := range tt.models {
+				before, _ := s.calls()
+				resp, err := j.Judge(context.Background(), judgment.Request{State: checkState, Questions: checkQuestions(), Model: m})
+				if err != nil {
+					t.Fatal(err)
+				}
+				tok, _ := s.calls()
+				if got := strings.Join(tok[len(before):], " "); got != tt.want[i] {
+					t.Errorf("judgment %d (%s): tokenize calls %q, want %q (%s)", i+1, m, got, tt.want[i], tt.reason)
+				}
+				var out []string
+				for _, a := range resp.Answers {
+					out = append(out, a.Name+"="+describeAnswer(a.Answer))
+				}
+				got := strings.Join(out, ";")
+				if answers == "" {
+					answers = got
+				} else if got != answers {
+					t.Errorf("judgment %d: answers %s, want %s", i+1, got, answers)
+				}
+			}
+			_, scored := s.calls()
+			for _, r := range scored {
+				for k, c := range r.Candidates {
+					if want := tokenIDs(nil, string("0123456789"[k])); c.TokenID != want[0] {
+						t.Errorf("candidate %d of %s: token id %d, want %d", k, r.Model, c.TokenID, want[0])
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestJudgeFailedTokenizeNotCached: a Tokenize error is returned as is and
+// leaves nothing in the cache, so the next judgment tokenizes again.
+func TestJudgeFailedTokenizeNotCached(t *testing.T) {
+	s := &recordingScorer{tokErr: &judgment.TransportError{Msg: "vLLM request failed: reset"}}
+	j := judgment.NewJudge(s, judgment.JudgeOptions{})
+	req := judgment.Request{Model: "m", Questions: checkQuestions()}
+	for call := 1; call <= 2; call++ {
+		if _, err := j.Judge(context.Background(), req); judgment.ErrorClass(err) != "TransportError" {
+			t.Fatalf("call %d: err = %v, want the scorer's TransportError", call, err)
+		}
+	}
+	if tok, _ := s.calls(); strings.Join(tok, " ") != "0 0" {
+		t.Fatalf("tokenize calls %q, want one failed call per judgment", tok)
+	}
+	s.tokErr = nil // the server recovers
+	for call, want := range []string{"0 1 2 3 4 5", ""} {
+		before, _ := s.calls()
+		if _, err := j.Judge(context.Background(), req); err != nil {
+			t.Fatalf("after recovery, call %d: %v", call+1, err)
+		}
+		tok, _ := s.calls()
+		if got := strings.Join(tok[len(before):], " "); got != want {
+			t.Errorf("after recovery, call %d: tokenize calls %q, want %q", call+1, got, want)
+		}
+	}
+}
+
+// TestJudgeConcurrentFirstCalls: many first judgments at once on a cold
+// Judge (run under -race) all bind the right ids; each control may be
+// tokenized by several of them, never more than typevet would, and once
+// they are done the cache answers every later judgment.
+func TestJudgeConcurrentFirstCalls(t *testing.T) {
+	const n = 32
+	s := &recordingScorer{logprobs: byQuestion(contractProbs)}
+	j := judgment.NewJudge(s, judgment.JudgeOptions{Family: judgment.FamilyGemma4Turn})
+	req := judgment.Request{State: checkState, Questions: checkQuestions(), Model: "m"}
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for range n {
+		wg.Go(func() {
+			<-start
+			resp, err := j.Judge(context.Background(), req)
+			if err != nil {
+				errs <- err
+				return
+			}
+			if v, _ := resp.Choice("verdict"); v.Choice != "payee_mismatch" {
+				errs <- fmt.Errorf("verdict %q", v.Choice)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	tok, scored := s.calls()
+	count := map[string]int{}
+	for _, c := range tok {
+		count[c]++
+	}
+	for _, c := range strings.Split("0 1 2 3 4 5", " ") {
+		if count[c] < 1 || count[c] > n*4 {
+			t.Errorf("control %q tokenized %d times, want 1..%d", c, count[c], n*4)
+		}
+	}
+	if len(count) != 6 || len(tok) > n*15 {
+		t.Errorf("tokenize calls %v (%d), want only 0..5 and at most %d", count, len(tok), n*15)
+	}
+	for _, r := range scored {
+		for k, c := range r.Candidates {
+			if want := tokenIDs(nil, string("0123456789"[k])); c.TokenID != want[0] {
+				t.Errorf("candidate %d: token id %d, want %d", k, c.TokenID, want[0])
+			}
+		}
+	}
+	if _, err := j.Judge(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := s.calls(); len(again) != len(tok) {
+		t.Errorf("a judgment after the cache filled made %d tokenize calls, want 0", len(again)-len(tok))
 	}
 }
 
@@ -705,8 +866,12 @@ func TestJudgeConcurrent(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if _, scored := s.calls(); len(scored) != 68*4 {
+	tok, scored := s.calls()
+	if len(scored) != 68*4 {
 		t.Errorf("scoring calls = %d, want %d", len(scored), 68*4)
+	}
+	if len(tok) != 6 {
+		t.Errorf("tokenize calls = %d, want 6: the sequential judgments filled the cache", len(tok))
 	}
 }
 
@@ -723,8 +888,9 @@ func judgeCheck(tb testing.TB, j *judgment.Judge, req judgment.Request) {
 
 func BenchmarkJudgeChoice4(b *testing.B) {
 	// One four-question check judgment with a 1000×440 PNG against an
-	// in-memory Scorer: the algorithm's own cost per judgment (15 tokenize
-	// and 4 scoring calls, all in memory).
+	// in-memory Scorer: the algorithm's own cost per judgment (4 scoring
+	// calls, all in memory; the control ids come from the Judge's cache
+	// after the first judgment).
 	render := checkPNG(b, 1000, 440)
 	s := &recordingScorer{logprobs: byQuestion(contractProbs)}
 	j := judgment.NewJudge(discardScorer{s}, judgment.JudgeOptions{Model: "m", Family: judgment.FamilyGemma4Turn})

@@ -22,7 +22,8 @@ import (
 )
 
 // BenchmarkJudgeLlamaCPP measures one check judgment (four questions, one
-// 1000×440 PNG, so 4 /completion and 10 /tokenize calls) against an
+// 1000×440 PNG, so 4 /completion calls; /tokenize only in the first
+// judgment, as the Judge caches control ids) against an
 // in-process fake llama-server. ns/op is wall time on a shared machine;
 // cpu-ns/op is the process CPU time (client and fake server) per judgment.
 func BenchmarkJudgeLlamaCPP(b *testing.B) {

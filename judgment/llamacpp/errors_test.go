@@ -76,7 +76,7 @@ func TestJudgeErrorsAndRetries(t *testing.T) {
 		{name: "early close twice fails", faults: []judgmenttest.Fault{{Path: "/completion", Nth: 1, Close: true}, {Path: "/completion", Nth: 2, Close: true}},
 			wantClass: "TransportError", wantMsg: "llama.cpp request failed: ", wantCalls: map[string]int{"/completion": 2}, reason: "once, not twice"},
 		{name: "early close on tokenize resent", faults: []judgmenttest.Fault{{Path: "/tokenize", Nth: 1, Close: true}},
-			wantCalls: map[string]int{"/tokenize": 11}, reason: "every read-only call gets the resend"},
+			wantCalls: map[string]int{"/tokenize": 4}, reason: "every read-only call gets the resend; 3 distinct controls + 1 resend"},
 		{name: "stale marker repaired", media: true, afterOpen: func(s *judgmenttest.Server) { s.RotateMarker() },
 			wantCalls: map[string]int{"/completion": 5, "/props": 1}, reason: "typevet #322: re-read /props once, resend once"},
 		{name: "stale marker twice", media: true, faults: []judgmenttest.Fault{{Path: "/completion", Nth: 1, Status: 400, Body: stale}, {Path: "/completion", Nth: 2, Status: 400, Body: stale}},

@@ -156,8 +156,8 @@ func TestJudgeCheckFourCallsOneImageEach(t *testing.T) {
 	if scoring != 4 {
 		t.Errorf("%d /completion calls, want 4", scoring)
 	}
-	if got := srv.Count("/tokenize"); got != 2+2+3+3 {
-		t.Errorf("%d /tokenize calls, want one per control per question (10)", got)
+	if got := srv.Count("/tokenize"); got != 3 {
+		t.Errorf("%d /tokenize calls, want one per distinct control (3: 0, 1, 2)", got)
 	}
 	if n, _ := resp.Noul("amounts_match"); math.Abs(n.Noul-0.7/0.9) > 1e-9 {
 		t.Errorf("amounts_match = %v, want %v", n.Noul, 0.7/0.9)
@@ -346,5 +346,47 @@ func TestDroppedImageShowsInUsage(t *testing.T) {
 	wantS, ok2 := text.Score("image_quality")
 	if !ok1 || !ok2 || gotS.Score != wantS.Score {
 		t.Errorf("image_quality: dropped-image answer %v (found %t), want the text-only answer %v (found %t)", gotS.Score, ok1, wantS.Score, ok2)
+	}
+}
+
+// /tokenize traffic over several check judgments: a session's Judge
+// tokenizes each distinct control once (3: "0", "1", "2"), then never; a
+// Judge with TokenizeEveryCall makes typevet's 2+2+3+3 calls every time.
+func TestTokenizeCallsPerJudgment(t *testing.T) {
+	tests := []struct {
+		name  string
+		every bool
+		want  []int
+	}{
+		{name: "session cache", want: []int{3, 0, 0}},
+		{name: "tokenize every call", every: true, want: []int{10, 10, 10}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := newServer(t, smallModel(), nil)
+			var port judgment.Port
+			if tt.every {
+				c, err := llamacpp.NewClient(llamacpp.Settings{BaseURL: srv.URL}, llamacpp.ClientOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				port = judgment.NewJudge(c, judgment.JudgeOptions{Family: judgment.FamilyGemma4Turn, TokenizeEveryCall: true})
+			} else {
+				port = openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{NVocab: 64})
+			}
+			for i, want := range tt.want {
+				before := srv.Count("/tokenize")
+				resp, err := port.Judge(context.Background(), checkRequest(nil))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := srv.Count("/tokenize") - before; got != want {
+					t.Errorf("judgment %d: %d /tokenize calls, want %d", i+1, got, want)
+				}
+				if n, _ := resp.Noul("amounts_match"); math.Abs(n.Noul-0.7/0.9) > 1e-9 {
+					t.Errorf("judgment %d: amounts_match = %v, want %v", i+1, n.Noul, 0.7/0.9)
+				}
+			}
+		})
 	}
 }

@@ -21,7 +21,8 @@ import (
 )
 
 // BenchmarkJudgeVLLM measures one check judgment (four questions, one
-// 1000×440 PNG, so 4 chat-completion and 10 /tokenize calls) against an
+// 1000×440 PNG, so 4 chat-completion calls; /tokenize only in the
+// first judgment, as the Judge caches control ids) against an
 // in-process fake vLLM server. ns/op is wall time on a shared machine;
 // cpu-ns/op is the process CPU time (client and fake server) per judgment.
 func BenchmarkJudgeVLLM(b *testing.B) {
