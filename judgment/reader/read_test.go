@@ -13,7 +13,8 @@ import (
 // sharpSeeds are the seeds whose sharp renders must read exactly: the two
 // reference seeds and three others. The extra seeds are left out in
 // -short mode and under the race detector, where rendering is slow (and
-// only testRows rows are read).
+// only testRows rows are read). The renders are the cached ones of
+// [rendersOf], shared with the judge tests.
 func sharpSeeds() []uint64 {
 	if testing.Short() || raceEnabled {
 		return []uint64{0, 1}
@@ -41,19 +42,13 @@ func (r exactRates) String() string {
 func TestSharpRendersReadExactly(t *testing.T) {
 	var total exactRates
 	for _, seed := range sharpSeeds() {
-		cases, err := checkmatch.Cases(seed, testRows())
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, c := range cases {
+		set := rendersOf(t, seed)
+		for i, req := range set.Slice.Requests {
+			c := req.Case
 			if c.Variant == checkmatch.VariantLowLegibility {
 				continue
 			}
-			img, err := checkmatch.RenderImage(c)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := reader.Read(img)
+			r := reader.Read(set.image(t, i))
 			total.cases++
 			f := c.Face
 			words, err := checkmatch.AmountInWords(f.WrittenCents)
@@ -97,16 +92,10 @@ func TestSharpRendersReadExactly(t *testing.T) {
 // TestBlurredRendersReadAsIllegible: every low_legibility render of seed 0
 // has a check confidence far below every sharp render's.
 func TestBlurredRendersReadAsIllegible(t *testing.T) {
-	cases, err := checkmatch.Cases(0, testRows())
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range cases {
-		img, err := checkmatch.RenderImage(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		conf := reader.Read(img).Confidence()
+	set := rendersOf(t, 0)
+	for i, req := range set.Slice.Requests {
+		c := req.Case
+		conf := reader.Read(set.image(t, i)).Confidence()
 		switch blurred := c.Face.BlurRadius > 0; {
 		case blurred && conf > 0.5:
 			t.Errorf("%s (blur %.2f): confidence %.3f, want ≤ 0.5", c.ID(), c.Face.BlurRadius, conf)
