@@ -117,6 +117,33 @@ func TestParseDate(t *testing.T) {
 	}
 }
 
+// FuzzParseDate: a date ParseDate accepts prints back to the same text
+// and is a real calendar day (time.Date does not normalise it); anything
+// else is an error with zero values.
+func FuzzParseDate(f *testing.F) {
+	for _, s := range []string{"April 21, 2025", "February 29, 2024", "February 29, 2025", "December 31, 9999", "January 1, 0001", "April 021, 2025", "Apr 21, 2025", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		y, m, d, err := reader.ParseDate(s)
+		if err != nil {
+			if y != 0 || m != 0 || d != 0 {
+				t.Fatalf("ParseDate(%q) failed but returned %d %v %d", s, y, m, d)
+			}
+			return
+		}
+		if got := checkform.DateText(y, m, d); got != s {
+			t.Fatalf("ParseDate(%q) = %d %v %d, printed %q", s, y, m, d, got)
+		}
+		if m < time.January || m > time.December || d < 1 || d > 31 {
+			t.Fatalf("ParseDate(%q) = month %d day %d, out of range", s, m, d)
+		}
+		if n := time.Date(y, m, d, 0, 0, 0, 0, time.UTC); n.Year() != y || n.Month() != m || n.Day() != d {
+			t.Fatalf("ParseDate(%q) = %d %v %d, not a calendar day", s, y, m, d)
+		}
+	})
+}
+
 func TestParseState(t *testing.T) {
 	rows, err := checkmatch.RegisterRows(1, checkmatch.RowCount)
 	if err != nil {
