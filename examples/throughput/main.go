@@ -26,7 +26,7 @@
 //
 // Flags (a flag wins over its variable):
 //
-//	-levels LIST          concurrency levels, comma-separated (default 1,4,16,32)
+//	-levels LIST          concurrency levels 1 to 4096, comma-separated, no repeats (default 1,4,16,32)
 //	-rows N               TYPEVET_CHECK_MATCH_ROWS      register rows, 1 to 20 (default 20)
 //	-seed N               TYPEVET_CHECK_MATCH_SEED      generator seed (default 0)
 //	-receipt-prefix PATH  receipts go to PATH_c<level>.json; each must be a new file (required)
@@ -130,14 +130,18 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 	return execute(ctx, stdout, stderr, cfg)
 }
 
-// parseLevels parses "1,4,16,32": whole numbers of at least 1, no repeats.
+// maxLevel is the highest concurrency level -levels accepts.
+const maxLevel = 4096
+
+// parseLevels parses "1,4,16,32": whole numbers from 1 to [maxLevel]
+// (spaces around each allowed), no repeats, in the order given.
 func parseLevels(text string) ([]int, error) {
 	var out []int
 	seen := map[int]bool{}
 	for _, f := range strings.Split(text, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || n < 1 || n > 4096 {
-			return nil, cli.Usagef("-levels must list whole numbers from 1 to 4096, comma-separated")
+		if err != nil || n < 1 || n > maxLevel {
+			return nil, cli.Usagef("-levels must list whole numbers from 1 to %d, comma-separated", maxLevel)
 		}
 		if seen[n] {
 			return nil, cli.Usagef("-levels lists %d twice", n)

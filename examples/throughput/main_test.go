@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -201,4 +202,36 @@ func TestUsageErrors(t *testing.T) {
 			assert.NoFileExists(t, prefix+"_c1.json")
 		})
 	}
+}
+
+// FuzzParseLevels: parseLevels never panics; what it accepts is one
+// level per comma-separated field, each unique and within 1..maxLevel;
+// what it refuses is a usage error.
+func FuzzParseLevels(f *testing.F) {
+	for _, s := range []string{"1,4,16,32", "1", " 8 , 2", "4096", "4097", "0", "-1", "1,1", "", ",", "1,,2", "+3", "1e3", "٣"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		levels, err := parseLevels(s)
+		if err != nil {
+			var u *cli.UsageError
+			if !errors.As(err, &u) {
+				t.Fatalf("parseLevels(%q): %v is not a usage error", s, err)
+			}
+			return
+		}
+		if got, want := len(levels), strings.Count(s, ",")+1; got != want {
+			t.Fatalf("parseLevels(%q) = %v: %d levels for %d fields", s, levels, got, want)
+		}
+		seen := map[int]bool{}
+		for _, l := range levels {
+			if l < 1 || l > maxLevel {
+				t.Fatalf("parseLevels(%q) accepted level %d outside 1..%d", s, l, maxLevel)
+			}
+			if seen[l] {
+				t.Fatalf("parseLevels(%q) accepted %d twice", s, l)
+			}
+			seen[l] = true
+		}
+	})
 }
