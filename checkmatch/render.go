@@ -88,8 +88,7 @@ func renderInto(img *image.RGBA, c Case) error {
 	if f.Signed {
 		st.strokes(img, signatureStrokes(f.SignatureSeed))
 	}
-	ov := markOverlay()
-	draw.Draw(img, ov.Rect, ov, ov.Rect.Min, draw.Over)
+	compositeMarks(img)
 	if f.BlurRadius > 0 {
 		st.blurBuf = gaussianBlur(img, f.BlurRadius, st.blurBuf)
 	}
@@ -249,6 +248,55 @@ var markOverlay = sync.OnceValue(func() *image.RGBA {
 	}
 	return ov.SubImage(used).(*image.RGBA)
 })
+
+// markSpan is a horizontal run of mark overlay pixels that are not fully
+// transparent: premultiplied RGBA bytes starting at canvas pixel (X, Y).
+type markSpan struct {
+	X, Y int
+	Pix  []byte
+}
+
+// markSpans lists the runs of [markOverlay] with any alpha; transparent
+// pixels leave the canvas unchanged under Over, so compositing skips them.
+var markSpans = sync.OnceValue(func() []markSpan {
+	ov := markOverlay()
+	var spans []markSpan
+	for y := ov.Rect.Min.Y; y < ov.Rect.Max.Y; y++ {
+		for x := ov.Rect.Min.X; x < ov.Rect.Max.X; {
+			if ov.Pix[ov.PixOffset(x, y)+3] == 0 {
+				x++
+				continue
+			}
+			start := x
+			for x < ov.Rect.Max.X && ov.Pix[ov.PixOffset(x, y)+3] != 0 {
+				x++
+			}
+			i := ov.PixOffset(start, y)
+			spans = append(spans, markSpan{X: start, Y: y, Pix: ov.Pix[i : i+4*(x-start) : i+4*(x-start)]})
+		}
+	}
+	return spans
+})
+
+// compositeMarks draws the mark overlay over img, a canvas-sized image,
+// with exactly image/draw's arithmetic for Over of a premultiplied *image.RGBA
+// source (drawCopyOver), but only over the mark spans.
+func compositeMarks(img *image.RGBA) {
+	const m = 1<<16 - 1
+	for _, sp := range markSpans() {
+		i := img.PixOffset(sp.X, sp.Y)
+		dst := img.Pix[i : i+len(sp.Pix)]
+		for k := 0; k+4 <= len(sp.Pix); k += 4 {
+			s := sp.Pix[k : k+4 : k+4]
+			d := dst[k : k+4 : k+4]
+			a := (m - uint32(s[3])*0x101) * 0x101
+			d[0] = uint8((uint32(d[0])*a/m + uint32(s[0])*0x101) >> 8)
+			d[1] = uint8((uint32(d[1])*a/m + uint32(s[1])*0x101) >> 8)
+			d[2] = uint8((uint32(d[2])*a/m + uint32(s[2])*0x101) >> 8)
+			d[3] = uint8((uint32(d[3])*a/m + uint32(s[3])*0x101) >> 8)
+		}
+	}
+}
 
 // markLayer draws mark m on a transparent layer (spec §4.4 step 2): the
 // layer is the ink bounding box of the text plus m.Pad on every side; every

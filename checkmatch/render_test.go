@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"image"
 	"image/color"
+	"image/draw"
 	"image/png"
 	"math"
 	"os"
@@ -769,4 +770,40 @@ func TestMarkOverlay(t *testing.T) {
 	if specBox.Dy() < 180 || specBox.Dx() < 500 {
 		t.Errorf("SPECIMEN ink box %v is not a rotated 120 px word", specBox)
 	}
+}
+
+// TestCompositeMarks checks that compositing only the mark spans gives
+// exactly image/draw's Over of the whole overlay, on a noise canvas (so
+// every source alpha meets many destination values), and that the spans
+// cover every overlay pixel with any alpha.
+func TestCompositeMarks(t *testing.T) {
+	canvas := image.Rect(0, 0, checkform.Width, checkform.Height)
+	got := image.NewRGBA(canvas)
+	for i := range got.Pix {
+		got.Pix[i] = uint8(i*7919>>3 ^ i>>11)
+	}
+	want := image.NewRGBA(canvas)
+	copy(want.Pix, got.Pix)
+	ov := markOverlay()
+	draw.Draw(want, ov.Rect, ov, ov.Rect.Min, draw.Over)
+	compositeMarks(got)
+	if !bytes.Equal(got.Pix, want.Pix) {
+		t.Fatal("compositeMarks differs from draw.Draw Over")
+	}
+	covered := 0
+	for _, sp := range markSpans() {
+		covered += len(sp.Pix) / 4
+	}
+	opaque := 0
+	for y := ov.Rect.Min.Y; y < ov.Rect.Max.Y; y++ {
+		for x := ov.Rect.Min.X; x < ov.Rect.Max.X; x++ {
+			if ov.Pix[ov.PixOffset(x, y)+3] != 0 {
+				opaque++
+			}
+		}
+	}
+	if covered != opaque || covered == 0 {
+		t.Errorf("spans cover %d pixels, overlay has %d with alpha", covered, opaque)
+	}
+	t.Logf("%d of %d overlay pixels have alpha", covered, ov.Rect.Dx()*ov.Rect.Dy())
 }
