@@ -62,13 +62,25 @@ func encodeRGBPNG(img *image.RGBA) ([]byte, error) {
 		s.zero, s.row = make([]byte, 4*w), make([]byte, n+8)
 	}
 	row := s.row[:n+8]
+	row[0] = 2 // filter type Up
+	zeroRow := false
 	adler := uint32(1)
 	prev := s.zero[:4*w]
 	for y := range h {
 		cur := img.Pix[y*img.Stride : y*img.Stride+4*w]
-		row[0] = 2 // filter type Up
-		upFilter(row[1:], cur, prev)
-		adler = adler32Update(adler, row[:n])
+		if y > 0 && bytes.Equal(cur, prev) {
+			// Common on a check (paper, rows crossed only by vertical
+			// edges): the filtered row is all zeros.
+			if !zeroRow {
+				clear(row[1:n])
+				zeroRow = true
+			}
+			adler = adler32ZeroRow(adler, n)
+		} else {
+			upFilter(row[1:], cur, prev)
+			zeroRow = false
+			adler = adler32Update(adler, row[:n])
+		}
 		if _, err := s.fw.Write(row[:n]); err != nil {
 			return nil, err
 		}
@@ -115,6 +127,15 @@ func upFilter(dst, cur, prev []byte) {
 		dst[3*x+1] = cur[4*x+1] - prev[4*x+1]
 		dst[3*x+2] = cur[4*x+2] - prev[4*x+2]
 	}
+}
+
+// adler32ZeroRow returns adler extended by a filtered row of n bytes that
+// are zero after the filter-type byte 2: s1 grows by 2 once, and s2 by s1
+// for each of the n bytes.
+func adler32ZeroRow(adler uint32, n int) uint32 {
+	s1 := (uint64(adler&0xffff) + 2) % adlerMod
+	s2 := (uint64(adler>>16) + uint64(n)*s1) % adlerMod
+	return uint32(s2<<16 | s1)
 }
 
 // adlerMod is the Adler-32 modulus.

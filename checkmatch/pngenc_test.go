@@ -55,6 +55,21 @@ func TestAdler32Update(t *testing.T) {
 	}
 }
 
+// TestAdler32ZeroRow checks the closed form for a filtered row that is all
+// zeros after its filter-type byte.
+func TestAdler32ZeroRow(t *testing.T) {
+	for _, n := range []int{1, 2, 3001, 70_000} {
+		row := make([]byte, n)
+		row[0] = 2
+		for _, start := range []uint32{1, 0xfff0_fff0, adler32.Checksum([]byte("typevet"))} {
+			want := adler32Update(start, row)
+			if got := adler32ZeroRow(start, n); got != want {
+				t.Errorf("n %d from %#08x: %#08x, want %#08x", n, start, got, want)
+			}
+		}
+	}
+}
+
 // TestUpFilter compares the two-pixels-per-word filter with the byte-wise
 // definition, for odd and even widths.
 func TestUpFilter(t *testing.T) {
@@ -87,6 +102,11 @@ func TestEncodeRGBPNGStream(t *testing.T) {
 		if i%4 == 3 {
 			img.Pix[i] = 255
 		}
+	}
+	// Rows equal to the row above take the all-zero path: rows 1 and 2
+	// repeat row 0, row 5 repeats row 4, the last rows repeat each other.
+	for _, y := range []int{1, 2, 5, 21, 22} {
+		copy(img.Pix[y*img.Stride:(y+1)*img.Stride], img.Pix[(y-1)*img.Stride:])
 	}
 	b, err := encodeRGBPNG(img)
 	if err != nil {
