@@ -102,7 +102,6 @@ func (k boxKernel) line(pix []byte, off, step, n int, scratch []lanes) []lanes {
 	}
 	extendEdges(src, pad)
 
-	const half = 1<<23 | 1<<55
 	ww, fw := k.ww, k.fw
 	// For pixel x the window is pixels x-radius … x+radius: entries
 	// x+1 … x+2r+1. Entry x leaves the window (it is also the left far
@@ -114,19 +113,7 @@ func (k boxKernel) line(pix []byte, off, step, n int, scratch []lanes) []lanes {
 			a0 += p.rg
 			a1 += p.ba
 		}
-		left := src[:n]
-		enter := src[span : span+n]
-		right := src[span+1 : span+1+n]
-		out := dst[pad : pad+n]
-		for x, l := range left {
-			e, f := enter[x], right[x]
-			a0 += e.rg - l.rg
-			a1 += e.ba - l.ba
-			out[x] = lanes{
-				(a0*ww + (l.rg+f.rg)*fw + half) >> 24 & laneMask,
-				(a1*ww + (l.ba+f.ba)*fw + half) >> 24 & laneMask,
-			}
-		}
+		boxPass(dst[pad:pad+n], src[:n], src[span:span+n], src[span+1:span+1+n], a0, a1, ww, fw)
 		extendEdges(dst, pad)
 		src, dst = dst, src
 	}
@@ -135,6 +122,26 @@ func (k boxKernel) line(pix []byte, off, step, n int, scratch []lanes) []lanes {
 		q[0], q[1], q[2] = uint8(p.rg), uint8(p.rg>>32), uint8(p.ba)
 	}
 	return scratch
+}
+
+// boxPass writes one pass's output for each pixel x to out[x], given the
+// window sums a0, a1 for x = -1, the entries leaving the window (left[x],
+// also the left far pixel), entering it (enter[x]) and the right far pixel
+// (right[x]). It is a function of its own so that its few live values stay
+// in registers.
+func boxPass(out, left, enter, right []lanes, a0, a1, ww, fw uint64) {
+	const half = 1<<23 | 1<<55
+	enter, right = enter[:len(left)], right[:len(left)]
+	out = out[:len(left)]
+	for x, l := range left {
+		e, f := enter[x], right[x]
+		a0 += e.rg - l.rg
+		a1 += e.ba - l.ba
+		out[x] = lanes{
+			(a0*ww + (l.rg+f.rg)*fw + half) >> 24 & laneMask,
+			(a1*ww + (l.ba+f.ba)*fw + half) >> 24 & laneMask,
+		}
+	}
 }
 
 // extendEdges fills the pad entries at each end of an edge-extended buffer
