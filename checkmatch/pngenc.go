@@ -154,11 +154,14 @@ func adler32Update(adler uint32, p []byte) uint32 {
 			v := binary.LittleEndian.Uint64(chunk)
 			s2 += 8 * s1
 			if v != 0 {
-				b := chunk[:8:8]
-				s1 += uint64(b[0]) + uint64(b[1]) + uint64(b[2]) + uint64(b[3]) +
-					uint64(b[4]) + uint64(b[5]) + uint64(b[6]) + uint64(b[7])
-				s2 += 8*uint64(b[0]) + 7*uint64(b[1]) + 6*uint64(b[2]) + 5*uint64(b[3]) +
-					4*uint64(b[4]) + 3*uint64(b[5]) + 2*uint64(b[6]) + uint64(b[7])
+				// Bytes b0 … b7 add b0+…+b7 to s1 and 8·b0+7·b1+…+1·b7
+				// to s2. Split into even and odd bytes in 16-bit lanes; a
+				// multiply by per-lane weights sums lane products into the
+				// top lane (each lane stays below 2^16, so no carries).
+				even := v & 0x00ff00ff00ff00ff
+				odd := v >> 8 & 0x00ff00ff00ff00ff
+				s1 += (even + odd) * 0x0001_0001_0001_0001 >> 48
+				s2 += even*0x0008_0006_0004_0002>>48 + odd*0x0007_0005_0003_0001>>48
 			}
 			chunk = chunk[8:]
 		}
