@@ -1,6 +1,7 @@
 package checkmatch
 
 import (
+	"bytes"
 	"fmt"
 	"image"
 	"math"
@@ -113,15 +114,71 @@ var (
 )
 
 // text draws s in ink at field t (Pillow anchor "la": baseline = Y + ascent).
+// It is font.Drawer.DrawString with the glyph masks taken from [glyphs]:
+// the same kerning, advances, rectangles, masks and draw call.
 func (st *renderState) text(dst draw.Image, t checkform.Text, s string) {
 	face := st.faces.At(t.Size)
-	d := font.Drawer{
-		Dst:  dst,
-		Src:  inkSrc,
-		Face: face,
-		Dot:  fixed.P(t.X, t.Baseline(checkform.Ascent(face))),
+	dot := fixed.P(t.X, t.Baseline(checkform.Ascent(face)))
+	prev := rune(-1)
+	for _, c := range s {
+		if prev >= 0 {
+			dot.X += face.Kern(prev, c)
+		}
+		g := glyphAt(face, t.Size, dot, c)
+		if !g.dr.Empty() {
+			at := image.Pt(dot.X.Floor(), dot.Y.Floor())
+			draw.DrawMask(dst, g.dr.Add(at), inkSrc, image.Point{}, g.mask, g.maskp, draw.Over)
+		}
+		dot.X += g.advance
+		prev = c
 	}
-	d.DrawString(s)
+}
+
+// glyphKey names a rasterized glyph: font size, rune and the sub-pixel
+// part of the dot. An opentype face's mask depends on nothing else, and its
+// rectangle moves with the dot's whole-pixel part.
+type glyphKey struct {
+	size   int
+	r      rune
+	fx, fy fixed.Int26_6
+}
+
+// glyph is a face's Glyph result with the rectangle relative to the dot's
+// whole pixel and a mask of its own (a face reuses its mask buffer).
+type glyph struct {
+	dr      image.Rectangle
+	mask    image.Image
+	maskp   image.Point
+	advance fixed.Int26_6
+}
+
+// glyphs caches [glyph] by [glyphKey] for every render: the check texts
+// use a few dozen runes at three sizes, and rasterizing them again for
+// every render cost about a twentieth of a render.
+var glyphs sync.Map
+
+// glyphAt returns the glyph of rune r at dot from face (of the given size),
+// rasterizing it on the first use.
+func glyphAt(face font.Face, size int, dot fixed.Point26_6, r rune) *glyph {
+	key := glyphKey{size: size, r: r, fx: dot.X & 63, fy: dot.Y & 63}
+	if g, ok := glyphs.Load(key); ok {
+		return g.(*glyph)
+	}
+	dr, mask, maskp, advance, _ := face.Glyph(dot, r)
+	g := &glyph{dr: dr.Sub(image.Pt(dot.X.Floor(), dot.Y.Floor())), maskp: maskp, advance: advance}
+	switch m := mask.(type) {
+	case nil:
+	case *image.Alpha:
+		own := *m
+		own.Pix = bytes.Clone(m.Pix)
+		g.mask = &own
+	default:
+		// Not a mask type this renderer knows to copy: use it once, uncached.
+		g.mask = mask
+		return g
+	}
+	v, _ := glyphs.LoadOrStore(key, g)
+	return v.(*glyph)
 }
 
 // strokeArea is the part of the canvas the signature rasterizer covers: the

@@ -20,6 +20,8 @@ import (
 	"testing"
 
 	"github.com/disintegration/imaging"
+	"golang.org/x/image/font"
+	"golang.org/x/image/math/fixed"
 
 	"github.com/typevet/typevet-go/internal/checkform"
 )
@@ -806,4 +808,38 @@ func TestCompositeMarks(t *testing.T) {
 		t.Errorf("spans cover %d pixels, overlay has %d with alpha", covered, opaque)
 	}
 	t.Logf("%d of %d overlay pixels have alpha", covered, ov.Rect.Dx()*ov.Rect.Dy())
+}
+
+// TestTextMatchesDrawer checks the cached-glyph text drawing against
+// font.Drawer.DrawString, twice over (cold and warm cache), for every text
+// field at every size with texts that use kerning pairs, digits,
+// punctuation and every register payee's letters.
+func TestTextMatchesDrawer(t *testing.T) {
+	samples := []string{
+		"AVAWAY To. LT Wa Ya 0123456789 $ ,.-:",
+		"One Thousand One Hundred Eighty-Eight and 15/100 DOLLARS",
+		"ROUTING 069490182   ACCOUNT 000000000000   CHECK 1001",
+	}
+	for _, c := range seed0Cases(t)[:14] {
+		samples = append(samples, c.Face.Payee)
+	}
+	var st renderState
+	var faces checkform.Faces
+	got := image.NewRGBA(image.Rect(0, 0, checkform.Width, checkform.Height))
+	want := image.NewRGBA(got.Rect)
+	for _, field := range checkform.Texts() {
+		for _, s := range samples {
+			for pass := range 2 {
+				clear(got.Pix)
+				clear(want.Pix)
+				st.text(got, field, s)
+				face := faces.At(field.Size)
+				d := font.Drawer{Dst: want, Src: inkSrc, Face: face, Dot: fixed.P(field.X, field.Baseline(checkform.Ascent(face)))}
+				d.DrawString(s)
+				if !bytes.Equal(got.Pix, want.Pix) {
+					t.Fatalf("field %s, pass %d, %q: cached text differs from font.Drawer", field.Name, pass, s)
+				}
+			}
+		}
+	}
 }
