@@ -153,8 +153,9 @@ type glyph struct {
 }
 
 // glyphs caches [glyph] by [glyphKey] for every render: the check texts
-// use a few dozen runes at three sizes, and rasterizing them again for
-// every render cost about a twentieth of a render.
+// use a few dozen ASCII runes at three sizes (whole-pixel dots: the faces
+// hint fully), and rasterizing them again for every render cost about a
+// twentieth of a render.
 var glyphs sync.Map
 
 // glyphAt returns the glyph of rune r at dot from face (of the given size),
@@ -166,16 +167,17 @@ func glyphAt(face font.Face, size int, dot fixed.Point26_6, r rune) *glyph {
 	}
 	dr, mask, maskp, advance, _ := face.Glyph(dot, r)
 	g := &glyph{dr: dr.Sub(image.Pt(dot.X.Floor(), dot.Y.Floor())), maskp: maskp, advance: advance}
-	switch m := mask.(type) {
-	case nil:
-	case *image.Alpha:
+	m, ok := mask.(*image.Alpha)
+	if r >= 0x80 || (mask != nil && !ok) {
+		// Only ASCII is cached, so a hand-built face's text cannot grow
+		// the cache without bound; a mask of another type is used once.
+		g.mask = mask
+		return g
+	}
+	if ok {
 		own := *m
 		own.Pix = bytes.Clone(m.Pix)
 		g.mask = &own
-	default:
-		// Not a mask type this renderer knows to copy: use it once, uncached.
-		g.mask = mask
-		return g
 	}
 	v, _ := glyphs.LoadOrStore(key, g)
 	return v.(*glyph)

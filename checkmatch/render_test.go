@@ -819,6 +819,7 @@ func TestTextMatchesDrawer(t *testing.T) {
 		"AVAWAY To. LT Wa Ya 0123456789 $ ,.-:",
 		"One Thousand One Hundred Eighty-Eight and 15/100 DOLLARS",
 		"ROUTING 069490182   ACCOUNT 000000000000   CHECK 1001",
+		"Café Ünïcode ☃ (uncached)",
 	}
 	for _, c := range seed0Cases(t)[:14] {
 		samples = append(samples, c.Face.Payee)
