@@ -107,14 +107,16 @@ func (k boxKernel) line(pix []byte, off, step, n int, scratch []lanes) []lanes {
 	// x+1 … x+2r+1. Entry x leaves the window (it is also the left far
 	// pixel), entry x+2r+1 enters it, entry x+2r+2 is the right far pixel.
 	span := 2*k.radius + 1
-	for range blurPasses {
+	for pass := range blurPasses {
 		var a0, a1 uint64 // window sums for x = -1: entries 0 … 2r
 		for _, p := range src[:span] {
 			a0 += p.rg
 			a1 += p.ba
 		}
 		boxPass(dst[pad:pad+n], src[:n], src[span:span+n], src[span+1:span+1+n], a0, a1, ww, fw)
-		extendEdges(dst, pad)
+		if pass < blurPasses-1 {
+			extendEdges(dst, pad)
+		}
 		src, dst = dst, src
 	}
 	for x, p := range src[pad : pad+n] {
