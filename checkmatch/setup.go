@@ -235,15 +235,14 @@ func (c RunContext) Pins(slice Slice, concurrency int) Pins {
 	return p
 }
 
-// ServerArgs returns the server_args block of a check-match run (spec
-// §6.6): on vLLM, cache_config from the run's first /metrics reading that
-// holds vllm:cache_config_info (before, else after) and caller_stated; nil
-// (null) on every other backend. A throughput sweep records its own block
-// per level ([SweepResult].LevelServerArgs) instead.
+// ServerArgs returns the server_args block of a check-match run by the
+// image-run rule (serving-and-wording spec §2.6): cache_config from the
+// run's first /metrics reading that holds vllm:cache_config_info (before,
+// else after) and caller_stated as given. Backends without /metrics
+// (llama.cpp, the offline ones) get cache_config null with caller_stated
+// still filled, as typevet writes it. A throughput sweep records its own
+// block per level ([SweepResult].LevelServerArgs) instead.
 func (c RunContext) ServerArgs(run RunResult) *serving.ServerArgsBlock {
-	if c.Backend != serving.VLLM {
-		return nil
-	}
 	cache, _ := serving.FirstCacheConfig(run.MetricsReadings...)
 	b := serving.ServerArgs(cache, c.StatedServerArgs)
 	return &b

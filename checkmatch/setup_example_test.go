@@ -38,7 +38,7 @@ func ExampleRunContext() {
 	fmt.Println(id.BaselineCommit, id.Runtime.ServerBuild, id.ArmCallCounts[0].Name, id.ArmCallCounts[0].Value)
 	fmt.Println(id.IdentityDigest == receipt.IdentityDigest(id))
 	// Output:
-	// 2 true true true
+	// 2 true true false
 	// unknown unknown judgments 7
 	// true
 }

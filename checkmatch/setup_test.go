@@ -242,8 +242,12 @@ func TestRunContextReceiptParts(t *testing.T) {
 	assert.JSONEq(t, `{"cache_config":{"block_size":"16","engine":"0"},"cache_config_source":"metrics","caller_stated":"--max-num-seqs 4"}`, string(b))
 
 	c.Backend, c.ServerEntry, c.ModelRevision = serving.LlamaCPP, nil, ""
+	run.MetricsReadings = nil // llama.cpp has no /metrics
 	parts = c.ReceiptParts(slice, run)
-	assert.Nil(t, parts.ServerArgs, "server_args is vLLM's")
+	require.NotNil(t, parts.ServerArgs, "image runs write server_args on every backend (spec §2.6)")
+	assert.Nil(t, parts.ServerArgs.CacheConfig, "no /metrics reading, no cache_config")
+	require.NotNil(t, parts.ServerArgs.CallerStated)
+	assert.Equal(t, "--max-num-seqs 4", *parts.ServerArgs.CallerStated)
 	assert.Nil(t, parts.Pins.Server)
 	assert.Equal(t, receipt.Unknown, parts.Identity.Runtime.ServerBuild)
 }

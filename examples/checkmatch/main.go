@@ -55,13 +55,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/receipt"
-	"github.com/typevet/typevet-go/serving"
 )
 
 const (
@@ -161,29 +159,11 @@ func configure(env func(string) (string, bool)) (config, error) {
 	if cfg.concurrency, err = checkmatch.ParseConcurrency(raw, envConcurrency); err != nil {
 		return cfg, cli.Usage(err)
 	}
-	if cfg.settings, err = backend.SettingsFromEnv(env); err != nil {
-		return cfg, cli.Usage(err)
-	}
-	if cfg.settings.Backend == backend.VLLM {
-		rev, _ := env(envRevision)
-		cfg.revision = strings.TrimSpace(rev)
-		if cfg.revision == "" {
-			return cfg, cli.Usagef("%s must name the served weights revision", envRevision)
-		}
-	}
-
-	if text, ok := env(envPorcelain); ok {
-		cfg.porcelain = &text
-	}
-	cfg.stated = serving.StatedServerArgs(env)
-	// Refuse, by variable, a recorded text the key-free check would
-	// refuse in the finished receipt. The stated server arguments are
-	// recorded on vLLM only.
-	rec := cli.Recorded{Porcelain: cfg.porcelain, Revision: cfg.revision}
-	if cfg.settings.Backend == backend.VLLM {
-		rec.Stated = cfg.stated
-	}
-	return cfg, cli.CheckKeyFree(cfg.settings, rec)
+	// The backend, the vLLM revision, the porcelain text and the stated
+	// server arguments, each refused by variable when it holds a key.
+	srv, err := cli.ReadServing(env)
+	cfg.settings, cfg.revision, cfg.porcelain, cfg.stated = srv.Settings, srv.Revision, srv.Porcelain, srv.Stated
+	return cfg, err
 }
 
 // execute opens the session and runs; from here on a failure is exit 1.

@@ -242,7 +242,8 @@ func TestEndToEnd(t *testing.T) {
 				assert.Empty(t, rec.Pins.ModelRevision)
 				require.NotNil(t, rec.Pins.Server)
 				assert.Nil(t, rec.Throughput.Server)
-				assert.Nil(t, rec.ServerArgs)
+				require.NotNil(t, rec.ServerArgs, "image runs write server_args on every backend")
+				assert.Nil(t, rec.ServerArgs.CacheConfig, "llama.cpp has no /metrics")
 				assert.Equal(t, rec.Pins.Server.BuildInfo, id.Runtime.ServerBuild)
 			case "fake":
 				assert.Equal(t, cli.FakeModel, rec.Model)

@@ -185,25 +185,11 @@ func configure(env func(string) (string, bool), levels, prefix string) (config, 
 	if cfg.seed, err = checkmatch.ParseSeed(raw, envSeed); err != nil {
 		return cfg, cli.Usage(err)
 	}
-	if cfg.settings, err = backend.SettingsFromEnv(env); err != nil {
-		return cfg, cli.Usage(err)
-	}
-	if cfg.settings.Backend == backend.VLLM {
-		rev, _ := env(envRevision)
-		cfg.revision = strings.TrimSpace(rev)
-		if cfg.revision == "" {
-			return cfg, cli.Usagef("%s must name the served weights revision", envRevision)
-		}
-	}
-	if text, ok := env(envPorcelain); ok {
-		cfg.porcelain = &text
-	}
-	cfg.stated = serving.StatedServerArgs(env)
-	rec := cli.Recorded{Porcelain: cfg.porcelain, Revision: cfg.revision}
-	if cfg.settings.Backend == backend.VLLM {
-		rec.Stated = cfg.stated // recorded on vLLM only
-	}
-	return cfg, cli.CheckKeyFree(cfg.settings, rec)
+	// The backend, the vLLM revision, the porcelain text and the stated
+	// server arguments, each refused by variable when it holds a key.
+	srv, err := cli.ReadServing(env)
+	cfg.settings, cfg.revision, cfg.porcelain, cfg.stated = srv.Settings, srv.Revision, srv.Porcelain, srv.Stated
+	return cfg, err
 }
 
 // execute runs the sweep, writes one receipt per level and the table.
@@ -241,13 +227,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 
 	for i, lv := range res.Levels {
 		parts := rc.ReceiptParts(slice, lv.Run)
-		if sess.Backend == backend.VLLM {
-			// The sweep rule: the first level whose reading holds
-			// vllm:cache_config_info sets server_args for it and every
-			// later level.
-			b := res.LevelServerArgs[i]
-			parts.ServerArgs = &b
-		}
+		// The sweep rule: the first level whose reading holds
+		// vllm:cache_config_info sets server_args for it and every later
+		// level; before that (and on backends without /metrics) the
+		// block holds caller_stated alone.
+		b := res.LevelServerArgs[i]
+		parts.ServerArgs = &b
 		rec, err := checkmatch.BuildReceipt(lv.Run, parts)
 		if err != nil {
 			return err

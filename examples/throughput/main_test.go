@@ -143,7 +143,8 @@ func TestSweepOffline(t *testing.T) {
 			require.NoError(t, r.err, r.stderr)
 			rec := readReceipt(t, prefix+"_c2.json")
 			assert.Equal(t, name, string(rec.Backend))
-			assert.Nil(t, rec.ServerArgs)
+			require.NotNil(t, rec.ServerArgs, "the sweep rule writes server_args before any level")
+			assert.Nil(t, rec.ServerArgs.CacheConfig, "no /metrics offline")
 			assert.Nil(t, rec.Throughput.Server)
 			assert.Regexp(t, `\n2\s+\S+\s+\S+\s+\S+\s+\S+\s+0\s+null\n$`, r.stdout)
 			if name == "fake" {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/serving"
@@ -57,4 +59,42 @@ func CheckKeyFree(s backend.Settings, r Recorded) error {
 		return &UsageError{Msg: err.Error()}
 	}
 	return nil
+}
+
+// Serving is what the check-match and throughput commands read after their
+// own settings: the backend settings, the vLLM weights revision, the
+// porcelain text and the stated server arguments.
+type Serving struct {
+	// Settings are the selected backend's settings.
+	Settings backend.Settings
+	// Revision is TYPEVET_VLLM_MODEL_REVISION, stripped; "" off vLLM.
+	Revision string
+	// Porcelain is TYPEVET_GIT_STATUS_PORCELAIN; nil when unset.
+	Porcelain *string
+	// Stated is TYPEVET_VLLM_SERVER_ARGS verbatim; nil when unset.
+	Stated *string
+}
+
+// ReadServing reads the backend settings and the texts a receipt records
+// from the caller, in typevet's order (spec §6.7 steps 3 and 7): the
+// backend, the vLLM revision (required on vLLM), the porcelain text and
+// the stated server arguments. It then refuses, by variable, a recorded
+// text that holds a key ([CheckKeyFree]). Every error is a [*UsageError].
+func ReadServing(env func(string) (string, bool)) (Serving, error) {
+	var s Serving
+	var err error
+	if s.Settings, err = backend.SettingsFromEnv(env); err != nil {
+		return s, Usage(err)
+	}
+	if s.Settings.Backend == backend.VLLM {
+		rev, _ := env(EnvRevision)
+		if s.Revision = strings.TrimSpace(rev); s.Revision == "" {
+			return s, Usagef("%s must name the served weights revision", EnvRevision)
+		}
+	}
+	if text, ok := env(EnvPorcelain); ok {
+		s.Porcelain = &text
+	}
+	s.Stated = serving.StatedServerArgs(env)
+	return s, CheckKeyFree(s.Settings, Recorded{Porcelain: s.Porcelain, Revision: s.Revision, Stated: s.Stated})
 }
