@@ -27,7 +27,7 @@ import (
 // in-process fake llama-server. ns/op is wall time on a shared machine;
 // cpu-ns/op is the process CPU time (client and fake server) per judgment.
 func BenchmarkJudgeLlamaCPP(b *testing.B) {
-	srv := newServer(b, smallModel(), nil)
+	srv := newServer(b, judgmenttest.CheckModel(), nil)
 	sess := openSession(b, srv, llamacpp.Settings{}, llamacpp.OpenOptions{NVocab: 64})
 	benchJudge(b, sess, nil)
 }
@@ -37,7 +37,7 @@ func BenchmarkJudgeLlamaCPP(b *testing.B) {
 // answer): the cost of a real llama-server answer, streamed through the
 // decoder. B/op and cpu-ns/op include the fake server's encoding.
 func BenchmarkJudgeLlamaCPPFullVocab(b *testing.B) {
-	m := smallModel()
+	m := judgmenttest.CheckModel()
 	m.NVocab = 0
 	srv := newServer(b, m, nil)
 	sess := openSession(b, srv, llamacpp.Settings{Timeout: time.Minute}, llamacpp.OpenOptions{})
@@ -72,8 +72,8 @@ func BenchmarkJudgeLlamaCPPClient(b *testing.B) {
 // this process's CPU per judgment; with serverCPU non-nil (a server in a
 // child process) it also reports server-cpu-ns/op.
 func benchJudge(b *testing.B, sess *llamacpp.Session, serverCPU func() time.Duration) {
-	pngBytes := checkPNG(b)
-	req := checkRequest(pngBytes)
+	pngBytes := judgmenttest.CheckPNG()
+	req := judgmenttest.CheckRequest(pngBytes)
 	ctx := context.Background()
 	b.SetBytes(int64(len(pngBytes)))
 	b.ReportAllocs()

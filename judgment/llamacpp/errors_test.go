@@ -88,10 +88,10 @@ func TestJudgeErrorsAndRetries(t *testing.T) {
 			wantClass: "BackendHttpError", wantMsg: "llama.cpp HTTP 400: ", wantCalls: map[string]int{"/completion": 1, "/props": 0},
 			reason: "the repair is for media requests only"},
 	}
-	pngBytes := checkPNG(t)
+	pngBytes := judgmenttest.CheckPNG()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t, smallModel(), nil)
+			srv := newServer(t, judgmenttest.CheckModel(), nil)
 			sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{})
 			if tt.afterOpen != nil {
 				tt.afterOpen(srv)
@@ -100,7 +100,7 @@ func TestJudgeErrorsAndRetries(t *testing.T) {
 			for _, f := range tt.faults {
 				srv.Inject(f)
 			}
-			req := checkRequest(pngBytes)
+			req := judgmenttest.CheckRequest(pngBytes)
 			if !tt.media {
 				req.Media = nil
 			}
@@ -127,12 +127,12 @@ func TestJudgeErrorsAndRetries(t *testing.T) {
 // A router whose marker rotates mid-run: a multi-case run keeps going, each
 // rotation costing one /props read and one resend (typevet #322).
 func TestStaleMarkerRotationMidRun(t *testing.T) {
-	srv := newServer(t, smallModel(), func(s *judgmenttest.Server) { s.RotateMarkerEvery = 3 })
+	srv := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.RotateMarkerEvery = 3 })
 	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{NVocab: 64})
-	pngBytes := checkPNG(t)
+	pngBytes := judgmenttest.CheckPNG()
 	first := srv.CurrentMarker()
 	for i := range 5 {
-		if _, err := sess.Judge(context.Background(), checkRequest(pngBytes)); err != nil {
+		if _, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(pngBytes)); err != nil {
 			t.Fatalf("judgment %d: %v", i, err)
 		}
 	}
@@ -153,7 +153,7 @@ func TestStaleMarkerRotationMidRun(t *testing.T) {
 // Media on a model without image input is refused after one /props read,
 // and the refusal is not cached (typevet #323).
 func TestScoreMediaWithoutVision(t *testing.T) {
-	m := smallModel()
+	m := judgmenttest.CheckModel()
 	m.TextOnly = true
 	srv := newServer(t, m, nil)
 	c, err := llamacpp.NewClient(llamacpp.Settings{BaseURL: srv.URL}, llamacpp.ClientOptions{})
@@ -187,13 +187,13 @@ func TestScoreMediaWithoutVision(t *testing.T) {
 
 // Images need a native family; the refusal comes after the tokenize calls.
 func TestMediaNeedsNativeFamily(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	c, err := llamacpp.NewClient(llamacpp.Settings{BaseURL: srv.URL}, llamacpp.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	j := judgment.NewJudge(c, judgment.JudgeOptions{Family: judgment.FamilyChatML})
-	_, err = j.Judge(context.Background(), checkRequest(checkPNG(t)))
+	_, err = j.Judge(context.Background(), judgmenttest.CheckRequest(judgmenttest.CheckPNG()))
 	if judgment.ErrorClass(err) != "JudgmentValidationError" {
 		t.Fatalf("err = %v, want JudgmentValidationError", err)
 	}
@@ -259,7 +259,7 @@ func TestEarlyCloseSendsTwice(t *testing.T) {
 	for _, tt := range tests {
 		for _, closes := range []int{1, 2} {
 			t.Run(fmt.Sprintf("%s closed %d", tt.name, closes), func(t *testing.T) {
-				srv := newServer(t, smallModel(), nil)
+				srv := newServer(t, judgmenttest.CheckModel(), nil)
 				sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{})
 				ctx := context.Background()
 				// Warm the pool: the next call goes out on a reused connection.

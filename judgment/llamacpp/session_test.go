@@ -17,7 +17,7 @@ import (
 )
 
 func TestOpen(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{})
 	if got := sess.ServedTemplate(); got != judgment.FamilyGemma4Turn {
 		t.Errorf("ServedTemplate = %v, want native_gemma4_turn", got)
@@ -52,7 +52,7 @@ func TestOpenRefusals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := smallModel()
+			m := judgmenttest.CheckModel()
 			m.TextOnly = tt.textOnly
 			srv := newServer(t, m, func(s *judgmenttest.Server) { s.Template = tt.template })
 			_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: srv.URL},
@@ -78,7 +78,7 @@ func TestOpenRefusals(t *testing.T) {
 // class of a probe refusal: its text is fixed, so it is not masked into a
 // *judgment.MaskedError.
 func TestOpenRefusalWithKey(t *testing.T) {
-	m := smallModel()
+	m := judgmenttest.CheckModel()
 	m.TextOnly = true
 	srv := newServer(t, m, nil)
 	s := llamacpp.Settings{BaseURL: srv.URL, Auth: backendhttp.Auth{APIKey: "sk-live-SECRET",
@@ -99,10 +99,10 @@ func TestJudgeMasksOnce(t *testing.T) {
 	body := `{"error":{"code":429,"message":"team prod-1 over quota, key sk-live-SECRET, HTTP 501","type":"x"}}`
 	want := `llama.cpp HTTP 429: {"error":{"code":429,"message":"team ***-*** over quota, key ***, HTTP 501","type":"x"}}`
 	for _, callerMasks := range []bool{false, true} {
-		srv := newServer(t, smallModel(), nil)
+		srv := newServer(t, judgmenttest.CheckModel(), nil)
 		sess := openSession(t, srv, s, llamacpp.OpenOptions{MaskedByCaller: callerMasks})
 		srv.Inject(judgmenttest.Fault{Path: "/completion", Nth: 1, Status: 429, Body: body})
-		_, err := sess.Judge(context.Background(), checkRequest(nil))
+		_, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
 		if callerMasks {
 			err = sess.Masks().Mask(err)
 		}
@@ -111,7 +111,7 @@ func TestJudgeMasksOnce(t *testing.T) {
 		}
 
 		srv.Inject(judgmenttest.Fault{Path: "/completion", Close: true})
-		_, err = sess.Judge(context.Background(), checkRequest(nil))
+		_, err = sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
 		var te *judgment.TransportError
 		if !errors.As(err, &te) {
 			t.Fatalf("err = %v, want a TransportError", err)
@@ -128,10 +128,10 @@ func TestJudgeMasksOnce(t *testing.T) {
 // A check judgment (four questions, one PNG) makes exactly four scoring
 // calls, each with exactly one image and one marker, and no other call.
 func TestJudgeCheckFourCallsOneImageEach(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{NVocab: 64})
 	before := len(srv.Requests())
-	resp, err := sess.Judge(context.Background(), checkRequest(checkPNG(t)))
+	resp, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(judgmenttest.CheckPNG()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,11 +177,11 @@ func TestJudgeCheckFourCallsOneImageEach(t *testing.T) {
 
 // The /completion body is exactly spec §4.4, key for key in order.
 func TestCompletionBodyExact(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{})
-	req := checkRequest(nil)
+	req := judgmenttest.CheckRequest(nil)
 	req.Media = nil
-	req.Questions = checkQuestions[:1]
+	req.Questions = judgmenttest.CheckQuestions()[:1]
 	if _, err := sess.Judge(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
@@ -222,11 +222,11 @@ func TestOffOptionMassAndVocabRead(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t, smallModel(), func(s *judgmenttest.Server) { s.HideVocab = tt.hideVocab })
+			srv := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.HideVocab = tt.hideVocab })
 			sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{NVocab: tt.nVocab})
-			req := checkRequest(nil)
+			req := judgmenttest.CheckRequest(nil)
 			req.Media = nil
-			req.Questions = checkQuestions[:2]
+			req.Questions = judgmenttest.CheckQuestions()[:2]
 			for range tt.judgments {
 				resp, err := sess.Judge(context.Background(), req)
 				if err != nil {
@@ -245,16 +245,16 @@ func TestOffOptionMassAndVocabRead(t *testing.T) {
 
 // One session shared by many goroutines (run with -race).
 func TestSessionConcurrent(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{NVocab: llamacpp.DiscoverNVocab})
-	pngBytes := checkPNG(t)
+	pngBytes := judgmenttest.CheckPNG()
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for i := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req := checkRequest(pngBytes)
+			req := judgmenttest.CheckRequest(pngBytes)
 			if i%2 == 0 {
 				req.Media = nil
 			}
@@ -278,10 +278,10 @@ func TestSessionConcurrent(t *testing.T) {
 }
 
 func TestTimeoutIsTransportError(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, llamacpp.Settings{Timeout: 200 * time.Millisecond}, llamacpp.OpenOptions{})
 	srv.Inject(judgmenttest.Fault{Path: "/completion", Delay: 2 * time.Second})
-	req := checkRequest(nil)
+	req := judgmenttest.CheckRequest(nil)
 	req.Media = nil
 	_, err := sess.Judge(context.Background(), req)
 	var te *judgment.TransportError
@@ -302,7 +302,7 @@ func TestTimeoutIsTransportError(t *testing.T) {
 // image in the prompt, so it lies within one image's cost of the text-only
 // count rather than equal to it.
 func TestDroppedImageShowsInUsage(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{})
 	judge := func(req judgment.Request) judgment.Response {
 		t.Helper()
@@ -315,14 +315,14 @@ func TestDroppedImageShowsInUsage(t *testing.T) {
 		}
 		return resp
 	}
-	text := judge(checkRequest(nil))
-	imaged := judge(checkRequest(checkPNG(t)))
+	text := judge(judgmenttest.CheckRequest(nil))
+	imaged := judge(judgmenttest.CheckRequest(judgmenttest.CheckPNG()))
 	srv.Inject(judgmenttest.Fault{Path: "/completion", Tamper: judgmenttest.TamperDropImage})
-	dropped := judge(checkRequest(checkPNG(t)))
+	dropped := judge(judgmenttest.CheckRequest(judgmenttest.CheckPNG()))
 
 	d, i, x := *dropped.Usage.InputTokens, *imaged.Usage.InputTokens, *text.Usage.InputTokens
-	if want := i - len(checkQuestions)*judgmenttest.DefaultImageTokens; d != want {
-		t.Errorf("dropped-image InputTokens = %d, want %d (imaged %d less %d images' tokens)", d, want, i, len(checkQuestions))
+	if want := i - len(judgmenttest.CheckQuestions())*judgmenttest.DefaultImageTokens; d != want {
+		t.Errorf("dropped-image InputTokens = %d, want %d (imaged %d less %d images' tokens)", d, want, i, len(judgmenttest.CheckQuestions()))
 	}
 	if d >= i {
 		t.Errorf("dropped-image InputTokens = %d, want below the imaged count %d", d, i)
@@ -363,7 +363,7 @@ func TestTokenizeCallsPerJudgment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t, smallModel(), nil)
+			srv := newServer(t, judgmenttest.CheckModel(), nil)
 			var port judgment.Port
 			if tt.every {
 				c, err := llamacpp.NewClient(llamacpp.Settings{BaseURL: srv.URL}, llamacpp.ClientOptions{})
@@ -376,7 +376,7 @@ func TestTokenizeCallsPerJudgment(t *testing.T) {
 			}
 			for i, want := range tt.want {
 				before := srv.Count("/tokenize")
-				resp, err := port.Judge(context.Background(), checkRequest(nil))
+				resp, err := port.Judge(context.Background(), judgmenttest.CheckRequest(nil))
 				if err != nil {
 					t.Fatal(err)
 				}

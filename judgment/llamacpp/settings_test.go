@@ -102,7 +102,7 @@ func TestBaseURLUserinfo(t *testing.T) {
 // §8.2), including a 401 body that echoes the auth header.
 func TestSecretsMasked(t *testing.T) {
 	const key = `sk-live-"Q"-SECRET`
-	srv := newServer(t, smallModel(), func(s *judgmenttest.Server) { s.APIKey = "other"; s.EchoAuth = true })
+	srv := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "other"; s.EchoAuth = true })
 	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: srv.URL, Auth: backendhttp.Auth{APIKey: key,
 		Headers: []backendhttp.Header{{Name: "X-Team", Value: "team-TOKEN"}}}}, llamacpp.OpenOptions{})
 	var he *judgment.BackendHTTPError
@@ -119,10 +119,10 @@ func TestSecretsMasked(t *testing.T) {
 	// A transport error with secrets keeps no cause chain that could hold
 	// request headers: only the context sentinel survives masking, so a
 	// caller can still tell a timeout (judgment.MaskSecrets).
-	srv2 := newServer(t, smallModel(), nil)
+	srv2 := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv2, llamacpp.Settings{Auth: backendhttp.Auth{APIKey: key}, Timeout: 100 * time.Millisecond}, llamacpp.OpenOptions{})
 	srv2.Inject(judgmenttest.Fault{Path: "/tokenize", Delay: time.Second})
-	_, err = sess.Judge(context.Background(), checkRequest(nil))
+	_, err = sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
 	var te *judgment.TransportError
 	if !errors.As(err, &te) || te.Err != context.DeadlineExceeded || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("err = %#v, want a TransportError whose only cause is context.DeadlineExceeded", err)

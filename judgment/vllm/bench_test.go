@@ -26,7 +26,7 @@ import (
 // in-process fake vLLM server. ns/op is wall time on a shared machine;
 // cpu-ns/op is the process CPU time (client and fake server) per judgment.
 func BenchmarkJudgeVLLM(b *testing.B) {
-	srv := newServer(b, smallModel(), nil)
+	srv := newServer(b, judgmenttest.CheckModel(), nil)
 	benchJudge(b, openSession(b, srv, vllm.Settings{}), nil)
 }
 
@@ -57,8 +57,8 @@ func BenchmarkJudgeVLLMClient(b *testing.B) {
 // this process's CPU per judgment; with serverCPU non-nil (a server in a
 // child process) it also reports server-cpu-ns/op.
 func benchJudge(b *testing.B, sess *vllm.Session, serverCPU func() time.Duration) {
-	pngBytes := checkPNG(b)
-	req := checkRequest(pngBytes)
+	pngBytes := judgmenttest.CheckPNG()
+	req := judgmenttest.CheckRequest(pngBytes)
 	ctx := context.Background()
 	b.SetBytes(int64(len(pngBytes)))
 	b.ReportAllocs()

@@ -93,14 +93,14 @@ func TestJudgeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t, smallModel(), nil)
+			srv := newServer(t, judgmenttest.CheckModel(), nil)
 			s := tt.settings
 			s.RequestIDHeader = "X-Request-Id"
 			sess := openSession(t, srv, s)
 			f := tt.fault
 			f.Nth = 1
 			srv.Inject(f)
-			req := checkRequest(nil)
+			req := judgmenttest.CheckRequest(nil)
 			_, err := sess.Judge(context.Background(), req)
 			if got := judgment.ErrorClass(err); got != tt.wantClass {
 				t.Fatalf("error %v: class %q, want %q", err, got, tt.wantClass)

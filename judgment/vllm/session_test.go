@@ -17,7 +17,7 @@ import (
 )
 
 func TestOpenMakesNoCall(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, vllm.Settings{})
 	if srv.Count("") != 0 {
 		t.Errorf("Open made %d requests, want none", srv.Count(""))
@@ -30,9 +30,9 @@ func TestOpenMakesNoCall(t *testing.T) {
 // A check judgment (four questions, one PNG) makes exactly four scoring
 // calls, each with exactly one image block and no marker left in the text.
 func TestJudgeCheckFourCallsOneImageEach(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, vllm.Settings{})
-	resp, err := sess.Judge(context.Background(), checkRequest(checkPNG(t)))
+	resp, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(judgmenttest.CheckPNG()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,9 +78,9 @@ func TestJudgeCheckFourCallsOneImageEach(t *testing.T) {
 
 // The scoring body is exactly spec §5.3, key for key in order.
 func TestChatBodyExact(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, vllm.Settings{})
-	req := checkRequest(nil)
+	req := judgmenttest.CheckRequest(nil)
 	req.Questions = req.Questions[2:3] // three options
 	if _, err := sess.Judge(context.Background(), req); err != nil {
 		t.Fatal(err)
@@ -109,9 +109,9 @@ func TestChatBodyExact(t *testing.T) {
 // Request ids: a fresh UUID4 hex per request; the judge records each
 // question's scoring id, never a /tokenize id (typevet #356/#411).
 func TestRequestIDs(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, vllm.Settings{RequestIDHeader: "X-Request-Id"})
-	resp, err := sess.Judge(context.Background(), checkRequest(nil))
+	resp, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,15 +132,15 @@ func TestRequestIDs(t *testing.T) {
 		t.Fatalf("RequestIDs = %v, want one per question", resp.RequestIDs)
 	}
 	for i, rid := range resp.RequestIDs {
-		if rid.Name != checkQuestions[i].Name || rid.ID != scoring[i] {
-			t.Errorf("RequestIDs[%d] = %+v, want %s %s", i, rid, checkQuestions[i].Name, scoring[i])
+		if rid.Name != judgmenttest.CheckQuestions()[i].Name || rid.ID != scoring[i] {
+			t.Errorf("RequestIDs[%d] = %+v, want %s %s", i, rid, judgmenttest.CheckQuestions()[i].Name, scoring[i])
 		}
 	}
 }
 
 // More than 128 candidates are refused before any HTTP call.
 func TestTooManyCandidates(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	c, err := vllm.NewClient(vllm.Settings{BaseURL: srv.URL, Model: "m"}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -161,16 +161,16 @@ func TestTooManyCandidates(t *testing.T) {
 
 // One session shared by many goroutines (run with -race).
 func TestSessionConcurrent(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, vllm.Settings{RequestIDHeader: "X-Request-Id"})
-	pngBytes := checkPNG(t)
+	pngBytes := judgmenttest.CheckPNG()
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
 	for i := range 8 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			req := checkRequest(pngBytes)
+			req := judgmenttest.CheckRequest(pngBytes)
 			if i%2 == 0 {
 				req.Media = nil
 			}
@@ -196,10 +196,10 @@ func TestSessionConcurrent(t *testing.T) {
 // A request id fixed by the extra headers is kept, not replaced ("unless
 // already set", typevet #411).
 func TestRequestIDFixedByHeaders(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, vllm.Settings{RequestIDHeader: "X-Request-Id",
 		Auth: backendhttp.Auth{Headers: []backendhttp.Header{{Name: "X-Request-Id", Value: "run-42"}}}})
-	resp, err := sess.Judge(context.Background(), checkRequest(nil))
+	resp, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +222,7 @@ func TestRequestIDFixedByHeaders(t *testing.T) {
 // image in the prompt, so it lies within one image's cost of the text-only
 // count rather than equal to it.
 func TestDroppedImageShowsInUsage(t *testing.T) {
-	srv := newServer(t, smallModel(), nil)
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, vllm.Settings{})
 	judge := func(req judgment.Request) judgment.Response {
 		t.Helper()
@@ -235,14 +235,14 @@ func TestDroppedImageShowsInUsage(t *testing.T) {
 		}
 		return resp
 	}
-	text := judge(checkRequest(nil))
-	imaged := judge(checkRequest(checkPNG(t)))
+	text := judge(judgmenttest.CheckRequest(nil))
+	imaged := judge(judgmenttest.CheckRequest(judgmenttest.CheckPNG()))
 	srv.Inject(judgmenttest.Fault{Path: "/v1/chat/completions", Tamper: judgmenttest.TamperDropImage})
-	dropped := judge(checkRequest(checkPNG(t)))
+	dropped := judge(judgmenttest.CheckRequest(judgmenttest.CheckPNG()))
 
 	d, i, x := *dropped.Usage.InputTokens, *imaged.Usage.InputTokens, *text.Usage.InputTokens
-	if want := i - len(checkQuestions)*judgmenttest.DefaultImageTokens; d != want {
-		t.Errorf("dropped-image InputTokens = %d, want %d (imaged %d less %d images' tokens)", d, want, i, len(checkQuestions))
+	if want := i - len(judgmenttest.CheckQuestions())*judgmenttest.DefaultImageTokens; d != want {
+		t.Errorf("dropped-image InputTokens = %d, want %d (imaged %d less %d images' tokens)", d, want, i, len(judgmenttest.CheckQuestions()))
 	}
 	if d >= i {
 		t.Errorf("dropped-image InputTokens = %d, want below the imaged count %d", d, i)
@@ -283,7 +283,7 @@ func TestTokenizeCallsPerJudgment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newServer(t, smallModel(), nil)
+			srv := newServer(t, judgmenttest.CheckModel(), nil)
 			var port judgment.Port
 			if tt.every {
 				c, err := vllm.NewClient(vllm.Settings{BaseURL: srv.URL, Model: judgmenttest.DefaultModelID}, nil)
@@ -296,7 +296,7 @@ func TestTokenizeCallsPerJudgment(t *testing.T) {
 			}
 			for i, want := range tt.want {
 				before := srv.Count("/tokenize")
-				resp, err := port.Judge(context.Background(), checkRequest(nil))
+				resp, err := port.Judge(context.Background(), judgmenttest.CheckRequest(nil))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -108,9 +108,9 @@ func TestSettingsNeverPrintSecrets(t *testing.T) {
 // the key goes out as "<AuthHeader>: <AuthScheme> <key>".
 func TestSecretsMaskedAndSent(t *testing.T) {
 	const key = `sk-live-"Q"-SECRET`
-	srv := newServer(t, smallModel(), func(s *judgmenttest.Server) { s.APIKey = "other"; s.EchoAuth = true })
+	srv := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "other"; s.EchoAuth = true })
 	sess := openSession(t, srv, vllm.Settings{Auth: backendhttp.Auth{APIKey: key, Headers: []backendhttp.Header{{Name: "X-Team", Value: "team-TOKEN"}}}})
-	_, err := sess.Judge(context.Background(), checkRequest(nil))
+	_, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
 	if judgment.ErrorClass(err) != "BackendHttpError" {
 		t.Fatalf("err = %v", err)
 	}
@@ -118,9 +118,9 @@ func TestSecretsMaskedAndSent(t *testing.T) {
 		t.Errorf("unmasked: %#v", err)
 	}
 
-	ok := newServer(t, smallModel(), func(s *judgmenttest.Server) { s.APIKey = "k1"; s.AuthHeader = "X-Api-Key"; s.BareKey = true })
+	ok := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "k1"; s.AuthHeader = "X-Api-Key"; s.BareKey = true })
 	sess = openSession(t, ok, vllm.Settings{Auth: backendhttp.Auth{APIKey: "k1", AuthHeader: "X-Api-Key", BareKey: true, UserAgent: "curl/8.9.1"}})
-	if _, err := sess.Judge(context.Background(), checkRequest(nil)); err != nil {
+	if _, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil)); err != nil {
 		t.Fatalf("bare key in X-Api-Key: %v", err)
 	}
 	if ua := ok.Requests()[0].Header.Get("User-Agent"); ua != "curl/8.9.1" {
