@@ -127,6 +127,38 @@ func appendBytes(b []byte, s string) []byte {
 	return append(b, ']')
 }
 
+// appendTopLogprobs appends the entries of a top_logprobs list, each
+// written by write inside braces and separated by commas, applying tamper
+// t to the entry whose id is target (when hasTarget): a missing or
+// duplicated candidate drops it or writes it twice, a logprob tamper
+// writes [tamperedLogprob]'s literal in place of its value.
+func appendTopLogprobs(b []byte, list []entry, target int, hasTarget bool, t Tamper, write func([]byte, entry, string) []byte) []byte {
+	n := 0
+	for _, e := range list {
+		lit, copies := "", 1
+		if hasTarget && e.id == target {
+			switch t {
+			case TamperMissingCandidate:
+				copies = 0
+			case TamperDuplicateCandidate:
+				copies = 2
+			default:
+				lit = tamperedLogprob(t)
+			}
+		}
+		for range copies {
+			if n > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, '{')
+			b = write(b, e, lit)
+			b = append(b, '}')
+			n++
+		}
+	}
+	return b
+}
+
 // tamperedLogprob is the literal a tamper sends for the first candidate's
 // logprob; "" when the tamper does not change the value.
 func tamperedLogprob(t Tamper) string {

@@ -373,30 +373,7 @@ func (s *Server) llamaCompletionBody(d dist, top []entry, evaluated int, t Tampe
 		b = append(b, ',')
 	}
 	b = append(b, `"top_logprobs":[`...)
-	n := 0
-	for _, e := range top {
-		lit := ""
-		copies := 1
-		if hasFirst && e.id == first {
-			switch t {
-			case TamperMissingCandidate:
-				copies = 0
-			case TamperDuplicateCandidate:
-				copies = 2
-			default:
-				lit = tamperedLogprob(t)
-			}
-		}
-		for range copies {
-			if n > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '{')
-			b = entryBody(b, e, lit)
-			b = append(b, '}')
-			n++
-		}
-	}
+	b = appendTopLogprobs(b, top, first, hasFirst, t, entryBody)
 	return append(b, "]}]}"...)
 }
 

@@ -274,29 +274,7 @@ func (s *Server) vllmChatBody(d dist, ids []int, promptTokens int, t Tamper) []b
 	b = append(b, `,"reasoning_content":null,"tool_calls":[]},"logprobs":{"content":[{`...)
 	b = tokenEntry(b, sampled, "")
 	b = append(b, `,"top_logprobs":[`...)
-	n := 0
-	for _, e := range list {
-		lit, copies := "", 1
-		if e.id == ids[0] {
-			switch t {
-			case TamperMissingCandidate:
-				copies = 0
-			case TamperDuplicateCandidate:
-				copies = 2
-			default:
-				lit = tamperedLogprob(t)
-			}
-		}
-		for range copies {
-			if n > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '{')
-			b = tokenEntry(b, e, lit)
-			b = append(b, '}')
-			n++
-		}
-	}
+	b = appendTopLogprobs(b, list, ids[0], true, t, tokenEntry)
 	b = append(b, `]}]},"finish_reason":"length","stop_reason":null}],"usage":{"prompt_tokens":`...)
 	b = strconv.AppendInt(b, int64(promptTokens), 10)
 	b = append(b, `,"total_tokens":`...)
