@@ -48,4 +48,13 @@
 // [Run] runs named subtests against a Port built on a server scripted with
 // [ConformanceModel], or on the offline fake loaded with
 // [ConformanceDistributions].
+//
+// # Check judgments and benchmarks
+//
+// [CheckRequest] is a four-question judgment with one check-sized PNG
+// ([CheckPNG], built into the package) that [CheckModel] answers; the
+// backends' tests and benchmarks share them. [BenchJudge] measures a
+// Port's CPU per judgment, and [StartChild] with [ServeInChild] run the
+// server in a child process, so a client's CPU is read apart from its
+// server's.
 package judgmenttest

@@ -1,20 +1,14 @@
 package vllm_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/vllm"
@@ -27,12 +21,12 @@ import (
 // cpu-ns/op is the process CPU time (client and fake server) per judgment.
 func BenchmarkJudgeVLLM(b *testing.B) {
 	srv := newServer(b, judgmenttest.CheckModel(), nil)
-	benchJudge(b, openSession(b, srv, vllm.Settings{}), nil)
+	judgmenttest.BenchJudge(b, openSession(b, srv, vllm.Settings{}), nil)
 }
 
 // BenchmarkJudgeVLLMClient is BenchmarkJudgeVLLM against the canned server
 // of cannedVLLMHandler, which only drains requests and writes fixed answers,
-// run in a child process (this test binary again, see TestMain) so that the
+// run in a child process (this test binary again, judgmenttest.StartChild) so that the
 // client's CPU can be read apart from the server's.
 //
 // How to read the numbers:
@@ -45,45 +39,12 @@ func BenchmarkJudgeVLLM(b *testing.B) {
 //     loop; it is not part of cpu-ns/op.
 //   - ns/op is wall time, B/op and allocs/op are this process only.
 func BenchmarkJudgeVLLMClient(b *testing.B) {
-	url, serverCPU := startCannedProcess(b)
+	url, serverCPU := judgmenttest.StartChild(b)
 	sess, err := vllm.Open(context.Background(), vllm.Settings{BaseURL: url, Model: judgmenttest.DefaultModelID}, vllm.OpenOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchJudge(b, sess, serverCPU)
-}
-
-// benchJudge runs one check judgment per iteration and reports cpu-ns/op,
-// this process's CPU per judgment; with serverCPU non-nil (a server in a
-// child process) it also reports server-cpu-ns/op.
-func benchJudge(b *testing.B, sess *vllm.Session, serverCPU func() time.Duration) {
-	pngBytes := judgmenttest.CheckPNG()
-	req := judgmenttest.CheckRequest(pngBytes)
-	ctx := context.Background()
-	b.SetBytes(int64(len(pngBytes)))
-	b.ReportAllocs()
-	var serverStart time.Duration
-	if serverCPU != nil {
-		serverStart = serverCPU()
-	}
-	b.ResetTimer()
-	start := cpuTime()
-	for b.Loop() {
-		if _, err := sess.Judge(ctx, req); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op")
-	if serverCPU != nil {
-		b.ReportMetric(float64(serverCPU()-serverStart)/float64(b.N), "server-cpu-ns/op")
-	}
-}
-
-// cpuTime returns the user plus system CPU time of the process.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	judgmenttest.BenchJudge(b, sess, serverCPU)
 }
 
 // cannedVLLMHandler answers /tokenize and /v1/chat/completions with fixed
@@ -112,75 +73,9 @@ func cannedVLLMHandler() http.Handler {
 	})
 }
 
-// cannedServerEnv, set in a child's environment, makes the test binary
-// serve the canned handler instead of running tests (see TestMain).
-const cannedServerEnv = "TYPEVET_TEST_CANNED_SERVER"
-
-// cpuPath is the canned child's extra endpoint: its own CPU time in ns.
-const cpuPath = "/__cpu"
-
-// TestMain runs the tests, or, in a child started by startCannedProcess,
-// serves the canned handler on a loopback port (its URL is the first line
-// of stdout, GET /__cpu answers its CPU time) until stdin closes.
+// TestMain runs the tests, or, in a child started by judgmenttest.StartChild,
+// serves cannedVLLMHandler.
 func TestMain(m *testing.M) {
-	if os.Getenv(cannedServerEnv) != "" {
-		serveCanned(cannedVLLMHandler())
-	}
+	judgmenttest.ServeInChild(cannedVLLMHandler())
 	os.Exit(m.Run())
-}
-
-// serveCanned is the child's main; it never returns.
-func serveCanned(h http.Handler) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/", h)
-	mux.HandleFunc(cpuPath, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, int64(cpuTime())) })
-	go http.Serve(ln, mux)
-	fmt.Println("http://" + ln.Addr().String())
-	io.Copy(io.Discard, os.Stdin)
-	os.Exit(0)
-}
-
-// startCannedProcess starts this test binary as a canned-server child,
-// stopped with the benchmark, and returns its URL and a reader of its CPU
-// time.
-func startCannedProcess(b *testing.B) (string, func() time.Duration) {
-	b.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), cannedServerEnv+"=1")
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { stdin.Close(); cmd.Wait() })
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		b.Fatalf("canned server child: %v", err)
-	}
-	url := strings.TrimSpace(line)
-	return url, func() time.Duration {
-		resp, err := http.Get(url + cpuPath)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		ns, err := strconv.ParseInt(string(body), 10, 64)
-		if err != nil {
-			b.Fatalf("canned server CPU %q: %v", body, err)
-		}
-		return time.Duration(ns)
-	}
 }

@@ -1,0 +1,34 @@
+package judgmenttest
+
+import (
+	"io"
+	"net/http"
+	"os"
+	"testing"
+)
+
+// TestMain runs the tests, or, in a child started by StartChild, serves a
+// handler that answers "child".
+func TestMain(m *testing.M) {
+	ServeInChild(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "child") }))
+	os.Exit(m.Run())
+}
+
+// TestStartChild: the child serves TestMain's handler on the URL it
+// prints, and reports a CPU time that does not go backwards.
+func TestStartChild(t *testing.T) {
+	url, cpu := StartChild(t)
+	resp, err := http.Get(url + "/anything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "child" {
+		t.Errorf("child answered %q, want the handler's %q", body, "child")
+	}
+	first := cpu()
+	if second := cpu(); second < first || first < 0 {
+		t.Errorf("child CPU %v then %v, want non-negative and non-decreasing", first, second)
+	}
+}
