@@ -67,8 +67,8 @@ func ExampleJudge() {
 	// payee_matches: Is the payee on the check the register payee?
 	//
 	// Options:
-	// Control 0 → False: Different payee.
-	// Control 1 → True: Same payee.
+	// Control 0 → false: Different payee.
+	// Control 1 → true: Same payee.
 	//
 	// Answer with exactly one control string (the digit shown), not the original label text.<turn|>
 	// <|turn>model

@@ -198,8 +198,9 @@ func ScoringLabels(q Question) []string {
 	return nil
 }
 
-// originalLabels returns the labels named in binding errors: "false",
-// "true" for a Noul (the original labels), otherwise the scoring labels.
+// originalLabels returns the question's own labels: "false", "true" for a
+// Noul, otherwise the scoring labels. The option block renders them and
+// binding errors name them.
 func originalLabels(q Question) []string {
 	if _, ok := q.(Noul); ok {
 		return []string{"false", "true"}

@@ -265,10 +265,13 @@ func (j *Judge) prepare(ctx context.Context, req Request, context string, nq Nam
 	}, nil
 }
 
-// optionBlock renders the field block of one question (spec §2.3). All
-// caller text is neutralised (#433).
+// optionBlock renders the field block of one question. All
+// caller text is neutralised (#433). A Noul's option lines carry the
+// question's own labels, lower case ("Control 0 → false: …",
+// "Control 1 → true: …"), as typevet's render_field_instructions writes
+// them; the scoring labels "False"/"True" appear only in the decision.
 func (c compiledParts) optionBlock(name string, q Question) string {
-	labels := ScoringLabels(q)
+	labels := originalLabels(q)
 	letters := len(labels) > 10
 	prefix := "Control "
 	var instructions string

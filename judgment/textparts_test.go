@@ -48,11 +48,11 @@ func TestOptionBlockBytes(t *testing.T) {
 		{name: "noul", reason: "false first; Control prefix; descriptions found through the lower-cased label",
 			q: qs[0],
 			want: "payee_matches: Is the payee on the check the payee in the register row?\n\nOptions:\n" +
-				"Control 0 → False: The check names a different payee.\n" +
-				"Control 1 → True: The check names the register payee.\n\n" + digitRule},
+				"Control 0 → false: The check names a different payee.\n" +
+				"Control 1 → true: The check names the register payee.\n\n" + digitRule},
 		{name: "noul bare", reason: "nil instructions render as empty; no criteria, no descriptions",
 			q:    judgment.NamedQuestion{Name: "n", Question: judgment.Noul{}},
-			want: "n: \n\nOptions:\nControl 0 → False\nControl 1 → True\n\n" + digitRule},
+			want: "n: \n\nOptions:\nControl 0 → false\nControl 1 → true\n\n" + digitRule},
 		{name: "choice", reason: "#207: no Control prefix on a native Choice without collisions",
 			q: qs[2],
 			want: "verdict: Compare the check with the register row. Choose one:\n\nOptions:\n" +
