@@ -956,3 +956,26 @@ func TestDecodeAll(t *testing.T) {
 		t.Errorf("err = %v, want the logprobs error", err)
 	}
 }
+
+// BenchmarkDecodeCheck is the scoring arithmetic alone: the softmax and
+// answer of the four check questions (2, 2, 6 and 5 candidates) from their
+// log-probabilities, as one judgment decodes them.
+func BenchmarkDecodeCheck(b *testing.B) {
+	qs := checkQuestions()
+	lps := make([][]float64, len(qs))
+	for i, nq := range qs {
+		n := len(judgment.ScoringLabels(nq.Question))
+		lps[i] = make([]float64, n)
+		for k := range lps[i] {
+			lps[i][k] = -0.0001 - float64((k*7919+i*104729)%120000)/10000
+		}
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		for i, nq := range qs {
+			if _, err := judgment.Decode(nq.Question, lps[i]); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
