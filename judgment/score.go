@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/typevet/typevet-go/internal/pyjson"
+	"github.com/typevet/typevet-go/internal/pymath"
 	"github.com/typevet/typevet-go/internal/pytext"
 )
 
@@ -409,12 +410,15 @@ func decode(q Question, logprobs []float64, flag bool) (Answer, error) {
 		g := argmax(p)
 		return ChoiceAnswer{Choice: probs[g].Label, Confidence: p[g], Probabilities: probs, OffOptionFlag: flag}, nil
 	case Score:
-		var s float64
+		// typevet: sum(index * p for index, p in enumerate(probs)),
+		// CPython 3.12's compensated sum.
+		var buf [maxEnumChoices]float64
+		terms := buf[:0]
 		for i, pi := range p {
-			s += float64(i) * pi
+			terms = append(terms, float64(i)*pi)
 		}
 		return ScoreAnswer{
-			Score:         s,
+			Score:         pymath.Sum(terms),
 			Confidence:    p[argmax(p)],
 			Legend:        append([]string(nil), q.Criteria...),
 			Probabilities: p,
@@ -428,7 +432,11 @@ func decode(q Question, logprobs []float64, flag bool) (Answer, error) {
 const probabilitySumTolerance = 1e-6
 
 // softmax returns the conditional distribution over the candidates
-// (temperature 1), failing on degenerate input (spec §2.7).
+// (temperature 1), failing on degenerate input, with typevet's _softmax
+// arithmetic: exp(l - max) through [pymath.Exp] (glibc's exp, which
+// CPython's math.exp is), the normaliser and the check sum through
+// [pymath.Sum] (CPython 3.12's sum), so the probabilities are typevet's bit
+// for bit.
 func softmax(logprobs []float64) ([]float64, error) {
 	m := math.Inf(-1)
 	for _, l := range logprobs {
@@ -437,24 +445,21 @@ func softmax(logprobs []float64) ([]float64, error) {
 		}
 	}
 	p := make([]float64, len(logprobs))
-	var z float64
 	for i, l := range logprobs {
-		p[i] = math.Exp(l - m)
-		z += p[i]
+		p[i] = pymath.Exp(l - m)
 	}
+	z := pymath.Sum(p)
 	if z == 0 || math.IsNaN(z) || math.IsInf(z, 0) {
 		return nil, &DecisionExecutionError{Msg: "softmax normalization produced non-finite total mass"}
 	}
-	var sum float64
 	for i := range p {
 		p[i] /= z
 		if math.IsNaN(p[i]) || math.IsInf(p[i], 0) {
 			return nil, &DecisionExecutionError{Msg: "softmax produced non-finite probabilities"}
 		}
-		sum += p[i]
 	}
-	if math.Abs(sum-1) > probabilitySumTolerance {
-		return nil, &DecisionExecutionError{Msg: "probabilities sum to " + pyjson.FormatFloat(sum)}
+	if sum := pymath.Sum(p); math.Abs(sum-1) > probabilitySumTolerance {
+		return nil, &DecisionExecutionError{Msg: "probabilities sum to " + pyjson.FormatFloat(sum) + ", expected 1 within 1e-06"}
 	}
 	return p, nil
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/typevet/typevet-go/internal/pyjson"
+	"github.com/typevet/typevet-go/internal/pymath"
 	"github.com/typevet/typevet-go/internal/pytext"
 )
 
@@ -167,7 +168,6 @@ func (r ScoringRequest) ValidateResult(res ScoringResult) error {
 		return scoringErr("missing scores for requested candidates: " + pytext.ReprList(missing))
 	}
 	// Same label sets and no duplicates, so the row counts are equal.
-	var total float64
 	for i, c := range res.Candidates {
 		req := r.Candidates[i]
 		if c.Label != req.Label {
@@ -182,9 +182,15 @@ func (r ScoringRequest) ValidateResult(res ScoringResult) error {
 		if c.Logprob > positiveLogprobTolerance {
 			return scoringErr(fmt.Sprintf("positive logprob for candidate %s: %s", pytext.Repr(c.Label), pyjson.FormatFloat(c.Logprob)))
 		}
-		total += math.Exp(c.Logprob)
 	}
 	if m := res.OffOptionMass; m != nil {
+		// typevet: math.fsum(math.exp(logprob) for logprob in logprobs).
+		var buf [maxEnumChoices]float64
+		masses := buf[:0]
+		for _, c := range res.Candidates {
+			masses = append(masses, pymath.Exp(c.Logprob))
+		}
+		total := pymath.FSum(masses)
 		if math.IsNaN(*m) || *m < 0 || *m > 1 {
 			return scoringErr("off_option_mass must be finite and in [0, 1], got " + pyjson.FormatFloat(*m))
 		}

@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 
+	"github.com/typevet/typevet-go/internal/pymath"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
@@ -127,11 +128,12 @@ func (d completion) offOptionMass(cands []judgment.ScoredCandidate, nVocab int) 
 	if nVocab <= 0 || d.entries != nVocab || !(math.Abs(d.total-1) <= 1e-2) {
 		return nil
 	}
-	var in kahan
-	for _, c := range cands {
-		in.add(math.Exp(c.Logprob))
+	// typevet's _off_option_mass: math.fsum(math.exp(lp) for each candidate).
+	in := make([]float64, len(cands))
+	for i, c := range cands {
+		in[i] = pymath.Exp(c.Logprob)
 	}
-	mass := min(max(1-in.sum(), 0), 1)
+	mass := min(max(1-pymath.FSum(in), 0), 1)
 	if math.IsNaN(mass) {
 		return nil
 	}
