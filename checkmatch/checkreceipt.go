@@ -122,16 +122,30 @@ type Stopped struct {
 // ignored, at any level: they are not kept and are lost when the receipt is
 // written again (the head fixtures' "_note" is one). A receipt head without
 // "metrics" and "cases" reads with a zero Metrics and nil Cases;
-// [Recompute] refuses it. The value must be one JSON object whose issue is
-// 316, with nothing after it.
+// [Recompute] refuses it. The value must be one JSON object, with nothing
+// after it, whose issue is 316 or which has no issue key (or a null one):
+// typevet's repeat summary reads receipts without it, and Issue is then
+// filled in as [ReceiptIssue] (so a receipt written back gains the key).
+// legibility_probabilities may be sparse (only the levels seen), as
+// typevet's repeat summary accepts; see [ByLevel] for what is filled in.
 func ReadReceipt(r io.Reader) (Receipt, error) {
 	dec := json.NewDecoder(r)
-	var out Receipt
-	if err := dec.Decode(&out); err != nil {
+	var raw json.RawMessage
+	if err := dec.Decode(&raw); err != nil {
 		return Receipt{}, fmt.Errorf("read check-match receipt: %w", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return Receipt{}, errors.New("read check-match receipt: data after the receipt object")
+	}
+	var out Receipt
+	if err := json.Unmarshal(raw, &out); err != nil {
+		return Receipt{}, fmt.Errorf("read check-match receipt: %w", err)
+	}
+	var head struct {
+		Issue *int `json:"issue"`
+	}
+	if err := json.Unmarshal(raw, &head); err == nil && head.Issue == nil {
+		out.Issue = ReceiptIssue
 	}
 	if out.Issue != ReceiptIssue {
 		return Receipt{}, fmt.Errorf("read check-match receipt: issue is %d, want %d", out.Issue, ReceiptIssue)

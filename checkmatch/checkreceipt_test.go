@@ -148,9 +148,9 @@ func TestReadReceiptErrors(t *testing.T) {
 		{name: "empty", in: "", want: "read check-match receipt: EOF"},
 		{name: "not an object", in: "[]", want: "read check-match receipt: json: cannot unmarshal array"},
 		{name: "other issue", in: `{"issue": 105}`, want: "read check-match receipt: issue is 105, want 316"},
-		{name: "no issue", in: `{}`, want: "read check-match receipt: issue is 0, want 316"},
 		{name: "trailing", in: `{"issue": 316} {}`, want: "read check-match receipt: data after the receipt object"},
-		{name: "bad level key", in: `{"issue": 316, "cases": [{"legibility_probabilities": {"5": 1}}]}`, want: `level key "5" is not one of 0..0`},
+		{name: "bad level key", in: `{"issue": 316, "cases": [{"legibility_probabilities": {"24": 1}}]}`, want: `level key "24" is not one of 0..23`},
+		{name: "null issue, other keys wrong", in: `{"issue": null, "wall_seconds": "soon"}`, want: "read check-match receipt: json: cannot unmarshal string"},
 		{name: "wrong type", in: `{"issue": 316, "wall_seconds": "soon"}`, want: "read check-match receipt: json: cannot unmarshal string"},
 	}
 	for _, tt := range tests {
@@ -408,4 +408,16 @@ func ExampleRecompute() {
 	// amounts ece: 0.007274756156336548 true
 	// mean latency: 7.8536 s (recorded 7.8536 s)
 	// warning: mean_latency_seconds is the mean of latencies rounded to 3 decimals; the run's value, over unrounded latencies, may differ by up to 5e-4 s
+}
+
+// TestReadReceiptWithoutIssue: typevet's repeat summary reads a receipt
+// without an issue key (or with a null one), so ReadReceipt does too and
+// fills in 316; a present issue must still be 316.
+func TestReadReceiptWithoutIssue(t *testing.T) {
+	for _, in := range []string{`{}`, `{"issue": null}`, `{"backend": "vllm", "cases": []}`} {
+		r, err := checkmatch.ReadReceipt(strings.NewReader(in))
+		if err != nil || r.Issue != checkmatch.ReceiptIssue {
+			t.Errorf("ReadReceipt(%s) = issue %d, %v; want %d", in, r.Issue, err, checkmatch.ReceiptIssue)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -229,18 +230,32 @@ func Records(outcomes []Outcome) ([]CaseRecord, error) {
 // ({"0": …, "1": …}), as typevet writes legibility probabilities and score
 // distributions.
 //
-// Reading is strict: every key must be a level written as Python writes an
-// int ("0", "12"; not "01" or "+1"), each of 0..n-1 exactly once, in any
-// order. null reads as nil and nil writes as {}.
+// Every key must be a level written as Python writes an int ("0", "12"; not
+// "01" or "+1"), at most [MaxLevel], each at most once, in any order. A
+// ByLevel[int] (a distribution) must hold every level 0..n-1. A
+// ByLevel[float64] (probabilities) may be sparse, as typevet's repeat
+// summary accepts: {"0": 0.1, "4": 0.9} holds only the levels that were
+// seen. It reads as a slice up to the highest level given, with NaN filled
+// in for every level not given ([0.1, NaN, NaN, NaN, 0.9]), so a missing
+// level stays distinguishable from a recorded 0.0; MarshalJSON leaves NaN
+// levels out, so a sparse object is written back as it was read. null
+// reads as nil and nil writes as {}.
 type ByLevel[T int | float64] []T
+
+// MaxLevel is the highest level key [ByLevel] reads: a Score question has
+// at most 24 levels.
+const MaxLevel = 23
 
 // MarshalJSON writes {"0": v0, "1": v1, …} through [receipt.Ordered], so
 // float values are Python's float text (0.0, 1.0, 1e-07), as typevet
-// writes them.
+// writes them. A NaN level (one a sparse object did not give) is left out.
 func (b ByLevel[T]) MarshalJSON() ([]byte, error) {
-	o := make(receipt.Ordered[T], len(b))
+	o := make(receipt.Ordered[T], 0, len(b))
 	for i, v := range b {
-		o[i] = receipt.Entry[T]{Name: strconv.Itoa(i), Value: v}
+		if v != v { // NaN: a level the object read did not give
+			continue
+		}
+		o = append(o, receipt.Entry[T]{Name: strconv.Itoa(i), Value: v})
 	}
 	return o.MarshalJSON()
 }
@@ -255,14 +270,33 @@ func (b *ByLevel[T]) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &o); err != nil {
 		return err
 	}
-	out := make(ByLevel[T], len(o))
+	var zero T
+	_, sparse := any(zero).(float64)
+	n := len(o)
+	if sparse {
+		n = 0
+		for _, e := range o {
+			level, err := strconv.Atoi(e.Name)
+			if err != nil || level < 0 || level > MaxLevel || strconv.Itoa(level) != e.Name {
+				return fmt.Errorf("level key %q is not one of 0..%d", e.Name, MaxLevel)
+			}
+			n = max(n, level+1)
+		}
+	}
+	out := make(ByLevel[T], n)
+	if sparse {
+		nan := T(math.NaN())
+		for i := range out {
+			out[i] = nan
+		}
+	}
 	for _, e := range o {
 		level, err := strconv.Atoi(e.Name)
-		if err != nil || level < 0 || level >= len(o) || strconv.Itoa(level) != e.Name {
-			return fmt.Errorf("level key %q is not one of 0..%d", e.Name, len(o)-1)
+		if err != nil || level < 0 || level >= n || strconv.Itoa(level) != e.Name {
+			return fmt.Errorf("level key %q is not one of 0..%d", e.Name, n-1)
 		}
 		// Ordered refuses a key given twice, so n distinct keys in 0..n-1
-		// fill every level once.
+		// fill every level of a distribution once.
 		out[level] = e.Value
 	}
 	*b = out

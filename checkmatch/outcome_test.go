@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"reflect"
 	"strings"
@@ -204,11 +205,10 @@ func TestByLevelJSON(t *testing.T) {
 			reason: "a Python dict read back may come in any order; the level is the key"},
 		{name: "empty", in: `{}`, want: checkmatch.ByLevel[float64]{}},
 		{name: "null", in: `null`, want: nil},
-		{name: "gap", in: `{"0":0.1,"4":0.9}`, wantErr: `level key "4" is not one of 0..1`,
-			reason: "every level must be present; a sparse map would lose which levels are missing"},
-		{name: "leading zero", in: `{"00":1}`, wantErr: `level key "00" is not one of 0..0`},
-		{name: "not a number", in: `{"a":1}`, wantErr: `level key "a" is not one of 0..0`},
-		{name: "negative", in: `{"-1":1}`, wantErr: `level key "-1" is not one of 0..0`},
+		{name: "leading zero", in: `{"00":1}`, wantErr: `level key "00" is not one of 0..23`},
+		{name: "not a number", in: `{"a":1}`, wantErr: `level key "a" is not one of 0..23`},
+		{name: "negative", in: `{"-1":1}`, wantErr: `level key "-1" is not one of 0..23`},
+		{name: "above the highest level", in: `{"24":1}`, wantErr: `level key "24" is not one of 0..23`},
 		{name: "twice", in: `{"0":1,"0":2}`, wantErr: `given twice`},
 		{name: "not an object", in: `[1]`, wantErr: `want a JSON object`},
 	}
@@ -365,5 +365,27 @@ func BenchmarkEncodingJSONTyped140(b *testing.B) {
 		if err := enc.Encode(v); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestByLevelSparse: probabilities may hold only the levels seen, as
+// typevet's repeat summary accepts; the missing levels read as NaN and are
+// left out again when written. A distribution must hold every level.
+func TestByLevelSparse(t *testing.T) {
+	var got checkmatch.ByLevel[float64]
+	if err := json.Unmarshal([]byte(`{"4":0.9,"0":0.1}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 5 || got[0] != 0.1 || got[4] != 0.9 || !math.IsNaN(got[1]) || !math.IsNaN(got[2]) || !math.IsNaN(got[3]) {
+		t.Errorf("sparse ByLevel = %v, want [0.1 NaN NaN NaN 0.9]", got)
+	}
+	b, err := json.Marshal(got)
+	if want := `{"0":0.1,"4":0.9}`; err != nil || string(b) != want {
+		t.Errorf("Marshal(sparse) = %s, %v; want %s", b, err, want)
+	}
+	var dist checkmatch.ByLevel[int]
+	err = json.Unmarshal([]byte(`{"0":1,"4":9}`), &dist)
+	if err == nil || !strings.Contains(err.Error(), `level key "4" is not one of 0..1`) {
+		t.Errorf("sparse ByLevel[int] error = %v, want a refusal: a distribution holds every level", err)
 	}
 }

@@ -197,8 +197,11 @@ func CaseAgreement(receipts []Receipt) (float64, error) {
 // and every legibility_probabilities level (names from the first receipt),
 // the maximum minus the minimum over the receipts; 0.0 when there is
 // nothing to compare. 0.0 means the runs are bit-equal in every
-// probability. A label of the first receipt missing from another is an
-// error naming the case.
+// probability. A label or level of the first receipt missing from another
+// is an error naming the case; as in typevet's max_probability_difference,
+// levels a sparse legibility_probabilities of the first receipt does not
+// record (NaN, see [ByLevel]) are not compared, and another receipt's extra
+// labels and levels are ignored.
 func MaxProbabilityDifference(receipts []Receipt) (float64, error) {
 	tables, ids, err := caseTables(receipts)
 	if err != nil {
@@ -227,12 +230,16 @@ func MaxProbabilityDifference(receipts []Receipt) (float64, error) {
 			}
 			worst = max(worst, spread())
 		}
-		for level := range first.LegibilityProbabilities {
+		for level, p := range first.LegibilityProbabilities {
+			if math.IsNaN(p) {
+				continue // a level a sparse first receipt did not record
+			}
 			for i, t := range tables {
-				if level >= len(t[id].LegibilityProbabilities) {
+				lp := t[id].LegibilityProbabilities
+				if level >= len(lp) || math.IsNaN(lp[level]) {
 					return 0, fmt.Errorf("case %s: run %d has no legibility probability %d", id, i, level)
 				}
-				values[i] = t[id].LegibilityProbabilities[level]
+				values[i] = lp[level]
 			}
 			worst = max(worst, spread())
 		}

@@ -3,6 +3,7 @@ package checkmatch
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -400,4 +401,55 @@ func BenchmarkRepeatSummary(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestRepeatSummarySparseTypevetReceipts: typevet's repeat summary reads
+// receipts without an issue key and with sparse legibility_probabilities;
+// so does RepeatSummary. As in typevet's max_probability_difference, the
+// levels come from the first receipt: a level it lacks is not compared,
+// and a level it has that a later receipt lacks is an error.
+func TestRepeatSummarySparseTypevetReceipts(t *testing.T) {
+	raw, err := os.ReadFile(vllmFixture)
+	require.NoError(t, err)
+	edit := func(f func(cases []any)) []byte {
+		var m map[string]any
+		require.NoError(t, json.Unmarshal(raw, &m))
+		delete(m, "issue")
+		f(m["cases"].([]any))
+		b, err := json.Marshal(m)
+		require.NoError(t, err)
+		return b
+	}
+	levels := func(c any) map[string]any { return c.(map[string]any)["legibility_probabilities"].(map[string]any) }
+	first := edit(func(cases []any) {
+		for _, c := range cases {
+			delete(levels(c), "2")
+		}
+	})
+	second := edit(func(cases []any) {
+		for _, c := range cases {
+			levels(c)["2"] = 0.5 // not in the first run: not compared
+		}
+	})
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(p, b, 0o644))
+		return p
+	}
+	runs, err := ReadRepeatRuns([]string{write("sparse.json", first), write("dense.json", second)})
+	require.NoError(t, err)
+	assert.Equal(t, ReceiptIssue, runs[0].Receipt.Issue, "filled in")
+	assert.True(t, math.IsNaN(runs[0].Receipt.Cases[0].LegibilityProbabilities[2]))
+	rep, err := RepeatSummary(runs)
+	require.NoError(t, err)
+	assert.Equal(t, 0.0, rep.MaxAbsDifference)
+	assert.Equal(t, 1.0, rep.Agreement)
+	assert.True(t, rep.Stable)
+
+	third := edit(func(cases []any) { delete(levels(cases[3]), "3") })
+	runs, err = ReadRepeatRuns([]string{write("a.json", first), write("b.json", third)})
+	require.NoError(t, err)
+	_, err = RepeatSummary(runs)
+	assert.ErrorContains(t, err, "run 1 has no legibility probability 3")
 }
