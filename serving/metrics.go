@@ -127,8 +127,14 @@ func (s Snapshot) Counter(name string) (float64, bool) {
 //   - Lines end at "\n"; a "\r\n" ending is read as "\n" and a missing final
 //     newline is added. Other line breaks Python's splitlines knows are not
 //     line breaks here.
-//   - A value typevet skips (x abc, 1_000) or a float timestamp makes the
-//     whole text invalid. An integer timestamp is ignored, as in typevet.
+//   - A value that is not exposition text makes the whole text invalid,
+//     whether typevet skips it (x abc) or reads it: typevet reads a value
+//     with Python's float, which accepts digit-group underscores and other
+//     spellings (1_000 is 1000.0, " 1e3" or "infinity" too), while expfmt
+//     refuses them; a page holding one is a missing reading here, a
+//     deliberate difference (vLLM's prometheus_client never writes such a
+//     value). A float timestamp makes the text invalid too; an integer
+//     timestamp is ignored, as in typevet.
 //   - A label value holding "}" is read (typevet skips such a line), label
 //     values are unescaped, indented lines are read (typevet skips them), and
 //     a label name given twice in one sample makes the text invalid.

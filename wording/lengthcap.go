@@ -32,10 +32,12 @@ type Caps []Cap
 
 // PartCaps returns the cap of each selected part (part_caps): floor(ratio ×
 // the code-point length of the seed text), in selection order. components
-// nil or empty means every seed part in seed order, as Python's
-// "components or every seed part" does; ratio 0 means [LengthRatio].
-// The selection passes [CheckSelection]; a selected seed part that is empty
-// after Python's str.strip is refused with "empty seed part '<name>'".
+// nil means every seed part in seed order, as typevet's components=None
+// does; an empty non-nil selection is refused with "select at least one
+// wording part", as typevet refuses an empty one. ratio 0 means
+// [LengthRatio]. The selection passes [CheckSelection]; a selected seed
+// part that is empty after Python's str.strip is refused with "empty seed
+// part '<name>'".
 //
 // Lengths count code points, not bytes: "Café" is 4. "Empty" uses Python's
 // whitespace, which is Go's unicode.IsSpace plus U+001C–U+001F (a text of
@@ -44,7 +46,7 @@ func PartCaps(seed Mapping, components []string, ratio float64) (Caps, error) {
 	if ratio == 0 {
 		ratio = LengthRatio
 	}
-	if len(components) == 0 {
+	if components == nil {
 		components = seed.Names()
 	}
 	sel, err := CheckSelection(components, seed)
