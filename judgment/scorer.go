@@ -184,6 +184,9 @@ func (r ScoringRequest) ValidateResult(res ScoringResult) error {
 		}
 	}
 	if m := res.OffOptionMass; m != nil {
+		if math.IsNaN(*m) || *m < 0 || *m > 1 {
+			return scoringErr("off_option_mass must be finite and in [0, 1], got " + pyjson.FormatFloat(*m))
+		}
 		// typevet: math.fsum(math.exp(logprob) for logprob in logprobs).
 		var buf [maxEnumChoices]float64
 		masses := buf[:0]
@@ -191,9 +194,6 @@ func (r ScoringRequest) ValidateResult(res ScoringResult) error {
 			masses = append(masses, pymath.Exp(c.Logprob))
 		}
 		total := pymath.FSum(masses)
-		if math.IsNaN(*m) || *m < 0 || *m > 1 {
-			return scoringErr("off_option_mass must be finite and in [0, 1], got " + pyjson.FormatFloat(*m))
-		}
 		if total+*m > 1+offOptionMassTolerance {
 			return scoringErr(fmt.Sprintf("candidate mass %s plus off_option_mass %s exceeds 1", pyjson.FormatFloat(total), pyjson.FormatFloat(*m)))
 		}
