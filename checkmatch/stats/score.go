@@ -1,0 +1,185 @@
+package stats
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/internal/pymath"
+)
+
+// LogLossEpsilon clips confidences to [ε, 1 − ε] in [LogLoss], so that a
+// confident wrong answer (a confidence of exactly 0 or 1 on the wrong side)
+// costs −ln ε ≈ 34.5 instead of +Inf.
+const LogLossEpsilon = 1e-15
+
+// Brier returns the Brier score of confidences against the truth: the mean
+// of (p − y)² with y 1 for true and 0 for false (Python's sum of the
+// squares over their number, as typevet sums). 0 is perfect, 0.25 is a
+// constant 0.5. The lengths must be equal and at least 1, and every
+// confidence in [0, 1].
+func Brier(confidences []float64, truth []bool) (float64, error) {
+	if err := checkScores(confidences, truth); err != nil {
+		return 0, err
+	}
+	terms := make([]float64, len(confidences))
+	for i, p := range confidences {
+		d := p - indicator(truth[i])
+		terms[i] = d * d
+	}
+	return pymath.Sum(terms) / float64(len(terms)), nil
+}
+
+// LogLoss returns the mean negative log-likelihood (natural log) of the
+// truth under the confidences: the mean of −ln p for true cases and
+// −ln(1 − p) for false ones, p clipped to [[LogLossEpsilon], 1 −
+// LogLossEpsilon]. ln 2 ≈ 0.693 is a constant 0.5. The inputs are checked
+// as [Brier]'s.
+func LogLoss(confidences []float64, truth []bool) (float64, error) {
+	if err := checkScores(confidences, truth); err != nil {
+		return 0, err
+	}
+	terms := make([]float64, len(confidences))
+	for i, p := range confidences {
+		p = min(max(p, LogLossEpsilon), 1-LogLossEpsilon)
+		if truth[i] {
+			terms[i] = -math.Log(p)
+		} else {
+			terms[i] = -math.Log1p(-p)
+		}
+	}
+	return pymath.Sum(terms) / float64(len(terms)), nil
+}
+
+func indicator(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func checkScores(confidences []float64, truth []bool) error {
+	if len(confidences) != len(truth) {
+		return &checkmatch.LengthError{A: len(confidences), B: len(truth)}
+	}
+	if len(confidences) == 0 {
+		return fmt.Errorf("a score needs at least one case")
+	}
+	for _, p := range confidences {
+		if !(p >= 0 && p <= 1) {
+			return fmt.Errorf("confidence %g is not in [0, 1]", p)
+		}
+	}
+	return nil
+}
+
+// Noul names the two Nouls of a check-match receipt, in typevet's order,
+// with the record fields they score.
+var nouls = []struct {
+	name  string
+	conf  func(*checkmatch.CaseRecord) float64
+	truth func(*checkmatch.CaseRecord) bool
+}{
+	{checkmatch.QuestionPayeeMatches, func(r *checkmatch.CaseRecord) float64 { return r.PayeeConfidence }, func(r *checkmatch.CaseRecord) bool { return r.PayeeTruth }},
+	{checkmatch.QuestionAmountsMatch, func(r *checkmatch.CaseRecord) float64 { return r.AmountsConfidence }, func(r *checkmatch.CaseRecord) bool { return r.AmountsTruth }},
+}
+
+// facts are what the proportions need of one record.
+type facts struct {
+	correct, countsFalseClear, falseClear, cannotTell bool
+	variant, class                                    string
+}
+
+// recordFacts derives the facts of each record: correct as recorded (the
+// receipt's own metrics use it), counted for false clear when its variant
+// counts and "consistent" is not accepted (as checkmatch.FalseClearRate
+// counts). An unknown variant is an error naming the case.
+func recordFacts(records []checkmatch.CaseRecord) ([]facts, error) {
+	out := make([]facts, len(records))
+	for i := range records {
+		r := &records[i]
+		v, err := checkmatch.ParseVariant(string(r.Variant))
+		if err != nil {
+			return nil, fmt.Errorf("case %s: %w", r.CaseID, err)
+		}
+		counts := checkmatch.ExpectedLabels(v).CountsForFalseClear && !slices.Contains(r.ExpectedVerdicts, checkmatch.VerdictConsistent)
+		out[i] = facts{
+			correct:          r.Correct,
+			countsFalseClear: counts,
+			falseClear:       counts && r.Verdict == checkmatch.VerdictConsistent,
+			cannotTell:       r.Verdict == checkmatch.VerdictCannotTell,
+			variant:          string(v),
+			class:            checkmatch.ClassKey(checkmatch.Expected{Verdicts: r.ExpectedVerdicts}),
+		}
+	}
+	return out, nil
+}
+
+// shares are the three headline counts over some positions.
+type shares struct{ n, right, counted, cleared, cannotTell int }
+
+func countShares(fs []facts, idx []int) shares {
+	var s shares
+	for _, i := range idx {
+		f := &fs[i]
+		s.n++
+		if f.correct {
+			s.right++
+		}
+		if f.countsFalseClear {
+			s.counted++
+			if f.falseClear {
+				s.cleared++
+			}
+		}
+		if f.cannotTell {
+			s.cannotTell++
+		}
+	}
+	return s
+}
+
+func (s shares) accuracy() *float64   { return ratio(s.right, s.n) }
+func (s shares) falseClear() *float64 { return ratio(s.cleared, s.counted) }
+
+func ratio(k, n int) *float64 {
+	if n == 0 {
+		return nil
+	}
+	r := float64(k) / float64(n)
+	return &r
+}
+
+// noulScratch computes a Noul's ROC-AUC and ECE over positions, reusing
+// its buffers.
+type noulScratch struct {
+	conf  []float64
+	truth []bool
+}
+
+func (s *noulScratch) summary(records []checkmatch.CaseRecord, idx []int, n int) (auc, ece *float64) {
+	s.conf, s.truth = s.conf[:0], s.truth[:0]
+	for _, i := range idx {
+		s.conf = append(s.conf, nouls[n].conf(&records[i]))
+		s.truth = append(s.truth, nouls[n].truth(&records[i]))
+	}
+	sum, err := checkmatch.SummarizeNoul(s.conf, s.truth)
+	if err != nil { // confidences were checked before any resample
+		return nil, nil
+	}
+	return sum.ROCAUC, sum.ECE
+}
+
+// checkConfidences refuses a record whose Noul confidence is outside
+// [0, 1], naming the case and field.
+func checkConfidences(records []checkmatch.CaseRecord) error {
+	for i := range records {
+		for _, n := range nouls {
+			if p := n.conf(&records[i]); !(p >= 0 && p <= 1) {
+				return fmt.Errorf("case %s: %s confidence %g is not in [0, 1]", records[i].CaseID, n.name, p)
+			}
+		}
+	}
+	return nil
+}
