@@ -57,6 +57,7 @@ import (
 	"os"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/stats"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/receipt"
@@ -218,7 +219,8 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 
 // summary prints the receipt path and digest and the headline numbers
 // (spec §6.7), each value as one line of JSON with the receipt's number
-// text (1.0, not 1; [cli.SummaryLine]).
+// text (1.0, not 1; [cli.SummaryLine]), then one line of the headline
+// shares with their 95% Wilson intervals ([stats.FormatRates]).
 func summary(w io.Writer, path, sum string, r checkmatch.Receipt) error {
 	lines := []struct {
 		key string
@@ -236,6 +238,12 @@ func summary(w io.Writer, path, sum string, r checkmatch.Receipt) error {
 	}
 	for _, l := range lines {
 		if err := cli.SummaryLine(w, l.key, l.v); err != nil {
+			return err
+		}
+	}
+	// The headline shares with their Wilson intervals (checkmatch/stats).
+	if rates, err := stats.HeadlineRates(r.Cases, stats.DefaultLevel); err == nil {
+		if _, err := fmt.Fprintln(w, "intervals "+stats.FormatRates(rates, stats.DefaultLevel)); err != nil {
 			return err
 		}
 	}

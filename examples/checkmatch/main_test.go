@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -272,12 +273,20 @@ func TestEndToEnd(t *testing.T) {
 			b, err := os.ReadFile(path)
 			require.NoError(t, err)
 			lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
-			require.Len(t, lines, 8, r.stdout)
+			require.Len(t, lines, 9, r.stdout)
 			assert.Equal(t, "receipt "+path+" sha256 "+sha256Hex(b), lines[0])
 			for i, key := range []string{"accuracy ", "false_clear_rate ", "accuracy_by_variant ", "wall_seconds ", "stopped null", "throughput {"} {
 				assert.True(t, strings.HasPrefix(lines[i+1], key), "line %d %q", i+1, lines[i+1])
 			}
-			assert.Equal(t, confidenceLine, lines[7])
+			assert.True(t, strings.HasPrefix(lines[7], "intervals 95% Wilson: accuracy "), lines[7])
+			right := 0
+			for _, c := range rec.Cases {
+				if c.Correct {
+					right++
+				}
+			}
+			assert.Contains(t, lines[7], " ("+strconv.Itoa(right)+"/"+strconv.Itoa(len(rec.Cases))+"); false_clear_rate ", "k/n of the accuracy")
+			assert.Equal(t, confidenceLine, lines[8])
 			// The summary writes numbers as the receipt does (1.0, not 1).
 			require.NotNil(t, rec.Metrics.Accuracy)
 			assert.Equal(t, "accuracy "+pyjson.FormatFloat(*rec.Metrics.Accuracy), lines[1])

@@ -1,0 +1,102 @@
+package cli
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/stats"
+	"github.com/typevet/typevet-go/receipt"
+)
+
+// ReadReceiptFile reads the check-match receipt at path and returns it
+// with the lower-case hex SHA-256 of the file's bytes. Errors name the
+// path.
+func ReadReceiptFile(path string) (checkmatch.Receipt, string, error) {
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return checkmatch.Receipt{}, "", err
+	}
+	r, err := checkmatch.ReadReceipt(bytes.NewReader(raw))
+	if err != nil {
+		return checkmatch.Receipt{}, "", fmt.Errorf("%s: %w", path, err)
+	}
+	sum := sha256.Sum256(raw)
+	return r, hex.EncodeToString(sum[:]), nil
+}
+
+// StatsFlags are the flags examples/stats and examples/compare share: the
+// bootstrap options and where the document goes.
+type StatsFlags struct {
+	resamples *int
+	seed      *int
+	cluster   *string
+	// Out is the -out path; "" means stdout.
+	Out *string
+	// Table is -table: write the readable table to stderr.
+	Table *bool
+}
+
+// NewStatsFlags defines -resamples, -seed, -cluster, -out and -table on
+// fs.
+func NewStatsFlags(fs *flag.FlagSet) StatsFlags {
+	return StatsFlags{
+		resamples: fs.Int("resamples", stats.DefaultResamples, "bootstrap resamples"),
+		seed:      fs.Int("seed", stats.DefaultSeed, "resampling seed (typevet's SHA-256 draws)"),
+		cluster:   fs.String("cluster", string(stats.ClusterCase), "what one bootstrap draw takes: case or register_row"),
+		Out:       fs.String("out", "", "write the JSON document to this new file instead of stdout"),
+		Table:     fs.Bool("table", true, "write a readable table to stderr"),
+	}
+}
+
+// Options returns the bootstrap options, refusing bad values by flag name
+// (a *UsageError).
+func (f StatsFlags) Options() (stats.Options, error) {
+	if *f.resamples < 1 {
+		return stats.Options{}, Usagef("-resamples must be at least 1, got %d", *f.resamples)
+	}
+	if *f.seed < 0 {
+		return stats.Options{}, Usagef("-seed must be at least 0, got %d", *f.seed)
+	}
+	c := stats.Cluster(*f.cluster)
+	if c != stats.ClusterCase && c != stats.ClusterRegisterRow {
+		return stats.Options{}, Usagef("-cluster must be %q or %q, got %q", stats.ClusterCase, stats.ClusterRegisterRow, *f.cluster)
+	}
+	return stats.Options{Resamples: *f.resamples, Seed: *f.seed, Cluster: c}, nil
+}
+
+// CheckOut refuses an -out path that exists, before any work (a
+// *UsageError naming -out).
+func (f StatsFlags) CheckOut() error {
+	if *f.Out == "" {
+		return nil
+	}
+	if err := receipt.CheckNew(*f.Out); err != nil {
+		return Usagef("-out: %v", err)
+	}
+	return nil
+}
+
+// Write writes doc to -out (a new file, as receipts are written) or to
+// stdout, and names the file and its SHA-256 on stderr.
+func (f StatsFlags) Write(stdout, stderr io.Writer, prog string, doc any) error {
+	if *f.Out == "" {
+		b, err := stats.Marshal(doc)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(b)
+		return err
+	}
+	sum, err := receipt.Write(*f.Out, doc, nil)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "%s: wrote %s sha256 %s\n", prog, *f.Out, sum)
+	return nil
+}
