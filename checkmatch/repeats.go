@@ -371,24 +371,42 @@ type RepeatRun struct {
 	ECE receipt.Ordered[*float64] `json:"ece"`
 	// WallSeconds is the receipt's wall_seconds.
 	WallSeconds float64 `json:"wall_seconds"`
-	// Included is false when the run's code digests differ from the
+	// Included is false when the run judged another slice than the
+	// majority's ([SliceOutliers]) or its code digests differ from the
 	// majority's ([DigestOutliers]).
 	Included bool `json:"included"`
-	// Agreement is [CaseAgreement] of the first included run and this one.
-	Agreement float64 `json:"agreement"`
+	// Agreement is [CaseAgreement] of the first included run and this one;
+	// null for a run of another slice, whose cases are other cases.
+	Agreement *float64 `json:"agreement"`
 	// MaxAbsDifference is [MaxProbabilityDifference] of the first included
-	// run and this one.
-	MaxAbsDifference float64 `json:"max_abs_difference"`
+	// run and this one; null for a run of another slice.
+	MaxAbsDifference *float64 `json:"max_abs_difference"`
 }
 
-// ExcludedRun names a run left out of a repeat summary and the code digests
-// (names only) that set it apart.
+// The reasons of an [ExcludedRun].
+const (
+	// ExcludedSlice is the reason of a run that judged another slice than
+	// the majority's: its differing_pins name the slice pins that differ.
+	ExcludedSlice = "another slice"
+	// ExcludedCode is the reason of a run whose code digests differ from
+	// the majority's: its differing_digests name them.
+	ExcludedCode = "code digests differ"
+)
+
+// ExcludedRun names a run left out of a repeat summary, why, and the
+// names (never the values) of what set it apart.
 type ExcludedRun struct {
 	// Run is the run's name.
 	Run string `json:"run"`
 	// DifferingDigests are the sorted names of the code-path digests that
-	// differ from the majority's. Digest values are never reported.
+	// differ from the majority's ([] for a run of another slice). Digest
+	// values are never reported.
 	DifferingDigests []string `json:"differing_digests"`
+	// Reason is [ExcludedSlice] or [ExcludedCode].
+	Reason string `json:"reason"`
+	// DifferingPins names the slice pins that differ from the majority's
+	// ([SliceDifferences]); [] for a run excluded by its code.
+	DifferingPins []string `json:"differing_pins"`
 }
 
 // RepeatStatistics are the spreads over the included runs.
@@ -409,8 +427,8 @@ type RepeatReport struct {
 	Runs []RepeatRun `json:"runs"`
 	// Included names the runs the statistics are over.
 	Included []string `json:"included"`
-	// Excluded names the runs left out, with the names of their differing
-	// code digests.
+	// Excluded names the runs left out, each with its reason and the
+	// names of the pins or code digests that differ.
 	Excluded []ExcludedRun `json:"excluded"`
 	// Statistics spreads accuracy, false-clear rate and ECE over the
 	// included runs.
@@ -422,14 +440,68 @@ type RepeatReport struct {
 	// MaxAbsDifference is [MaxProbabilityDifference] of the included runs.
 	MaxAbsDifference float64 `json:"max_abs_difference"`
 	// Stable is [StabilityVerdict] of the accuracy range and the ECE
-	// ranges.
+	// ranges, and false when fewer than two runs are included: one run
+	// cannot show that repeats agree.
 	Stable bool `json:"stable"`
+	// Warnings lists doubts that did not stop the summary, one sentence
+	// each: fewer than two included runs ([ErrOneRun]), a run excluded as
+	// another slice, and an included run whose backend, model or prompt
+	// digests differ from the first included run's, so that the runs may
+	// not be repeats of one experiment (typevet does not check). [] when
+	// there are none. typevet's repeat_summary has no such key.
+	Warnings []string `json:"warnings"`
+}
 
-	// Warnings lists doubts that did not stop the summary: an included run
-	// whose backend, model, seed, slice digest or prompt digests differ
-	// from the first included run's, so that the runs may not be repeats of
-	// one experiment (typevet does not check). Not part of the JSON.
-	Warnings []error `json:"-"`
+// ErrOneRun is the warning of a repeat summary over fewer than two
+// included runs, which is never stable.
+var ErrOneRun = errors.New("fewer than two included runs: stability needs at least two runs of one slice, so the runs are not called stable")
+
+// SliceDifferences names the slice pins that differ between a and b:
+// pins.slice_sha256, pins.generator_seed, pins.register_rows,
+// pins.variants_per_row, pins.renderer (ours) and pins.pillow_version
+// (typevet's), in that order. Empty when both judged one slice the same
+// way: only then are their cases the same cases.
+func SliceDifferences(a, b Receipt) []string {
+	var out []string
+	pa, pb := a.Pins, b.Pins
+	add := func(differ bool, name string) {
+		if differ {
+			out = append(out, name)
+		}
+	}
+	add(pa.SliceSHA256 != pb.SliceSHA256, "pins.slice_sha256")
+	add(pa.GeneratorSeed != pb.GeneratorSeed, "pins.generator_seed")
+	add(pa.RegisterRows != pb.RegisterRows, "pins.register_rows")
+	add(pa.VariantsPerRow != pb.VariantsPerRow, "pins.variants_per_row")
+	add((pa.Renderer == nil) != (pb.Renderer == nil) || (pa.Renderer != nil && *pa.Renderer != *pb.Renderer), "pins.renderer")
+	add(pa.PillowVersion != pb.PillowVersion, "pins.pillow_version")
+	return out
+}
+
+// SliceOutliers finds the runs that judged another slice than the
+// majority's: the reference is the receipt whose slice most receipts
+// share (no [SliceDifferences]), a tie going to the earliest. The result
+// maps the index of each other run to its differing pin names.
+func SliceOutliers(receipts []Receipt) map[int][]string {
+	out := map[int][]string{}
+	ref, best := 0, 0
+	for i := range receipts {
+		n := 0
+		for j := range receipts {
+			if len(SliceDifferences(receipts[i], receipts[j])) == 0 {
+				n++
+			}
+		}
+		if n > best { // strictly: a tie keeps the earlier
+			ref, best = i, n
+		}
+	}
+	for i, r := range receipts {
+		if d := SliceDifferences(receipts[ref], r); len(d) > 0 {
+			out[i] = d
+		}
+	}
+	return out
 }
 
 // sameExperiment returns a warning for each way r differs from ref in
@@ -444,12 +516,6 @@ func sameExperiment(name string, ref, r Receipt) []error {
 	}
 	if r.Model != ref.Model {
 		differ("model")
-	}
-	if r.Pins.GeneratorSeed != ref.Pins.GeneratorSeed {
-		differ("pins.generator_seed")
-	}
-	if r.Pins.SliceSHA256 != ref.Pins.SliceSHA256 {
-		differ("pins.slice_sha256")
 	}
 	if digestKey(r.Identity.PromptDigests) != digestKey(ref.Identity.PromptDigests) {
 		differ("identity.prompt_digests")
@@ -466,13 +532,15 @@ func noulECE(m MetricsBlock) receipt.Ordered[*float64] {
 }
 
 // RepeatSummary applies typevet's pre-registered repeat-run statistics
-// (#357, spec §9.3) to receipts of the same slice: runs whose code digests
-// differ from the majority's are excluded (by digest name, never value);
+// (#357, spec §9.3) to receipts of the same slice: runs of another slice
+// than the majority's are excluded ([SliceOutliers]: a different seed is a
+// different experiment, not a repeat), then runs whose code digests differ
+// from the majority's (by digest name, never value);
 // accuracy, false-clear rate and each Noul's ECE are spread over the
 // included runs; their case rows are pooled for a 10,000-resample accuracy
 // interval; verdict agreement and the largest probability change are
-// measured; and the runs are stable when every range is below
-// [StabilityRangeLimit].
+// measured; and the runs are stable when at least two are included and
+// every range is below [StabilityRangeLimit].
 //
 // No runs is an error ("repeat_summary needs at least one receipt"), and so
 // are receipts with different case ids and an included run whose accuracy,
@@ -485,24 +553,50 @@ func RepeatSummary(runs []NamedReceipt) (RepeatReport, error) {
 	for i, r := range runs {
 		receipts[i] = r.Receipt
 	}
-	outliers := DigestOutliers(receipts)
-	rep := RepeatReport{Included: []string{}, Excluded: []ExcludedRun{}}
+	rep := RepeatReport{Included: []string{}, Excluded: []ExcludedRun{}, Warnings: []string{}}
+	// Runs of another slice first; the code digests' majority is then
+	// taken over the runs of the majority's slice.
+	otherSlice := SliceOutliers(receipts)
+	var sameSlice []Receipt
+	var sameIdx []int
+	for i, r := range receipts {
+		if _, out := otherSlice[i]; !out {
+			sameSlice = append(sameSlice, r)
+			sameIdx = append(sameIdx, i)
+		}
+	}
+	code := map[int][]string{}
+	for j, names := range DigestOutliers(sameSlice) {
+		code[sameIdx[j]] = names
+	}
 	var kept []Receipt
 	var keptRuns []NamedReceipt
 	for i, r := range runs {
-		if names, ok := outliers[i]; ok {
-			rep.Excluded = append(rep.Excluded, ExcludedRun{Run: r.Name, DifferingDigests: names})
+		if pins, ok := otherSlice[i]; ok {
+			rep.Excluded = append(rep.Excluded, ExcludedRun{Run: r.Name, DifferingDigests: []string{}, Reason: ExcludedSlice, DifferingPins: pins})
+			verb := "differ"
+			if len(pins) == 1 {
+				verb = "differs"
+			}
+			rep.Warnings = append(rep.Warnings, fmt.Sprintf("run %s excluded: another slice (%s %s from the majority's); runs of another seed, row count or renderer are not repeats", r.Name, strings.Join(pins, ", "), verb))
+			continue
+		}
+		if names, ok := code[i]; ok {
+			rep.Excluded = append(rep.Excluded, ExcludedRun{Run: r.Name, DifferingDigests: names, Reason: ExcludedCode, DifferingPins: []string{}})
 			continue
 		}
 		rep.Included = append(rep.Included, r.Name)
 		if len(kept) > 0 {
-			rep.Warnings = append(rep.Warnings, sameExperiment(r.Name, kept[0], r.Receipt)...)
+			for _, w := range sameExperiment(r.Name, kept[0], r.Receipt) {
+				rep.Warnings = append(rep.Warnings, w.Error())
+			}
 		}
 		kept = append(kept, r.Receipt)
 		keptRuns = append(keptRuns, r)
 	}
 	for i, r := range runs {
-		_, out := outliers[i]
+		_, sliceOut := otherSlice[i]
+		_, codeOut := code[i]
 		row := RepeatRun{
 			Run:            r.Name,
 			Commit:         r.Receipt.Identity.BaselineCommit,
@@ -510,15 +604,19 @@ func RepeatSummary(runs []NamedReceipt) (RepeatReport, error) {
 			FalseClearRate: r.Receipt.Metrics.FalseClearRate,
 			ECE:            noulECE(r.Receipt.Metrics),
 			WallSeconds:    r.Receipt.WallSeconds,
-			Included:       !out,
+			Included:       !sliceOut && !codeOut,
 		}
-		pair := []Receipt{kept[0], r.Receipt}
-		var err error
-		if row.Agreement, err = CaseAgreement(pair); err != nil {
-			return RepeatReport{}, fmt.Errorf("run %s: %w", r.Name, err)
-		}
-		if row.MaxAbsDifference, err = MaxProbabilityDifference(pair); err != nil {
-			return RepeatReport{}, fmt.Errorf("run %s: %w", r.Name, err)
+		if !sliceOut {
+			pair := []Receipt{kept[0], r.Receipt}
+			agreement, err := CaseAgreement(pair)
+			if err != nil {
+				return RepeatReport{}, fmt.Errorf("run %s: %w", r.Name, err)
+			}
+			diff, err := MaxProbabilityDifference(pair)
+			if err != nil {
+				return RepeatReport{}, fmt.Errorf("run %s: %w", r.Name, err)
+			}
+			row.Agreement, row.MaxAbsDifference = &agreement, &diff
 		}
 		rep.Runs = append(rep.Runs, row)
 	}
@@ -540,7 +638,10 @@ func RepeatSummary(runs []NamedReceipt) (RepeatReport, error) {
 	for i, e := range rep.Statistics.ECE {
 		eceRanges[i] = receipt.Entry[float64]{Name: e.Name, Value: e.Value.Range}
 	}
-	rep.Stable = StabilityVerdict(rep.Statistics.Accuracy.Range, eceRanges)
+	rep.Stable = len(kept) >= 2 && StabilityVerdict(rep.Statistics.Accuracy.Range, eceRanges)
+	if len(kept) < 2 {
+		rep.Warnings = append(rep.Warnings, ErrOneRun.Error())
+	}
 	return rep, nil
 }
 

@@ -92,7 +92,7 @@ func TestRepeatSummaryExcludesOddDigests(t *testing.T) {
 	rep, err := RepeatSummary(named(odd, normal(), normal(), normal()))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"run1", "run2", "run3"}, rep.Included)
-	assert.Equal(t, []ExcludedRun{{Run: "run0", DifferingDigests: []string{"runner"}}}, rep.Excluded)
+	assert.Equal(t, []ExcludedRun{{Run: "run0", DifferingDigests: []string{"runner"}, Reason: ExcludedCode, DifferingPins: []string{}}}, rep.Excluded)
 	b, err := json.Marshal(rep.Excluded)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "zzzz")
@@ -260,17 +260,17 @@ func TestRepeatSummaryTwoRuns(t *testing.T) {
 	assert.Equal(t, 0.25, acc.Range)
 	assert.False(t, rep.Stable)
 	assert.Equal(t, 1.0, rep.Agreement)
-	e04, e0 := 0.04, 0.0
+	e04, e0, one := 0.04, 0.0, 1.0
 	assert.Equal(t, RepeatRun{
 		Run: "run1", Commit: "c0ffee", Accuracy: rep.Runs[1].Accuracy, FalseClearRate: rep.Runs[1].FalseClearRate,
 		ECE:         receipt.Ordered[*float64]{{Name: "payee_matches", Value: &e04}, {Name: "amounts_match", Value: &e0}},
-		WallSeconds: 10, Included: true, Agreement: 1, MaxAbsDifference: 0,
+		WallSeconds: 10, Included: true, Agreement: &one, MaxAbsDifference: &e0,
 	}, rep.Runs[1])
 	assert.Equal(t, 0.5, *rep.Runs[1].Accuracy)
 
 	b, err := json.Marshal(rep)
 	require.NoError(t, err)
-	assertOrder(t, string(b), `"runs"`, `"included"`, `"excluded"`, `"statistics"`, `"accuracy_interval"`, `"agreement"`, `"max_abs_difference"`, `"stable"`)
+	assertOrder(t, string(b), `"runs"`, `"included"`, `"excluded"`, `"statistics"`, `"accuracy_interval"`, `"agreement"`, `"max_abs_difference"`, `"stable"`, `"warnings":[]`)
 	assertOrder(t, string(b), `"run":"run0"`, `"commit"`, `"accuracy"`, `"false_clear_rate"`, `"ece"`, `"wall_seconds"`, `"included"`, `"agreement"`, `"max_abs_difference"`)
 	assertOrder(t, string(b), `"accuracy_interval":{"low"`, `"high"`, `"level"`, `"resamples"`, `"seed"`, `"rows":8`)
 	assertOrder(t, string(b), `"mean"`, `"sd"`, `"min"`, `"max"`, `"range"`)
@@ -279,19 +279,59 @@ func TestRepeatSummaryTwoRuns(t *testing.T) {
 func TestRepeatSummaryWarnings(t *testing.T) {
 	other := normal()
 	other.Model = "other-model"
-	other.Pins.SliceSHA256 = "ffff"
+	other.Identity.PromptDigests = receipt.Digests{{Name: "verdict", Value: "x"}}
 	rep, err := RepeatSummary(named(normal(), other, normal()))
 	require.NoError(t, err)
-	require.Len(t, rep.Warnings, 2)
-	assert.EqualError(t, rep.Warnings[0], "run run1: model differs from the first included run's")
-	assert.EqualError(t, rep.Warnings[1], "run run1: pins.slice_sha256 differs from the first included run's")
+	assert.Equal(t, []string{
+		"run run1: model differs from the first included run's",
+		"run run1: identity.prompt_digests differs from the first included run's",
+	}, rep.Warnings)
 	b, err := json.Marshal(rep)
 	require.NoError(t, err)
-	assert.NotContains(t, string(b), "differs", "warnings are not part of the summary JSON")
+	assert.Contains(t, string(b), `"warnings":["run run1: model differs from the first included run's",`, "warnings are part of the summary JSON")
 
 	rep, err = RepeatSummary(named(normal(), normal()))
 	require.NoError(t, err)
-	assert.Empty(t, rep.Warnings)
+	assert.Equal(t, []string{}, rep.Warnings)
+	assert.True(t, rep.Stable)
+}
+
+// TestRepeatSummaryOtherSlice: a run of another seed is not a repeat. It
+// is excluded with its reason and pins, its agreement is null, and the one
+// run left is not called stable.
+func TestRepeatSummaryOtherSlice(t *testing.T) {
+	seed1 := normal()
+	seed1.Pins.GeneratorSeed = 1
+	seed1.Pins.SliceSHA256 = "ffff"
+	rep, err := RepeatSummary(named(normal(), seed1))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"run0"}, rep.Included)
+	assert.Equal(t, []ExcludedRun{{Run: "run1", DifferingDigests: []string{}, Reason: ExcludedSlice,
+		DifferingPins: []string{"pins.slice_sha256", "pins.generator_seed"}}}, rep.Excluded)
+	assert.False(t, rep.Runs[1].Included)
+	assert.Nil(t, rep.Runs[1].Agreement)
+	assert.Nil(t, rep.Runs[1].MaxAbsDifference)
+	assert.False(t, rep.Stable, "one included run is never stable")
+	assert.Equal(t, []string{
+		"run run1 excluded: another slice (pins.slice_sha256, pins.generator_seed differ from the majority's); runs of another seed, row count or renderer are not repeats",
+		ErrOneRun.Error(),
+	}, rep.Warnings)
+
+	// Another row count: other case ids, still excluded, not an error.
+	short := normal()
+	short.Cases = short.Cases[:2]
+	short.Pins.RegisterRows = 1
+	rep, err = RepeatSummary(named(short, normal(), normal()))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"run1", "run2"}, rep.Included, "the majority's slice is the reference")
+	assert.Equal(t, []string{"pins.register_rows"}, rep.Excluded[0].DifferingPins)
+	assert.True(t, rep.Stable)
+
+	// A single receipt: not stable.
+	rep, err = RepeatSummary(named(normal()))
+	require.NoError(t, err)
+	assert.False(t, rep.Stable)
+	assert.Equal(t, []string{ErrOneRun.Error()}, rep.Warnings)
 }
 
 func TestRepeatSummaryRefusals(t *testing.T) {
@@ -347,7 +387,7 @@ func TestRepeatSummaryOverTypevetReceipt(t *testing.T) {
 	rep, err := RepeatSummary(runs)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"repeat0", "repeat2"}, rep.Included)
-	assert.Equal(t, []ExcludedRun{{Run: "repeat1", DifferingDigests: []string{"runner"}}}, rep.Excluded)
+	assert.Equal(t, []ExcludedRun{{Run: "repeat1", DifferingDigests: []string{"runner"}, Reason: ExcludedCode, DifferingPins: []string{}}}, rep.Excluded)
 	b, err := json.Marshal(rep)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), changed, "digest values never appear")

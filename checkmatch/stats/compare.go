@@ -30,33 +30,11 @@ func (e *SliceError) Error() string {
 		strings.Join(e.Fields, ", "), verb)
 }
 
-// SliceDifferences names the slice pins that differ between a and b:
-// pins.slice_sha256, pins.generator_seed, pins.register_rows,
-// pins.variants_per_row, pins.renderer (ours) and pins.pillow_version
-// (typevet's). Empty when both judge one slice.
-func SliceDifferences(a, b checkmatch.Receipt) []string {
-	var out []string
-	pa, pb := a.Pins, b.Pins
-	if pa.SliceSHA256 != pb.SliceSHA256 {
-		out = append(out, "pins.slice_sha256")
-	}
-	if pa.GeneratorSeed != pb.GeneratorSeed {
-		out = append(out, "pins.generator_seed")
-	}
-	if pa.RegisterRows != pb.RegisterRows {
-		out = append(out, "pins.register_rows")
-	}
-	if pa.VariantsPerRow != pb.VariantsPerRow {
-		out = append(out, "pins.variants_per_row")
-	}
-	if (pa.Renderer == nil) != (pb.Renderer == nil) || (pa.Renderer != nil && *pa.Renderer != *pb.Renderer) {
-		out = append(out, "pins.renderer")
-	}
-	if pa.PillowVersion != pb.PillowVersion {
-		out = append(out, "pins.pillow_version")
-	}
-	return out
-}
+// SliceDifferences names the slice pins that differ between a and b
+// ([checkmatch.SliceDifferences]: pins.slice_sha256, pins.generator_seed,
+// pins.register_rows, pins.variants_per_row, pins.renderer,
+// pins.pillow_version). Empty when both judge one slice.
+func SliceDifferences(a, b checkmatch.Receipt) []string { return checkmatch.SliceDifferences(a, b) }
 
 // IdentityDifferences names every field outside the slice that differs
 // between a and b, so that a confound is visible: backend, model,

@@ -9,9 +9,14 @@
 //
 // Arguments are receipt paths (ours or typevet's); each run is named by its
 // file's stem. The summary is written as JSON to stdout (the keys and order
-// of typevet's repeat_summary) and as a readable table to stderr. A run
-// whose code digests differ from the majority's is excluded, and the table
-// and JSON name the differing digests, never their values.
+// of typevet's repeat_summary, then "warnings") and as a readable table to
+// stderr. A run of another slice than the majority's (another seed, row
+// count or renderer: pins.slice_sha256 and the other slice pins) is
+// excluded with reason "another slice", and a run whose code digests
+// differ from the majority's with reason "code digests differ"; the table
+// and JSON name the differing pins or digests, never their values. Fewer
+// than two included runs are never called stable. Every warning is in the
+// JSON's "warnings" list as well as on stderr, so -table=false keeps them.
 //
 // Flags:
 //
@@ -111,16 +116,20 @@ func writeTable(w io.Writer, rep checkmatch.RepeatReport) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%t\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Run, commit, r.Included,
 			num(r.Accuracy), num(r.FalseClearRate), strings.Join(eces, "\t"),
-			strconv.FormatFloat(r.WallSeconds, 'f', 3, 64), fixed(r.Agreement), fixed(r.MaxAbsDifference))
+			strconv.FormatFloat(r.WallSeconds, 'f', 3, 64), num(r.Agreement), num(r.MaxAbsDifference))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	for _, warning := range rep.Warnings {
-		fmt.Fprintf(w, "warning: %v\n", warning)
+		fmt.Fprintf(w, "warning: %s\n", warning)
 	}
 	for _, x := range rep.Excluded {
-		fmt.Fprintf(w, "excluded %s: code digests differ: %s\n", x.Run, strings.Join(x.DifferingDigests, ", "))
+		names := x.DifferingDigests
+		if x.Reason == checkmatch.ExcludedSlice {
+			names = x.DifferingPins
+		}
+		fmt.Fprintf(w, "excluded %s: %s: %s\n", x.Run, x.Reason, strings.Join(names, ", "))
 	}
 	st := rep.Statistics
 	fmt.Fprintf(w, "included runs: %d (%s)\n", len(rep.Included), strings.Join(rep.Included, ", "))
@@ -137,7 +146,7 @@ func writeTable(w io.Writer, rep checkmatch.RepeatReport) error {
 	if rep.Stable {
 		verdict = "stable"
 	}
-	_, err := fmt.Fprintf(w, "%s (rule: the accuracy range and every ECE range below %g)\n", verdict, checkmatch.StabilityRangeLimit)
+	_, err := fmt.Fprintf(w, "%s (rule: at least two included runs, the accuracy range and every ECE range below %g)\n", verdict, checkmatch.StabilityRangeLimit)
 	return err
 }
 

@@ -81,7 +81,7 @@ func TestRepeatsReportsOutlierByName(t *testing.T) {
 	assert.Regexp(t, `^run1\s+\S+\s+false\s+0\.\d{4}`, lines[2])
 	assert.Contains(t, text, "excluded run1: code digests differ: runner")
 	assert.Contains(t, text, "over 280 rows (10000 resamples, seed 0)")
-	assert.Contains(t, text, "stable (rule: the accuracy range and every ECE range below 0.01)\n")
+	assert.Contains(t, text, "stable (rule: at least two included runs, the accuracy range and every ECE range below 0.01)\n")
 }
 
 // shortCopies writes one 7-case copy of typevet's receipt per edit (nil:
@@ -125,13 +125,66 @@ func TestRepeatsNoTable(t *testing.T) {
 }
 
 // TestRepeatsWarnsOfOtherExperiments: runs of another model are still
-// summarised (typevet does not check), but the table says so.
+// summarised (typevet does not check), but the table says so, and so does
+// the JSON, with the table or without.
 func TestRepeatsWarnsOfOtherExperiments(t *testing.T) {
 	paths := shortCopies(t, nil, func(r *checkmatch.Receipt) { r.Model = "another-model" })
 	var stdout, stderr bytes.Buffer
 	require.NoError(t, run(&stdout, &stderr, paths))
 	assert.Contains(t, stderr.String(), "warning: run b: model differs from the first included run's\n")
-	assert.NotContains(t, stdout.String(), "warning")
+	want := `  "stable": true,
+  "warnings": [
+    "run b: model differs from the first included run's"
+  ]
+}
+`
+	assert.True(t, strings.HasSuffix(stdout.String(), want), stdout.String())
+
+	stdout.Reset()
+	stderr.Reset()
+	require.NoError(t, run(&stdout, &stderr, append([]string{"-table=false"}, paths...)))
+	assert.Empty(t, stderr.String())
+	assert.True(t, strings.HasSuffix(stdout.String(), want), "-table=false keeps the warnings")
+}
+
+// TestRepeatsOtherSeedNotStable runs the command over two real receipts of
+// this module, seed 0 and seed 1 (offline fake judge): the seed-1 run is
+// excluded as another slice, naming pins.slice_sha256, and the one run left
+// is not called stable.
+func TestRepeatsOtherSeedNotStable(t *testing.T) {
+	seed0 := "../../checkmatch/stats/testdata/fake_seed0.json"
+	seed1 := "../../checkmatch/stats/testdata/fake_seed1.json"
+	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(&stdout, &stderr, []string{"-table=false", seed0, seed1}))
+	var got struct {
+		Included []string `json:"included"`
+		Excluded []struct {
+			Run           string   `json:"run"`
+			Reason        string   `json:"reason"`
+			DifferingPins []string `json:"differing_pins"`
+		} `json:"excluded"`
+		Runs []struct {
+			Agreement *float64 `json:"agreement"`
+		} `json:"runs"`
+		Stable   bool     `json:"stable"`
+		Warnings []string `json:"warnings"`
+	}
+	require.NoError(t, json.Unmarshal(stdout.Bytes(), &got))
+	assert.False(t, got.Stable)
+	assert.Equal(t, []string{"fake_seed0"}, got.Included)
+	require.Len(t, got.Excluded, 1)
+	assert.Equal(t, "another slice", got.Excluded[0].Reason)
+	assert.Contains(t, got.Excluded[0].DifferingPins, "pins.slice_sha256")
+	assert.Nil(t, got.Runs[1].Agreement, "no agreement between different cases")
+	require.Len(t, got.Warnings, 2)
+	assert.Contains(t, got.Warnings[0], "pins.slice_sha256")
+	assert.Contains(t, got.Warnings[1], "fewer than two included runs")
+
+	stderr.Reset()
+	require.NoError(t, run(&stdout, &stderr, []string{seed0, seed1}))
+	lines := strings.Split(strings.TrimSpace(stderr.String()), "\n")
+	assert.True(t, strings.HasPrefix(lines[len(lines)-1], "not stable "), lines[len(lines)-1])
+	assert.Contains(t, stderr.String(), "excluded fake_seed1: another slice: pins.slice_sha256, pins.generator_seed\n")
 }
 
 func TestRepeatsErrors(t *testing.T) {
