@@ -190,3 +190,149 @@ func waitSent(ctx context.Context, sent *atomic.Int64, want int64, wait, poll ti
 		}
 	}
 }
+
+// AnswerDrift says whether a sweep level's answers moved from the first
+// level's: the same requests at another concurrency should get the same
+// answers, and batch-dependent numerics on the server (vLLM #7779,
+// #11778) are how they would not. Its fields, in order, are the object's
+// keys.
+type AnswerDrift struct {
+	// Cases is the number of cases both levels judged (by case id).
+	Cases int `json:"cases"`
+	// MaxAbsProbabilityDifference is the largest |Δp| of any recorded
+	// probability over those cases ([MaxProbabilityDifference]: both Noul
+	// confidences, every verdict probability, every legibility level);
+	// 0.0 means bit-equal answers.
+	MaxAbsProbabilityDifference float64 `json:"max_abs_probability_difference"`
+	// VerdictFlips counts the cases whose verdict differs.
+	VerdictFlips int `json:"verdict_flips"`
+	// AccuracyChange is this level's accuracy minus the first level's, over
+	// the shared cases; null when there are none.
+	AccuracyChange *float64 `json:"accuracy_change"`
+}
+
+// Drift compares a level's case records with the first level's, over the
+// case ids both hold (in first's order): a level stopped early compares
+// only the cases it judged. A verdict or legibility label of first missing
+// from level is an error naming the case.
+func Drift(first, level []CaseRecord) (AnswerDrift, error) {
+	at := make(map[string]int, len(level))
+	for i, c := range level {
+		at[c.CaseID] = i
+	}
+	var a, b []CaseRecord
+	for _, c := range first {
+		if j, ok := at[c.CaseID]; ok {
+			a, b = append(a, c), append(b, level[j])
+		}
+	}
+	d := AnswerDrift{Cases: len(a)}
+	if len(a) == 0 {
+		return d, nil
+	}
+	var err error
+	if d.MaxAbsProbabilityDifference, err = MaxProbabilityDifference([]Receipt{{Cases: a}, {Cases: b}}); err != nil {
+		return AnswerDrift{}, err
+	}
+	right := 0
+	for i := range a {
+		if a[i].Verdict != b[i].Verdict {
+			d.VerdictFlips++
+		}
+		right += boolCount(b[i].Correct) - boolCount(a[i].Correct)
+	}
+	change := float64(right) / float64(len(a))
+	d.AccuracyChange = &change
+	return d, nil
+}
+
+func boolCount(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// The throughput sweep's summary document.
+const (
+	// SweepSummarySchema is the "schema" of a [SweepSummary].
+	SweepSummarySchema = "typevet-go/throughput-sweep-summary"
+	// SweepSummaryVersion is the version written.
+	SweepSummaryVersion = 1
+)
+
+// SweepSummary is the summary document of a throughput sweep
+// ([NewSweepSummary]), written by examples/throughput beside the level
+// receipts (which stay typevet's schema). Its fields, in order, are the
+// document's keys: {"schema": "typevet-go/throughput-sweep-summary",
+// "version": 1, "levels": […]}.
+type SweepSummary struct {
+	// Schema is always [SweepSummarySchema].
+	Schema string `json:"schema"`
+	// Version is [SweepSummaryVersion] (1).
+	Version int `json:"version"`
+	// Levels holds one entry per level run, in order.
+	Levels []SweepSummaryLevel `json:"levels"`
+}
+
+// SweepSummaryLevel is one level of a [SweepSummary]: its fields, in
+// order, are the entry's keys.
+type SweepSummaryLevel struct {
+	// Concurrency is the level.
+	Concurrency int `json:"concurrency"`
+	// Receipt is the path of the level's receipt, and ReceiptSHA256 the
+	// SHA-256 of its bytes; "" until the caller has written it.
+	Receipt       string `json:"receipt"`
+	ReceiptSHA256 string `json:"receipt_sha256"`
+	// Cases is the number of cases the level judged.
+	Cases int `json:"cases"`
+	// JudgmentsPerSecond, ImagesPerSecond, P50Seconds and P95Seconds are
+	// the level's throughput block values; null as there.
+	JudgmentsPerSecond *float64 `json:"judgments_per_second"`
+	ImagesPerSecond    *float64 `json:"images_per_second"`
+	P50Seconds         *float64 `json:"p50_seconds"`
+	P95Seconds         *float64 `json:"p95_seconds"`
+	// Discarded is the throughput block's discarded count.
+	Discarded int `json:"discarded"`
+	// KVCacheUsage is the level's in-flight KV read; null without one.
+	KVCacheUsage *serving.Value `json:"kv_cache_usage"`
+	// Stopped is true when the level stopped on a backend failure.
+	Stopped bool `json:"stopped"`
+	// Answers compares the level's answers with the first level's
+	// ([Drift]); the first level compares with itself (all zero).
+	Answers AnswerDrift `json:"answers_vs_first_level"`
+}
+
+// NewSweepSummary builds the summary document of a sweep, Receipt and
+// ReceiptSHA256 left "" for the caller.
+func NewSweepSummary(res SweepResult) (SweepSummary, error) {
+	s := SweepSummary{Schema: SweepSummarySchema, Version: SweepSummaryVersion, Levels: []SweepSummaryLevel{}}
+	var first []CaseRecord
+	for i, lv := range res.Levels {
+		recs, err := Records(lv.Run.Outcomes)
+		if err != nil {
+			return SweepSummary{}, fmt.Errorf("level %d: %w", lv.Concurrency, err)
+		}
+		if i == 0 {
+			first = recs
+		}
+		d, err := Drift(first, recs)
+		if err != nil {
+			return SweepSummary{}, fmt.Errorf("level %d: %w", lv.Concurrency, err)
+		}
+		tp := lv.Throughput
+		s.Levels = append(s.Levels, SweepSummaryLevel{
+			Concurrency:        lv.Concurrency,
+			Cases:              len(recs),
+			JudgmentsPerSecond: tp.JudgmentsPerSecond,
+			ImagesPerSecond:    tp.ImagesPerSecond,
+			P50Seconds:         tp.LatencySeconds.P50,
+			P95Seconds:         tp.LatencySeconds.P95,
+			Discarded:          tp.Discarded,
+			KVCacheUsage:       lv.KVCacheUsage,
+			Stopped:            lv.Stopped != nil,
+			Answers:            d,
+		})
+	}
+	return s, nil
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/judgment/fake"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
@@ -152,4 +153,42 @@ func TestSweepOffline(t *testing.T) {
 	_, err = Sweep(context.Background(), fake.New(nil), "m", reqs, SweepOptions{Levels: []int{1, 0}})
 	assert.EqualError(t, err, "concurrency must be at least 1, got 0")
 	assert.Equal(t, []int{1, 4, 16, 32}, DefaultSweepLevels)
+}
+
+// TestDrift compares hand-made level records with the first level's: one
+// verdict flip (right → wrong), the largest probability change 0.25 (a
+// verdict probability), a case only the first level judged left out.
+func TestDrift(t *testing.T) {
+	rec := func(id, verdict string, correct bool, payee, consistent float64) CaseRecord {
+		return CaseRecord{
+			CaseID: id, Verdict: verdict, Correct: correct, PayeeConfidence: payee, AmountsConfidence: 0.5,
+			VerdictProbabilities:    judgment.Probabilities{{Label: "consistent", P: consistent}, {Label: "unsigned", P: 1 - consistent}},
+			LegibilityProbabilities: ByLevel[float64]{0.1, 0.9},
+		}
+	}
+	first := []CaseRecord{
+		rec("r00:clean", "consistent", true, 0.9, 0.8),
+		rec("r00:unsigned", "unsigned", true, 0.9, 0.3),
+		rec("r01:clean", "consistent", true, 0.9, 0.9),
+	}
+	level := []CaseRecord{
+		rec("r00:clean", "unsigned", false, 0.95, 0.55),
+		rec("r00:unsigned", "unsigned", true, 0.9, 0.3),
+	}
+	d, err := Drift(first, level)
+	require.NoError(t, err)
+	assert.Equal(t, 2, d.Cases)
+	assert.InDelta(t, 0.25, d.MaxAbsProbabilityDifference, 1e-15)
+	assert.Equal(t, 1, d.VerdictFlips)
+	require.NotNil(t, d.AccuracyChange)
+	assert.Equal(t, -0.5, *d.AccuracyChange)
+
+	same, err := Drift(first, first)
+	require.NoError(t, err)
+	assert.Equal(t, AnswerDrift{Cases: 3, AccuracyChange: same.AccuracyChange}, same)
+	assert.Equal(t, 0.0, *same.AccuracyChange)
+
+	none, err := Drift(first, nil)
+	require.NoError(t, err)
+	assert.Nil(t, none.AccuracyChange)
 }

@@ -7,11 +7,18 @@
 //	  TYPEVET_VLLM__MODEL=gemma-4-31b-it TYPEVET_VLLM_MODEL_REVISION=abc123 \
 //	  go run ./examples/throughput -levels 1,4,16,32 -rows 20 -receipt-prefix receipts/check_match_vllm_throughput
 //
-// writes receipts/check_match_vllm_throughput_c1.json … _c32.json and
-// prints
+// writes receipts/check_match_vllm_throughput_c1.json … _c32.json, the
+// sweep's summary document receipts/check_match_vllm_throughput_summary.json
+// (schema "typevet-go/throughput-sweep-summary", checkmatch.SweepSummary),
+// and prints
 //
-//	level  judgments/s  images/s  p50_s  p95_s  discarded  kv_cache_usage
+//	level  judgments/s  images/s  p50_s  p95_s  discarded  kv_cache_usage  max_abs_dp  verdict_flips  d_accuracy
 //	1      …
+//
+// The last three columns say whether the answers moved against the first
+// level (the same requests, so they should not): the largest |Δp| of any
+// recorded probability, the number of verdicts that changed and the change
+// in accuracy. They are in the summary document, never in the receipts.
 //
 // On vLLM each level reads /metrics before and after its run (the
 // receipt's throughput.server block and the level's four-key delta) and
@@ -97,6 +104,7 @@ func exitCode(err error, stderr io.Writer) int {
 type config struct {
 	levels    []int
 	paths     []string // one receipt path per level
+	summary   string   // the sweep's summary document: PREFIX_summary.json
 	rows      int
 	seed      uint64
 	settings  backend.Settings
@@ -174,6 +182,14 @@ func configure(env func(string) (string, bool), levels, prefix string) (config, 
 		}
 		cfg.paths = append(cfg.paths, p)
 	}
+	cfg.summary = prefix + "_summary.json"
+	if err := receipt.CheckNew(cfg.summary); err != nil {
+		var ae *receipt.AlreadyExistsError
+		if errors.As(err, &ae) {
+			return cfg, cli.Usagef("-receipt-prefix must name new files: %s exists", cfg.summary)
+		}
+		return cfg, cli.Usagef("-receipt-prefix: %v", err)
+	}
 
 	cfg.rows = checkmatch.RowCount
 	if raw, ok := env(envRows); ok {
@@ -225,6 +241,10 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		return err
 	}
 
+	sweep, err := checkmatch.NewSweepSummary(res)
+	if err != nil {
+		return err
+	}
 	for i, lv := range res.Levels {
 		parts := rc.ReceiptParts(slice, lv.Run)
 		// The sweep rule: the first level whose reading holds
@@ -242,8 +262,14 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 			return err
 		}
 		fmt.Fprintf(stderr, "receipt %s sha256 %s\n", cfg.paths[i], sum)
+		sweep.Levels[i].Receipt, sweep.Levels[i].ReceiptSHA256 = cfg.paths[i], sum
 	}
-	if err := writeTable(stdout, res.Levels); err != nil {
+	sum, err := receipt.Write(cfg.summary, sweep, sess.Secrets())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "summary %s sha256 %s\n", cfg.summary, sum)
+	if err := writeTable(stdout, sweep); err != nil {
 		return err
 	}
 	if last := res.Levels[len(res.Levels)-1]; last.Stopped != nil {
@@ -254,19 +280,26 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	return nil
 }
 
-// writeTable writes the summary: one row per level.
-func writeTable(w io.Writer, levels []checkmatch.SweepLevel) error {
+// writeTable writes the summary: one row per level, with whether its
+// answers moved from the first level's (largest |Δp|, verdict flips,
+// accuracy change).
+func writeTable(w io.Writer, s checkmatch.SweepSummary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "level\tjudgments/s\timages/s\tp50_s\tp95_s\tdiscarded\tkv_cache_usage")
-	for _, lv := range levels {
-		tp := lv.Throughput
+	fmt.Fprintln(tw, "level\tjudgments/s\timages/s\tp50_s\tp95_s\tdiscarded\tkv_cache_usage\tmax_abs_dp\tverdict_flips\td_accuracy")
+	for _, lv := range s.Levels {
 		kv := "null"
 		if lv.KVCacheUsage != nil {
 			kv = lv.KVCacheUsage.String()
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\n", lv.Concurrency,
-			rate(tp.JudgmentsPerSecond), rate(tp.ImagesPerSecond),
-			rate(tp.LatencySeconds.P50), rate(tp.LatencySeconds.P95), tp.Discarded, kv)
+		a := lv.Answers
+		dAcc := "null"
+		if a.AccuracyChange != nil {
+			dAcc = strconv.FormatFloat(*a.AccuracyChange, 'f', 4, 64)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\n", lv.Concurrency,
+			rate(lv.JudgmentsPerSecond), rate(lv.ImagesPerSecond),
+			rate(lv.P50Seconds), rate(lv.P95Seconds), lv.Discarded, kv,
+			strconv.FormatFloat(a.MaxAbsProbabilityDifference, 'g', 3, 64), a.VerdictFlips, dAcc)
 	}
 	return tw.Flush()
 }

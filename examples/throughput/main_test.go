@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -111,11 +112,34 @@ func TestSweepAgainstVLLM(t *testing.T) {
 
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	require.Len(t, lines, 3, r.stdout)
-	assert.Regexp(t, `^level\s+judgments/s\s+images/s\s+p50_s\s+p95_s\s+discarded\s+kv_cache_usage$`, lines[0])
-	assert.Regexp(t, `^1\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}\s+0\s+\S+$`, lines[1])
-	assert.Regexp(t, `^4\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}\s+0\s+\S+$`, lines[2])
+	assert.Regexp(t, `^level\s+judgments/s\s+images/s\s+p50_s\s+p95_s\s+discarded\s+kv_cache_usage\s+max_abs_dp\s+verdict_flips\s+d_accuracy$`, lines[0])
+	assert.Regexp(t, `^1\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}\s+0\s+\S+\s+0\s+0\s+0\.0000$`, lines[1])
+	assert.Regexp(t, `^4\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}\s+\d+\.\d{3}\s+0\s+\S+\s+0\s+0\s+0\.0000$`, lines[2], "the fake server answers every level alike")
 	assert.NotContains(t, r.stdout, "null", "vLLM levels have every value")
 	assert.Contains(t, r.stderr, "receipt "+prefix+"_c4.json sha256 ")
+
+	// The sweep's own summary document holds the table and the receipts'
+	// digests; the receipts hold none of it.
+	raw, err := os.ReadFile(prefix + "_summary.json")
+	require.NoError(t, err)
+	assert.Contains(t, r.stderr, "summary "+prefix+"_summary.json sha256 ")
+	var sum checkmatch.SweepSummary
+	require.NoError(t, json.Unmarshal(raw, &sum))
+	assert.Equal(t, checkmatch.SweepSummarySchema, sum.Schema)
+	assert.Equal(t, 1, sum.Version)
+	require.Len(t, sum.Levels, 2)
+	for i, lv := range sum.Levels {
+		assert.Equal(t, []int{1, 4}[i], lv.Concurrency)
+		assert.Equal(t, fmt.Sprintf("%s_c%d.json", prefix, lv.Concurrency), lv.Receipt)
+		b, err := os.ReadFile(lv.Receipt)
+		require.NoError(t, err)
+		assert.Equal(t, fmt.Sprintf("%x", sha256.Sum256(b)), lv.ReceiptSHA256)
+		assert.NotContains(t, string(b), "answers_vs_first_level")
+		assert.Equal(t, 7, lv.Answers.Cases)
+		assert.Equal(t, 0.0, lv.Answers.MaxAbsProbabilityDifference)
+		require.NotNil(t, lv.Answers.AccuracyChange)
+	}
+	assert.True(t, strings.HasPrefix(string(raw), "{\n  \"schema\": \"typevet-go/throughput-sweep-summary\",\n  \"version\": 1,\n  \"levels\": [\n"))
 }
 
 func TestSweepStopsOnFailure(t *testing.T) {
@@ -146,7 +170,7 @@ func TestSweepOffline(t *testing.T) {
 			require.NotNil(t, rec.ServerArgs, "the sweep rule writes server_args before any level")
 			assert.Nil(t, rec.ServerArgs.CacheConfig, "no /metrics offline")
 			assert.Nil(t, rec.Throughput.Server)
-			assert.Regexp(t, `\n2\s+\S+\s+\S+\s+\S+\s+\S+\s+0\s+null\n$`, r.stdout)
+			assert.Regexp(t, `\n2\s+\S+\s+\S+\s+\S+\s+\S+\s+0\s+null\s+0\s+0\s+0\.0000\n$`, r.stdout)
 			if name == "fake" {
 				assert.Nil(t, rec.Pins.Server)
 				return
@@ -167,6 +191,8 @@ func TestUsageErrors(t *testing.T) {
 	taken := filepath.Join(dir, "tp_c4.json")
 	require.NoError(t, os.WriteFile(taken, []byte("{}"), 0o644))
 	prefix := filepath.Join(dir, "tp")
+	takenSummary := filepath.Join(dir, "ts_summary.json")
+	require.NoError(t, os.WriteFile(takenSummary, []byte("{}"), 0o644))
 	const key = "sk-throughput-0123"
 	tests := []struct {
 		name string
@@ -180,6 +206,7 @@ func TestUsageErrors(t *testing.T) {
 		{name: "empty levels", args: []string{"-levels", "", "-receipt-prefix", prefix}, want: "-levels must list whole numbers"},
 		{name: "repeated level", args: []string{"-levels", "4,4", "-receipt-prefix", prefix}, want: "-levels lists 4 twice"},
 		{name: "level receipt exists", args: []string{"-levels", "1,4", "-receipt-prefix", prefix}, want: "must name new files: " + taken + " exists"},
+		{name: "summary exists", args: []string{"-levels", "1", "-receipt-prefix", filepath.Join(dir, "ts")}, want: "must name new files: " + takenSummary + " exists"},
 		{name: "rows", args: []string{"-levels", "1", "-receipt-prefix", prefix, "-rows", "21"}, want: "TYPEVET_CHECK_MATCH_ROWS must be 1 to 20"},
 		{name: "seed", args: []string{"-levels", "1", "-receipt-prefix", prefix}, env: map[string]string{envSeed: "x"}, want: "TYPEVET_CHECK_MATCH_SEED must be a non-negative integer"},
 		{name: "vllm revision", args: []string{"-levels", "1", "-receipt-prefix", prefix, "-backend", "vllm"},
