@@ -321,19 +321,19 @@ func Compare(a, b checkmatch.Receipt, opts Options) (Comparison, error) {
 	// Statistics, each once for A and once for B: accuracy, false-clear
 	// rate, then ECE and ROC-AUC of each Noul.
 	k := 2 + 2*len(nouls)
-	pairStats := func(sa, sb *noulScratch, idx []int, out []*float64) {
+	pairStats := func(sa, sb []*noulScorer, idx []int, out []*float64) {
 		ta, tb := countShares(fa, idx), countShares(fb, idx)
 		out[0] = diff(ta.accuracy(), tb.accuracy())
 		out[1] = diff(ta.falseClear(), tb.falseClear())
 		for n := range nouls {
-			aucA, eceA := sa.summary(ra, idx, n)
-			aucB, eceB := sb.summary(rb, idx, n)
+			aucA, eceA := sa[n].score(idx)
+			aucB, eceB := sb[n].score(idx)
 			out[2+2*n], out[3+2*n] = diff(eceA, eceB), diff(aucA, aucB)
 		}
 	}
 	boot, err := resample(us, k, opts, func() statFunc {
-		var sa, sb noulScratch
-		return func(idx []int, out []*float64) { pairStats(&sa, &sb, idx, out) }
+		sa, sb := scorers(ra), scorers(rb)
+		return func(idx []int, out []*float64) { pairStats(sa, sb, idx, out) }
 	})
 	if err != nil {
 		return Comparison{}, err
@@ -346,13 +346,18 @@ func Compare(a, b checkmatch.Receipt, opts Options) (Comparison, error) {
 	cmp.Differences.Accuracy = mk(0, ta.accuracy(), tb.accuracy())
 	cmp.Differences.FalseClearRate = mk(1, ta.falseClear(), tb.falseClear())
 	cmp.Differences.Nouls = receipt.Ordered[NoulDifferences]{}
-	var sa, sb noulScratch
 	for n, nl := range nouls {
-		aucA, eceA := sa.summary(ra, everything, n)
-		aucB, eceB := sb.summary(rb, everything, n)
+		sa, err := checkmatch.SummarizeNoul(noulValues(ra, n))
+		if err != nil {
+			return Comparison{}, err
+		}
+		sb, err := checkmatch.SummarizeNoul(noulValues(rb, n))
+		if err != nil {
+			return Comparison{}, err
+		}
 		cmp.Differences.Nouls = append(cmp.Differences.Nouls, receipt.Entry[NoulDifferences]{Name: nl.name, Value: NoulDifferences{
-			ECE:    mk(2+2*n, eceA, eceB),
-			ROCAUC: mk(3+2*n, aucA, aucB),
+			ECE:    mk(2+2*n, sa.ECE, sb.ECE),
+			ROCAUC: mk(3+2*n, sa.ROCAUC, sb.ROCAUC),
 		}})
 	}
 	return cmp, nil

@@ -206,21 +206,23 @@ func ReceiptIntervals(r checkmatch.Receipt, opts Options) (Intervals, error) {
 
 	// One set of resamples: ROC-AUC and ECE of each Noul.
 	boot, err := resample(us, 2*len(nouls), opts, func() statFunc {
-		var s noulScratch
+		sc := scorers(recs)
 		return func(idx []int, out []*float64) {
-			for n := range nouls {
-				out[2*n], out[2*n+1] = s.summary(recs, idx, n)
+			for n, s := range sc {
+				out[2*n], out[2*n+1] = s.score(idx)
 			}
 		}
 	})
 	if err != nil {
 		return Intervals{}, err
 	}
-	var s noulScratch
 	for n, nl := range nouls {
-		auc, ece := s.summary(recs, all(len(recs)), n)
+		sum, err := checkmatch.SummarizeNoul(noulValues(recs, n))
+		if err != nil {
+			return Intervals{}, err
+		}
 		ni := NoulIntervals{ROCAUC: boot[2*n], ECE: boot[2*n+1]}
-		ni.ROCAUC.Estimate, ni.ECE.Estimate = auc, ece
+		ni.ROCAUC.Estimate, ni.ECE.Estimate = sum.ROCAUC, sum.ECE
 		conf, truth := noulValues(recs, n)
 		for _, t := range truth {
 			if t {

@@ -151,24 +151,110 @@ func ratio(k, n int) *float64 {
 	return &r
 }
 
-// noulScratch computes a Noul's ROC-AUC and ECE over positions, reusing
-// its buffers.
-type noulScratch struct {
-	conf  []float64
-	truth []bool
+// noulScorer computes one Noul's ROC-AUC and ECE over positions into its
+// records (which repeat as a resample drew them), equal bit for bit to
+// checkmatch.SummarizeNoul over the drawn confidences in draw order, but
+// without sorting or allocating per resample: each worker keeps one.
+//
+// ROC-AUC: the cases are grouped once by equal confidence, ascending. A
+// group drawn m times, t of them true, starting after `start` drawn
+// values, holds average rank start + (m+1)/2, so twice the true rank sum
+// is Σ t·(2·start + m + 1), an exact integer. SummarizeNoul's rank sum is
+// a sum of half-integers, exact too, so U and the AUC are the same float.
+//
+// ECE: the drawn confidences are collected per bin in draw order and
+// summed with the same Python sum (internal/pymath) SummarizeNoul uses.
+type noulScorer struct {
+	conf   []float64
+	truth  []bool
+	groups [][]int // case positions of equal confidence, ascending
+	counts []int   // draws per case position in this resample
+	bins   [checkmatch.ReliabilityBins][]float64
+	trues  [checkmatch.ReliabilityBins]int
+	terms  []float64
 }
 
-func (s *noulScratch) summary(records []checkmatch.CaseRecord, idx []int, n int) (auc, ece *float64) {
-	s.conf, s.truth = s.conf[:0], s.truth[:0]
-	for _, i := range idx {
-		s.conf = append(s.conf, nouls[n].conf(&records[i]))
-		s.truth = append(s.truth, nouls[n].truth(&records[i]))
+// newNoulScorer prepares the scorer of Noul n over records.
+func newNoulScorer(records []checkmatch.CaseRecord, n int) *noulScorer {
+	conf, truth := noulValues(records, n)
+	order := all(len(conf))
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case conf[a] < conf[b]:
+			return -1
+		case conf[a] > conf[b]:
+			return 1
+		}
+		return 0
+	})
+	var groups [][]int
+	for k, i := range order {
+		if k == 0 || conf[i] != conf[order[k-1]] {
+			groups = append(groups, nil)
+		}
+		groups[len(groups)-1] = append(groups[len(groups)-1], i)
 	}
-	sum, err := checkmatch.SummarizeNoul(s.conf, s.truth)
-	if err != nil { // confidences were checked before any resample
+	return &noulScorer{conf: conf, truth: truth, groups: groups, counts: make([]int, len(conf))}
+}
+
+// score returns the ROC-AUC (nil without positives or negatives) and the
+// ECE (nil without draws) over the drawn positions idx.
+func (s *noulScorer) score(idx []int) (auc, ece *float64) {
+	if len(idx) == 0 {
 		return nil, nil
 	}
-	return sum.ROCAUC, sum.ECE
+	clear(s.counts)
+	for b := range s.bins {
+		s.bins[b] = s.bins[b][:0]
+		s.trues[b] = 0
+	}
+	for _, i := range idx {
+		s.counts[i]++
+		p := s.conf[i]
+		b := min(int(float64(p*10)), checkmatch.ReliabilityBins-1) // as checkmatch bins
+		s.bins[b] = append(s.bins[b], p)
+		if s.truth[i] {
+			s.trues[b]++
+		}
+	}
+	start, pos, twice := 0, 0, 0
+	for _, g := range s.groups {
+		m, t := 0, 0
+		for _, i := range g {
+			m += s.counts[i]
+			if s.truth[i] {
+				t += s.counts[i]
+			}
+		}
+		twice += t * (2*start + m + 1)
+		pos += t
+		start += m
+	}
+	if neg := len(idx) - pos; pos > 0 && neg > 0 {
+		u := float64(twice)/2 - float64(pos*(pos+1))/2
+		a := u / float64(pos*neg)
+		auc = &a
+	}
+	s.terms = s.terms[:0]
+	for b, members := range s.bins {
+		if len(members) == 0 {
+			continue
+		}
+		mean := pymath.Sum(members) / float64(len(members))
+		frac := float64(s.trues[b]) / float64(len(members))
+		s.terms = append(s.terms, float64(float64(len(members))*math.Abs(mean-frac)))
+	}
+	e := pymath.Sum(s.terms) / float64(len(idx))
+	return auc, &e
+}
+
+// scorers returns one scorer per Noul over records.
+func scorers(records []checkmatch.CaseRecord) []*noulScorer {
+	out := make([]*noulScorer, len(nouls))
+	for n := range nouls {
+		out[n] = newNoulScorer(records, n)
+	}
+	return out
 }
 
 // checkConfidences refuses a record whose Noul confidence is outside

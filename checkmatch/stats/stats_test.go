@@ -314,3 +314,36 @@ func TestFormat(t *testing.T) {
 	assert.Equal(t, "+0.0000", FormatDifference(Difference{Difference: &z}))
 	assert.Equal(t, "n/a", FormatEstimate(Estimate{}))
 }
+
+// TestScorerEqualsSummarizeNoul checks the resampling fast path against
+// checkmatch.SummarizeNoul over the drawn confidences in draw order, bit
+// for bit, on every resample of three real receipts (typevet's vLLM run,
+// and this module's fake and reader runs, whose confidences tie a lot).
+func TestScorerEqualsSummarizeNoul(t *testing.T) {
+	for _, path := range []string{fixture, "testdata/fake_seed0.json", "testdata/reader_seed0.json"} {
+		raw, err := os.ReadFile(path)
+		require.NoError(t, err)
+		r, err := checkmatch.ReadReceipt(bytes.NewReader(raw))
+		require.NoError(t, err)
+		sc := scorers(r.Cases)
+		for b := range 500 {
+			idx := checkmatch.ResampleIndices(len(r.Cases), 0, b)
+			for n := range nouls {
+				conf, truth := noulValues(r.Cases, n)
+				dc, dt := make([]float64, len(idx)), make([]bool, len(idx))
+				for k, i := range idx {
+					dc[k], dt[k] = conf[i], truth[i]
+				}
+				want, err := checkmatch.SummarizeNoul(dc, dt)
+				require.NoError(t, err)
+				auc, ece := sc[n].score(idx)
+				if want.ROCAUC == nil {
+					assert.Nil(t, auc)
+				} else if assert.NotNil(t, auc) {
+					require.Equal(t, *want.ROCAUC, *auc, "%s resample %d noul %d", path, b, n)
+				}
+				require.Equal(t, *want.ECE, *ece, "%s resample %d noul %d", path, b, n)
+			}
+		}
+	}
+}
