@@ -532,7 +532,7 @@ func noulECE(m MetricsBlock) receipt.Ordered[*float64] {
 }
 
 // RepeatSummary applies typevet's pre-registered repeat-run statistics
-// (#357, spec §9.3) to receipts of the same slice: runs of another slice
+// (#357) to receipts of the same slice: runs of another slice
 // than the majority's are excluded ([SliceOutliers]: a different seed is a
 // different experiment, not a repeat), then runs whose code digests differ
 // from the majority's (by digest name, never value);

@@ -74,7 +74,7 @@ func checkScores(confidences []float64, truth []bool) error {
 	return nil
 }
 
-// Noul names the two Nouls of a check-match receipt, in typevet's order,
+// nouls lists the two Nouls of a check-match receipt, in typevet's order,
 // with the record fields they score.
 var nouls = []struct {
 	name  string
