@@ -15,6 +15,10 @@
 //   - examples/: one main per run type (checksheets, checkmatch, wording and
 //     the derived runs), thin: flags and environment variables become
 //     library calls. Only examples read the environment or exit.
+//   - [github.com/typevet/typevet-go/checkmatch/stats]: error bars on a
+//     check receipt (Wilson and bootstrap intervals, Brier score, log loss)
+//     and the paired comparison of two runs (exact McNemar), each its own
+//     schema-versioned document.
 //   - [github.com/typevet/typevet-go/checkmatch]: the synthetic check slice
 //     (generator, amounts in words, renderer, contact sheets), the request
 //     builder, the runner, the metrics and the check receipt.
