@@ -34,7 +34,7 @@ func init() {
 	}
 	var mu sync.Mutex
 	slices := map[key]checkmatch.Slice{}
-	buildSlice = func(seed uint64, rows int) (checkmatch.Slice, error) {
+	buildSlice = func(seed uint64, rows int, _ func()) (checkmatch.Slice, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if s, ok := slices[key{seed, rows}]; ok {
@@ -109,7 +109,7 @@ func TestUsageErrors(t *testing.T) {
 		want   string
 		reason string
 	}{
-		{name: "no receipt", env: map[string]string{}, want: "TYPEVET_CHECK_MATCH_RECEIPT not set"},
+		{name: "no receipt", env: map[string]string{}, want: "-receipt or TYPEVET_CHECK_MATCH_RECEIPT not set"},
 		{name: "blank receipt", env: map[string]string{envReceipt: "  "}, want: "TYPEVET_CHECK_MATCH_RECEIPT not set"},
 		{name: "receipt exists", env: map[string]string{envReceipt: taken, envRows: "99"},
 			want:   "TYPEVET_CHECK_MATCH_RECEIPT must name a new file: " + taken + " exists",
@@ -131,7 +131,7 @@ func TestUsageErrors(t *testing.T) {
 		{name: "bad flag", args: []string{"-nope"}, env: map[string]string{}, want: "flag provided but not defined: -nope"},
 		{name: "extra argument", args: []string{"x"}, env: map[string]string{envReceipt: fresh}, want: "unexpected arguments: x"},
 		{name: "flag wins", args: []string{"-rows", "30"}, env: map[string]string{envReceipt: fresh, envRows: "1"},
-			want: "TYPEVET_CHECK_MATCH_ROWS must be 1 to 20: 30"},
+			want: "-rows must be 1 to 20: 30"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -198,10 +198,12 @@ func TestEndToEnd(t *testing.T) {
 			env[envRows] = "1"
 			env[envConcurrency] = tt.concurrency
 			env[envPorcelain] = ""
-			r := runCmd(t, nil, env)
+			r := runCmd(t, []string{"-json"}, env)
 			require.NoError(t, r.err, r.stderr)
 			assert.Equal(t, 0, r.code)
-			assert.Empty(t, r.stderr, "progress is quiet when stderr is not a terminal")
+			assert.NotContains(t, r.stderr, "judging:", "progress is quiet when stderr is not a terminal")
+			assert.NotContains(t, r.stderr, "rendering:", "progress is quiet when stderr is not a terminal")
+			assert.Contains(t, r.stderr, "(from TYPEVET_GIT_STATUS_PORCELAIN): the receipt records dirty false")
 
 			rec := readBack(t, path)
 			assert.Equal(t, tt.backend, string(rec.Backend))
@@ -215,7 +217,7 @@ func TestEndToEnd(t *testing.T) {
 			assert.Equal(t, 7, rec.Throughput.Images)
 			require.NotNil(t, rec.Pins.Renderer)
 			assert.Equal(t, checkmatch.RendererPin(), *rec.Pins.Renderer)
-			s, err := buildSlice(0, 1)
+			s, err := buildSlice(0, 1, nil)
 			require.NoError(t, err)
 			assert.Equal(t, s.SHA256, rec.Pins.SliceSHA256)
 
@@ -298,7 +300,7 @@ func TestStoppedRun(t *testing.T) {
 	env := vllmEnv(t, srv)
 	path := filepath.Join(t.TempDir(), "check.json")
 	env[envReceipt], env[envRows] = path, "1"
-	r := runCmd(t, nil, env)
+	r := runCmd(t, []string{"-json"}, env)
 	require.Error(t, r.err)
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "run stopped at case r00:both_amounts_changed (index 3, BackendHttpError)")
@@ -445,7 +447,7 @@ func TestCancelledRun(t *testing.T) {
 	env := vllmEnv(t, srv)
 	path := filepath.Join(t.TempDir(), "check.json")
 	env[envReceipt], env[envRows] = path, "1"
-	cfg, err := configure(envOf(env))
+	cfg, err := configure(cli.NewEnv(nil, nil, envOf(env), cli.LiveDefaults))
 	require.NoError(t, err)
 	var stdout, stderr bytes.Buffer
 	err = execute(ctx, &stdout, &stderr, cfg)

@@ -28,7 +28,7 @@ import (
 func init() {
 	var mu sync.Mutex
 	cache := map[[2]uint64]checkmatch.Slice{}
-	buildSlice = func(seed uint64, rows int) (checkmatch.Slice, error) {
+	buildSlice = func(seed uint64, rows int, _ func()) (checkmatch.Slice, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		k := [2]uint64{seed, uint64(rows)}
@@ -48,7 +48,7 @@ func init() {
 // set, changes the receipt before it is written.
 func writeSingle(t *testing.T, seed uint64, edit func(*checkmatch.Receipt)) string {
 	t.Helper()
-	sl, err := buildSlice(seed, 1)
+	sl, err := buildSlice(seed, 1, nil)
 	require.NoError(t, err)
 	res, err := checkmatch.Run(context.Background(), fake.New(nil), "fake-model", sl.Requests, checkmatch.RunOptions{})
 	require.NoError(t, err)

@@ -24,7 +24,7 @@ import (
 func init() {
 	var mu sync.Mutex
 	cache := map[[2]uint64]checkmatch.Slice{}
-	buildSlice = func(seed uint64, rows int) (checkmatch.Slice, error) {
+	buildSlice = func(seed uint64, rows int, _ func()) (checkmatch.Slice, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		k := [2]uint64{seed, uint64(rows)}
