@@ -60,7 +60,13 @@ type Help struct {
 func (h Help) Write(w io.Writer) error {
 	fmt.Fprintf(w, "%s\n\n%s\n", h.Usage, h.About)
 	if len(h.Flags) > 0 {
-		fmt.Fprintf(w, "\nFlags (-flag and --flag both work; a flag wins over its variable):\n")
+		wins := ""
+		for _, f := range h.Flags {
+			if len(f.Vars) > 0 {
+				wins = "; a flag wins over its variable"
+			}
+		}
+		fmt.Fprintf(w, "\nFlags (-flag and --flag both work%s):\n", wins)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, f := range h.Flags {
 			name := "-" + f.Name
