@@ -50,7 +50,7 @@ var help = cli.Help{
 		{Name: "ollama", Arg: "URL", Usage: "Ollama base URL; adds the judge_identity block"},
 		{Name: "judge", Arg: "NAME", Default: "TYPEVET_WORDING_JUDGE, else nimble", Usage: "judge model for -ollama"},
 	},
-	Vars: []cli.Var{{Name: "TYPEVET_WORDING_JUDGE", Usage: "the judge model when -judge is not given (default nimble)"}},
+	Vars:  []cli.Var{{Name: "TYPEVET_WORDING_JUDGE", Usage: "the judge model when -judge is not given (default nimble)"}},
 	Notes: []string{"Exit status: 0 on success; 2 on a usage error; 1 otherwise (a digest differs, a file\nis unreadable or not a wording file). Under \"go run\" a status of 2 prints\n\"exit status 2\" and go run itself exits 1."},
 }
 
