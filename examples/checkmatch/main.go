@@ -126,7 +126,7 @@ var help = cli.Help{
 	Vars: cli.BackendVars(cli.AllBackends),
 	Notes: []string{cli.BackendNote(cli.AllBackends),
 		"Offline in seconds: checkmatch -backend reader -receipt receipts/check_match_reader.json",
-		cli.ExitNote + " A run stopped by a backend failure or Ctrl-C exits 1 and still\nwrites its receipt; a second Ctrl-C quits at once and writes nothing."},
+		cli.ExitNote},
 }
 
 // config is everything checked before the first network call.

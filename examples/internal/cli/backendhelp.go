@@ -71,7 +71,7 @@ func BackendFlags(bs Backends, live bool) []Flag {
 		timeDefault += fmt.Sprintf(", %v on vllm", vllm.DefaultTimeout.Seconds())
 	}
 	fs := []Flag{
-		{Name: "backend", Arg: "NAME", Vars: []string{EnvBackend}, Default: "llama_cpp", Usage: "the judge: " + bs.names()},
+		{Name: "backend", Arg: "NAME", Vars: []string{EnvBackend}, Usage: "the judge: " + bs.names()},
 		{Name: "base-url", Arg: "URL", Vars: urls, Default: urlDefault, Usage: "the server's root URL, without /v1"},
 		{Name: "model", Arg: "ID", Vars: models, Default: modelDefault, Usage: "the served model id"},
 		{Name: "timeout", Arg: "SECONDS", Vars: times, Default: timeDefault, Usage: "time limit of each HTTP request"},
@@ -124,6 +124,7 @@ func BackendNote(bs Backends) string {
 
 // ExitNote is the -h paragraph on the exit status of a run command.
 const ExitNote = `Exit status: 0 on success; 2 on a usage error (nothing sent, nothing
-written); 1 when the run fails. Under "go run" a status of 2 prints
-"exit status 2" and go run itself exits 1; build the command (go build)
-to see the status.`
+written); 1 when the run fails (a run stopped by a backend failure or
+Ctrl-C still writes its receipt; a second Ctrl-C quits at once and writes
+nothing). Under "go run" a status of 2 prints "exit status 2" and go run
+itself exits 1; build the command (go build) to see the status.`

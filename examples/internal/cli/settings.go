@@ -77,7 +77,10 @@ func (h Help) Write(w io.Writer) error {
 			if f.Default != "" {
 				usage += " (default " + f.Default + ")"
 			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", name, strings.Join(f.Vars, " or "), usage)
+			fmt.Fprintf(tw, "  %s\t%s\n", name, usage)
+			if len(f.Vars) > 0 {
+				fmt.Fprintf(tw, "  \t  variable %s\n", strings.Join(f.Vars, " or "))
+			}
 		}
 		tw.Flush()
 	}
