@@ -216,7 +216,9 @@ func TestEndToEnd(t *testing.T) {
 			assert.Equal(t, n, rec.Throughput.Concurrency)
 			assert.Equal(t, 7, rec.Throughput.Images)
 			require.NotNil(t, rec.Pins.Renderer)
-			assert.Equal(t, checkmatch.RendererPin(), *rec.Pins.Renderer)
+			snap := checkmatch.Snapshot{BaselineCommit: rec.Identity.BaselineCommit, WorkingTree: rec.Identity.WorkingTree}
+			assert.Equal(t, snap.RendererPin(), *rec.Pins.Renderer)
+			assert.Equal(t, rec.Identity.BaselineCommit, rec.Pins.Renderer.ModuleVersion, "a clean tree pins its commit")
 			s, err := buildSlice(0, 1, nil)
 			require.NoError(t, err)
 			assert.Equal(t, s.SHA256, rec.Pins.SliceSHA256)

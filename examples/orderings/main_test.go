@@ -220,7 +220,7 @@ func TestStudyAgainstLlamaCPP(t *testing.T) {
 	sum := sha256.Sum256(b)
 	assert.Equal(t, hex.EncodeToString(sum[:]), p.SingleOrderReceiptSHA256)
 	require.NotNil(t, p.Renderer)
-	assert.Equal(t, checkmatch.RendererPin(), *p.Renderer)
+	assert.Equal(t, checkmatch.Snapshot{BaselineCommit: rec.Identity.BaselineCommit, WorkingTree: rec.Identity.WorkingTree}.RendererPin(), *p.Renderer)
 	require.NotNil(t, p.Server)
 	require.NotNil(t, p.ServerArgs)
 	assert.Nil(t, p.ServerArgs.CacheConfig, "no /metrics reading on llama.cpp")
