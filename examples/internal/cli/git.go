@@ -76,8 +76,12 @@ func treeNote(baseline, text, source string) string {
 	if !wt.Dirty {
 		return fmt.Sprintf("git: baseline %s, working tree clean (from %s): the receipt records dirty false", short, source)
 	}
-	return fmt.Sprintf("git: baseline %s, %d changed paths (from %s): the receipt records dirty true (%s)",
-		short, len(wt.DirtyPaths), source, strings.Join(firstN(wt.DirtyPaths, 3), ", "))
+	paths := "paths"
+	if len(wt.DirtyPaths) == 1 {
+		paths = "path"
+	}
+	return fmt.Sprintf("git: baseline %s, %d changed %s (from %s): the receipt records dirty true (%s)",
+		short, len(wt.DirtyPaths), paths, source, strings.Join(firstN(wt.DirtyPaths, 3), ", "))
 }
 
 // firstN returns the first n of s, with "…" when there are more.
