@@ -255,7 +255,7 @@ func TestFirstHour(t *testing.T) {
 			want: []string{`"data" is a JSON number where the server should send a list`, "is the base URL the server's root?"},
 			not:  []string{"Go struct", "json.RawMessage"}},
 		{name: "timeout", line: "checkmatch -timeout 0.3 -base-url " + slow.URL + " " + vllm, code: 1,
-			want: []string{"a request took longer than the timeout, 0.3 s (-timeout); raise it"}},
+			want: []string{"a request took longer than the timeout, 0.3 s (-timeout, in seconds); raise it"}},
 
 		// The summary: a short table; -json keeps the key-value lines.
 		{name: "summary table", line: "checkmatch -backend reader -rows 1 -receipt r.json",

@@ -463,3 +463,37 @@ func TestCancelledRun(t *testing.T) {
 	assert.Equal(t, "TransportError", rec.Stopped.ErrorClass)
 	assert.Contains(t, rec.Stopped.Message, "context canceled")
 }
+
+// TestNoServerBeforeRender: with no server the run fails before it
+// renders a single check, and says which URL setting to fix and that
+// -backend reader runs offline.
+func TestNoServerBeforeRender(t *testing.T) {
+	orig := buildSlice
+	defer func() { buildSlice = orig }()
+	var renders atomic.Int64
+	buildSlice = func(seed uint64, rows int, rendered func()) (checkmatch.Slice, error) {
+		renders.Add(1)
+		return orig(seed, rows, rendered)
+	}
+	path := filepath.Join(t.TempDir(), "check.json")
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"llama.cpp", []string{"-base-url", "http://127.0.0.1:1"}, map[string]string{}, "point -base-url at it"},
+		{"vllm", nil, map[string]string{envBackend: "vllm", "TYPEVET_VLLM__BASE_URL": "http://127.0.0.1:1", envVLLMModel: "m", envRevision: "r"},
+			"point TYPEVET_VLLM__BASE_URL at it"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.env[envReceipt] = path
+			r := runCmd(t, tt.args, tt.env)
+			assert.Equal(t, 1, r.code)
+			assert.Contains(t, r.stderr, tt.want)
+			assert.Contains(t, r.stderr, "-backend reader judges offline with no server")
+			assert.Zero(t, renders.Load(), "nothing is rendered before the server answers")
+			assert.NoFileExists(t, path)
+		})
+	}
+}

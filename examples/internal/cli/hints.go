@@ -32,11 +32,15 @@ func backendVars(b backend.Name) []string {
 		return []string{EnvFakeDist}
 	}
 	names := backendhttp.EnvNames(p)
-	vs := []string{p + "BASE_URL", p + "TIMEOUT", names.APIKey, names.AuthHeader, names.AuthScheme, names.Headers, names.UserAgent}
+	vs := []string{p + "BASE_URL", p + "MODEL", p + "TIMEOUT"}
 	if b == backend.LlamaCPP {
-		return append(vs, p+"MULTIMODAL_MODEL", p+"DEFAULT_MODEL")
+		vs = []string{p + "BASE_URL", p + "MULTIMODAL_MODEL", p + "DEFAULT_MODEL", p + "TIMEOUT"}
 	}
-	return append(vs, p+"MODEL", p+"REQUEST_ID_HEADER", p+"MAX_CONCURRENCY")
+	vs = append(vs, names.APIKey, names.AuthHeader, names.AuthScheme, names.Headers, names.UserAgent)
+	if b == backend.VLLM {
+		vs = append(vs, p+"REQUEST_ID_HEADER", p+"MAX_CONCURRENCY")
+	}
+	return vs
 }
 
 // Warnings returns the warnings about settings env holds that the run of
@@ -109,9 +113,9 @@ func Explain(err error, detail string, s backend.Settings, name func(string) str
 		return fmt.Errorf("%w\nno %s server answers at %s: start it, or point %s at it; -backend reader judges offline with no server",
 			err, s.Backend, backendhttp.PrintableURL(base), name(urlVar))
 	case timedOut(cause):
-		how := name(timeVar)
+		how := name(timeVar) + ", in seconds"
 		if strings.Contains(how, " or ") {
-			how = "the default; set " + how + " in seconds"
+			how = "the default; set " + how
 		}
 		return fmt.Errorf("%w\na request took longer than the timeout, %v s (%s); raise it for a slow server",
 			err, timeout.Seconds(), how)
