@@ -186,7 +186,7 @@ func TestRunTable(t *testing.T) {
 		Throughput: &receipt.Throughput{JudgmentsPerSecond: &jps},
 		Metrics: checkmatch.MetricsBlock{Cases: 4, Accuracy: &acc, FalseClearRate: &fc, FalseClearCases: 2, CannotTellRate: &ct,
 			AccuracyByVariant: receipt.Ordered[float64]{{Name: "clean", Value: 1}, {Name: "unsigned", Value: 0.5}},
-			Nouls: checkmatch.NoulsBlock{PayeeMatches: checkmatch.NoulSummary{ROCAUC: &auc, ECE: &ece}}},
+			Nouls:             checkmatch.NoulsBlock{PayeeMatches: checkmatch.NoulSummary{ROCAUC: &auc, ECE: &ece}}},
 		Cases:   []checkmatch.CaseRecord{{Correct: true}, {Correct: false}, {Correct: true}, {Correct: true}},
 		Stopped: &checkmatch.Stopped{Index: 4, CaseID: "r00:x", ErrorClass: "TransportError"},
 	}
