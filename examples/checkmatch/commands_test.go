@@ -254,6 +254,10 @@ func TestFirstHour(t *testing.T) {
 		{name: "junk JSON", line: "checkmatch -base-url " + junk.URL + " " + vllm, code: 1,
 			want: []string{`"data" is a JSON number where the server should send a list`, "is the base URL the server's root?"},
 			not:  []string{"Go struct", "json.RawMessage"}},
+		{name: "llama.cpp timeout", line: "checkmatch -timeout 0.3 -base-url " + slow.URL + " -receipt r.json", code: 1,
+			want: []string{"a request took longer than the timeout, 0.3 s (-timeout, in seconds); raise it"}},
+		{name: "flags are no warning", line: "checkmatch -timeout 0.3 -base-url " + none + " -receipt r.json", code: 1,
+			not: []string{"warning:"}},
 		{name: "timeout", line: "checkmatch -timeout 0.3 -base-url " + slow.URL + " " + vllm, code: 1,
 			want: []string{"a request took longer than the timeout, 0.3 s (-timeout, in seconds); raise it"}},
 
@@ -277,7 +281,7 @@ func TestFirstHour(t *testing.T) {
 		{name: "orderings on another judge's receipt", line: "checkmatch -backend fake -seed 1 -rows 1 -receipt s.json >/dev/null 2>&1 && orderings -backend reader -rows 1 -single s.json -receipt o.json",
 			want: []string{`warning: the single-order receipt was judged by fake "fake-model", this study by reader "reader": the accuracy difference mixes two judges`}},
 		{name: "orderings on its own judge's receipt", line: "checkmatch -backend reader -seed 1 -rows 1 -receipt s.json >/dev/null 2>&1 && orderings -backend reader -rows 1 -single s.json -receipt o.json",
-			not: []string{"warning"}},
+			not: []string{"warning:"}},
 
 		// Outside a git checkout, say so.
 		{name: "outside git", line: "checkmatch -backend fake -rows 1 -receipt r.json",

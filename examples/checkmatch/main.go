@@ -184,7 +184,7 @@ func configure(env *cli.Env) (config, error) {
 	}
 	// The backend, the vLLM revision, the porcelain text and the stated
 	// server arguments, each refused by variable when it holds a key.
-	srv, err := cli.ReadServing(env.Lookup)
+	srv, err := cli.ReadServing(env)
 	cfg.settings, cfg.revision, cfg.porcelain, cfg.stated = srv.Settings, srv.Revision, srv.Porcelain, srv.Stated
 	cfg.notes, cfg.name, cfg.json = srv.Notes, env.Name, env.Flag("json") == "true"
 	return cfg, env.Err(err)

@@ -214,7 +214,7 @@ func configure(env *cli.Env) (config, error) {
 
 	var note string
 	cfg.porcelain, note = cli.WorkingTreeText(env.Lookup, cli.RepoRoot())
-	cfg.notes = append([]string{note}, cli.Warnings(env.Lookup, cfg.settings)...)
+	cfg.notes = append([]string{note}, cli.Warnings(env.Environ, cfg.settings)...)
 	cfg.stated = serving.StatedServerArgs(env.Lookup)
 	// The receipt records the stated server arguments on every backend and
 	// the single-order receipt's file name.

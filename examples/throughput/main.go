@@ -200,7 +200,7 @@ func configure(env *cli.Env, levels, prefix string) (config, error) {
 	}
 	// The backend, the vLLM revision, the porcelain text and the stated
 	// server arguments, each refused by variable when it holds a key.
-	srv, err := cli.ReadServing(env.Lookup)
+	srv, err := cli.ReadServing(env)
 	cfg.settings, cfg.revision, cfg.porcelain, cfg.stated = srv.Settings, srv.Revision, srv.Porcelain, srv.Stated
 	cfg.notes, cfg.name = srv.Notes, env.Name
 	return cfg, env.Err(err)

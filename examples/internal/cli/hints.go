@@ -43,11 +43,11 @@ func backendVars(b backend.Name) []string {
 	return vs
 }
 
-// Warnings returns the warnings about settings env holds that the run of
-// s will not use or that look wrong: another backend's variables set in
-// the environment (typevet reads only the selected backend's), and a base
-// URL ending in /v1 (the client adds /v1 itself).
-func Warnings(env func(string) (string, bool), s backend.Settings) []string {
+// Warnings returns the warnings about settings that the run of s will
+// not use or that look wrong: another backend's variables set in environ
+// (the environment alone, [Env.Environ]; typevet reads only the selected
+// backend's), and a base URL ending in /v1 (the client adds /v1 itself).
+func Warnings(environ func(string) (string, bool), s backend.Settings) []string {
 	var out []string
 	for _, other := range []backend.Name{backend.LlamaCPP, backend.VLLM, backend.Fake} {
 		if other == s.Backend {
@@ -55,7 +55,7 @@ func Warnings(env func(string) (string, bool), s backend.Settings) []string {
 		}
 		var set []string
 		for _, v := range backendVars(other) {
-			if _, ok := env(v); ok && !liveDefault(v) {
+			if _, ok := environ(v); ok {
 				set = append(set, v)
 			}
 		}
@@ -76,13 +76,6 @@ func Warnings(env func(string) (string, bool), s backend.Settings) []string {
 			strings.TrimSuffix(strings.TrimSuffix(base, "/v1"), "/")+"/v1"))
 	}
 	return out
-}
-
-// liveDefault reports whether v is a variable [LiveDefaults] fills, which
-// a command's overlay reports as set even when the user did not set it.
-func liveDefault(v string) bool {
-	_, ok := LiveDefaults[v]
-	return ok
 }
 
 // Explain adds what to do to an error of opening or talking to the

@@ -85,7 +85,10 @@ type Serving struct {
 // TYPEVET_GIT_STATUS_PORCELAIN, else from git: [WorkingTreeText]) and the
 // stated server arguments. It then refuses, by variable, a recorded
 // text that holds a key ([CheckKeyFree]). Every error is a [*UsageError].
-func ReadServing(env func(string) (string, bool)) (Serving, error) {
+// Warnings look at the environment alone ([Env.Environ]): a flag such as
+// -base-url gives both backends' variables.
+func ReadServing(e *Env) (Serving, error) {
+	env := e.Lookup
 	var s Serving
 	var err error
 	if s.Settings, err = backend.SettingsFromEnv(env); err != nil {
@@ -99,7 +102,7 @@ func ReadServing(env func(string) (string, bool)) (Serving, error) {
 	}
 	var note string
 	s.Porcelain, note = WorkingTreeText(env, RepoRoot())
-	s.Notes = append([]string{note}, Warnings(env, s.Settings)...)
+	s.Notes = append([]string{note}, Warnings(e.Environ, s.Settings)...)
 	s.Stated = serving.StatedServerArgs(env)
 	return s, CheckKeyFree(s.Settings, Recorded{Porcelain: s.Porcelain, Revision: s.Revision, Stated: s.Stated})
 }

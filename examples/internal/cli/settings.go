@@ -208,12 +208,9 @@ func (e *Env) Flag(name string) string { return e.values[name] }
 // Given reports whether flag name was on the command line.
 func (e *Env) Given(name string) bool { return e.given[name] }
 
-// InEnviron reports whether variable key is set in the environment itself
-// (not by a flag or a command default).
-func (e *Env) InEnviron(key string) bool {
-	_, ok := e.environ(key)
-	return ok
-}
+// Environ looks variable key up in the environment itself, leaving out
+// the flags and the command's defaults.
+func (e *Env) Environ(key string) (string, bool) { return e.environ(key) }
 
 // Err returns err as a [*UsageError] whose message names what the user
 // set ([Env.Name]): a [*backendhttp.SettingError], or a message that

@@ -106,7 +106,10 @@ func TestEnvNames(t *testing.T) {
 func TestWarnings(t *testing.T) {
 	llama := backend.Settings{Backend: backend.LlamaCPP, LlamaCPP: llamacpp.Settings{BaseURL: "http://h:8090"}}
 	assert.Empty(t, Warnings(envOf(map[string]string{EnvLlamaTime: "900", EnvLlamaModel: "m"}), llama),
-		"the live defaults and the backend's own settings warn of nothing")
+		"the backend's own settings warn of nothing")
+	env, _, _, err := Parse(Help{Flags: BackendFlags(AllBackends, true)}, []string{"-base-url", "http://h:1", "-timeout", "5"}, nil, envOf(nil), LiveDefaults, false)
+	require.NoError(t, err)
+	assert.Empty(t, Warnings(env.Environ, llama), "flags give both backends' variables; they are no warning")
 	w := Warnings(envOf(map[string]string{"TYPEVET_VLLM__MODEL": "m", "TYPEVET_VLLM__API_KEY": "sk-1"}), llama)
 	require.Len(t, w, 1)
 	assert.Contains(t, w[0], "TYPEVET_VLLM__MODEL, TYPEVET_VLLM__API_KEY set, but the backend is llama_cpp: they are ignored")
@@ -114,9 +117,10 @@ func TestWarnings(t *testing.T) {
 	assert.NotContains(t, w[0], "sk-1", "never a value")
 	v1 := backend.Settings{Backend: backend.VLLM, VLLM: vllm.Settings{BaseURL: "http://h:8000/v1"}}
 	w = Warnings(envOf(map[string]string{EnvLlamaModel: "m", EnvFakeDist: "{}"}), v1)
-	require.Len(t, w, 2)
-	assert.Contains(t, w[0], "TYPEVET_FAKE__DISTRIBUTIONS set, but the backend is vllm")
-	assert.Contains(t, w[1], "requests go to http://h:8000/v1/v1/")
+	require.Len(t, w, 3)
+	assert.Contains(t, w[0], "TYPEVET_LLAMA__MULTIMODAL_MODEL set, but the backend is vllm")
+	assert.Contains(t, w[1], "TYPEVET_FAKE__DISTRIBUTIONS set, but the backend is vllm")
+	assert.Contains(t, w[2], "requests go to http://h:8000/v1/v1/")
 }
 
 // TestExplain: a refused connection names the URL setting and the
