@@ -63,12 +63,13 @@ func commandsDir(t *testing.T) string {
 			return
 		}
 		built.dir = dir
+		args := []string{"build", "-o", dir + string(os.PathSeparator)}
 		for _, name := range commandNames {
-			out, err := exec.Command(goBin, "build", "-o", filepath.Join(dir, name), "github.com/typevet/typevet-go/examples/"+name).CombinedOutput()
-			if err != nil {
-				built.err = fmt.Errorf("go build %s: %v\n%s", name, err, out)
-				return
-			}
+			args = append(args, "github.com/typevet/typevet-go/examples/"+name)
+		}
+		if out, err := exec.Command(goBin, args...).CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+			return
 		}
 		shim := "#!/bin/sh\nif [ \"$1\" = run ]; then case \"$2\" in ./examples/*) n=${2#./examples/}; shift 2; exec \"" + dir + "/$n\" \"$@\";; esac; fi\nexec \"" + goBin + "\" \"$@\"\n"
 		built.err = os.WriteFile(filepath.Join(dir, "go"), []byte(shim), 0o755)
