@@ -160,8 +160,8 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 	return execute(ctx, stdout, stderr, cfg)
 }
 
-// configure validates every setting in typevet's order (spec §6.7); an
-// error names the flag or the variable the value came from.
+// configure validates every setting in typevet's order; an error names
+// the flag or the variable the value came from.
 func configure(env *cli.Env) (config, error) {
 	var cfg config
 	var err error
@@ -249,9 +249,9 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	return nil
 }
 
-// summary is the -json summary: the receipt path and digest and the
-// headline numbers (spec §6.7), each value as one line of JSON with the receipt's number
-// text (1.0, not 1; [cli.SummaryLine]).
+// summary is the -json summary, the lines scripts read: the receipt path
+// and digest and the headline numbers, each value as one line of JSON with
+// the receipt's number text (1.0, not 1; [cli.SummaryLine]).
 func summary(w io.Writer, path, sum string, r checkmatch.Receipt) error {
 	lines := []struct {
 		key string
