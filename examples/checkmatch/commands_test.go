@@ -307,7 +307,15 @@ func TestFirstHour(t *testing.T) {
 	if scriptErr == nil {
 		rows = append(rows, cmdRow{name: "progress on a terminal",
 			line: `script -qec "checkmatch -backend reader -rows 1 -receipt r.json" /dev/null`,
-			want: []string{"rendering: 7/7 checks", "judging: 7/7 cases, 0 failures"}})
+			want: []string{"rendering: 7/7 checks", "judging: 7/7 cases, 0 failures"}},
+			cmdRow{name: "sweep progress on a terminal",
+				line: `script -qec "throughput -backend reader -rows 1 -levels 1,2 -receipt-prefix t" /dev/null`,
+				want: []string{"rendering: 7/7 checks", "sweep: 14/14 judgments, 0 failures"}},
+			cmdRow{name: "orderings progress on a terminal",
+				line: `checkmatch -backend reader -seed 1 -rows 1 -receipt s.json >/dev/null 2>&1 && script -qec "orderings -backend reader -rows 1 -single s.json -receipt o.json" /dev/null`,
+				want: []string{"rendering: 7/7 checks", "scoring orderings: 42/42 requests, 0 failures"}},
+			cmdRow{name: "sheets progress on a terminal",
+				line: `script -qec "checksheets -rows 1 -out s" /dev/null`, want: []string{"drawing: 1/1 sheets"}})
 	}
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) { runRow(t, bin, r) })
