@@ -395,7 +395,8 @@ func readmeLines(t *testing.T, path string) []string {
 type readmeRow struct {
 	code  int
 	want  []string
-	llama bool // expects no llama-server on 127.0.0.1:8090
+	llama bool     // expects no llama-server on 127.0.0.1:8090
+	env   []string // a short timeout for a line that meets no server, so a network that drops packets fails the test instead of hanging it
 }
 
 // TestREADMECommands runs every command line of README.md and
@@ -419,7 +420,7 @@ func TestREADMECommands(t *testing.T) {
 		"go run ./examples/checkmatch -base-url http://127.0.0.1:8090 -model gemma-4-31b-kv9-q4km-mm -receipt receipts/check_match_llama_cpp_flags.json": {
 			code: 1, want: []string{"no llama_cpp server answers at http://127.0.0.1:8090", "point -base-url at it"}, llama: true},
 		"TYPEVET_BACKEND=vllm TYPEVET_VLLM__BASE_URL=https://host:8000 TYPEVET_VLLM__MODEL=google/gemma-4-31B-it TYPEVET_VLLM__API_KEY=... TYPEVET_VLLM_MODEL_REVISION=842da3794eaa0b77d5f08bae87a17459d91ff475 TYPEVET_VLLM_SERVER_ARGS=\"--max-num-seqs 32 --enable-prefix-caching\" TYPEVET_IMAGE_CONCURRENCY=16 go run ./examples/checkmatch -receipt receipts/check_match_vllm.json": {
-			code: 1, want: []string{"no vllm server answers at https://host:8000", "TYPEVET_VLLM__BASE_URL"}},
+			code: 1, want: []string{"no vllm server answers at https://host:8000", "TYPEVET_VLLM__BASE_URL"}, env: []string{"TYPEVET_VLLM__TIMEOUT=20"}},
 		"go run ./examples/checkmatch -receipt receipts/check_match.json": {code: 1, want: noServer, llama: true},
 		"go run ./examples/wording -seed examples/wording/testdata/seed.json -evolved examples/wording/testdata/evolved.json -components criteria_true": {
 			want: []string{`"wording_digests": {`, `"components": [`}},
@@ -461,7 +462,11 @@ func TestREADMECommands(t *testing.T) {
 				if r.llama && llamaUp {
 					t.Skip("something listens on 127.0.0.1:8090; the no-server line cannot run as written")
 				}
-				runRow(t, bin, cmdRow{line: line, dir: dir, code: r.code, want: r.want})
+				env := r.env
+				if r.llama {
+					env = append(env, "TYPEVET_LLAMA__TIMEOUT=20")
+				}
+				runRow(t, bin, cmdRow{line: line, dir: dir, code: r.code, want: r.want, env: env})
 			})
 		}
 	}
