@@ -73,7 +73,7 @@ func Warnings(environ func(string) (string, bool), s backend.Settings) []string 
 	}
 	if strings.HasSuffix(base, "/v1") {
 		out = append(out, fmt.Sprintf("warning: the base URL ends in /v1, so requests go to %s/v1/...: give the server's root URL (drop the /v1)",
-			strings.TrimSuffix(strings.TrimSuffix(base, "/v1"), "/")+"/v1"))
+			base))
 	}
 	return out
 }
@@ -116,8 +116,8 @@ func Explain(err error, detail string, s backend.Settings, name func(string) str
 	return err
 }
 
-// unreachable reports whether err is a refused, reset or unresolvable
-// connection.
+// unreachable reports whether err is a refused, unroutable or
+// unresolvable connection.
 func unreachable(err error) bool {
 	var dnsErr *net.DNSError
 	if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EHOSTUNREACH) || errors.Is(err, syscall.ENETUNREACH) || errors.As(err, &dnsErr) {
