@@ -22,8 +22,8 @@ const ReceiptIssue = 316
 type Receipt struct {
 	// Issue is always [ReceiptIssue] (316).
 	Issue int `json:"issue"`
-	// Backend is the serving stack: "llama_cpp" or "vllm" (or "fake" for
-	// the offline backend).
+	// Backend is the serving stack: "llama_cpp" or "vllm", or offline
+	// "fake" or "reader" (the built-in check reader).
 	Backend serving.Backend `json:"backend"`
 	// Model is the model id sent with every request.
 	Model string `json:"model"`
@@ -44,9 +44,10 @@ type Receipt struct {
 	// introduction have no such key and read as nil (written back as
 	// null).
 	Throughput *receipt.Throughput `json:"throughput"`
-	// ServerArgs is the vLLM server_args block, or null (nil) when none was
-	// recorded (llama.cpp, the fake backend, and typevet receipts older
-	// than #341, which lack the key).
+	// ServerArgs is the server_args block. Every backend writes it
+	// (cache_config from vLLM's /metrics, null elsewhere; caller_stated as
+	// the caller gave it); it reads as nil only from typevet receipts older
+	// than #341, which lack the key.
 	ServerArgs *serving.ServerArgsBlock `json:"server_args"`
 	// Metrics is the metrics block of the kept cases (spec §7).
 	Metrics MetricsBlock `json:"metrics"`

@@ -115,7 +115,7 @@ type OrderingsPins struct {
 type OrderingsReceipt struct {
 	// Issue is always [OrderingsReceiptIssue] (105).
 	Issue int `json:"issue"`
-	// Backend is "llama_cpp" (or "fake" offline).
+	// Backend is "llama_cpp", or offline "fake" or "reader".
 	Backend serving.Backend `json:"backend"`
 	// Model is the model id every request named.
 	Model string `json:"model"`

@@ -4,6 +4,7 @@ import (
 	"runtime/debug"
 
 	"github.com/typevet/typevet-go/internal/checkform"
+	"github.com/typevet/typevet-go/receipt"
 )
 
 // modulePath is this module's import path.
@@ -27,9 +28,13 @@ const PNGKind = "rgb8-up-zlib1"
 // and so render and slice digests, are byte-identical only between builds
 // with equal RendererInfo.
 type RendererInfo struct {
-	// Module is this module's path; ModuleVersion its version as the
-	// running binary was built with it ("(devel)" in a work tree, "" when the
-	// binary has no build information).
+	// Module is this module's path. ModuleVersion is what decides its
+	// code: the module version when the binary uses this module as a
+	// dependency ("v0.3.0"); when the binary is built from this module's
+	// own tree, the tree's commit with "+dirty" when the working tree
+	// differs from it ([Snapshot.RendererPin]; the same under go run and
+	// go build), "(devel)" when [RendererPin] alone cannot tell, "" when
+	// the binary has no build information.
 	Module        string `json:"module"`
 	ModuleVersion string `json:"module_version"`
 	// Font is the bundled font's name and FontSHA256 the SHA-256 of its
@@ -47,8 +52,19 @@ type RendererInfo struct {
 
 // RendererPin returns the [RendererInfo] of this build. Versions come from
 // the binary's build information when it has any, else from constants kept
-// equal to go.mod.
+// equal to go.mod. Built from this module's own tree, the build
+// information says "(devel)" under go run and a pseudo-version under go
+// build; a receipt pins [Snapshot.RendererPin] instead, which names the
+// commit and dirty state in both.
 func RendererPin() RendererInfo {
+	info, _ := rendererPin()
+	return info
+}
+
+// rendererPin is [RendererPin] and whether the binary is built from this
+// module's own tree (the main module), whose version says nothing
+// reliable about the code.
+func rendererPin() (RendererInfo, bool) {
 	info := RendererInfo{
 		Module:        modulePath,
 		Font:          checkform.FontName,
@@ -59,9 +75,10 @@ func RendererPin() RendererInfo {
 	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return info
+		return info, false
 	}
-	if bi.Main.Path == modulePath {
+	main := bi.Main.Path == modulePath
+	if main {
 		info.ModuleVersion = bi.Main.Version
 	}
 	for _, dep := range bi.Deps {
@@ -75,6 +92,24 @@ func RendererPin() RendererInfo {
 		case xImagePath:
 			info.XImageVersion = m.Version
 		}
+	}
+	return info, main
+}
+
+// RendererPin returns the renderer pin a receipt of a run with this
+// snapshot records: [RendererPin], except that a binary built from this
+// module's own tree pins the snapshot's baseline commit, with "+dirty"
+// when its working tree is dirty (or unknown), so go run and go build of
+// one tree pin the same text. Outside a git checkout (baseline
+// "unknown") the build's own version stays.
+func (s Snapshot) RendererPin() RendererInfo {
+	info, main := rendererPin()
+	if !main || s.BaselineCommit == "" || s.BaselineCommit == receipt.Unknown {
+		return info
+	}
+	info.ModuleVersion = s.BaselineCommit
+	if s.WorkingTree.Dirty {
+		info.ModuleVersion += "+dirty"
 	}
 	return info
 }

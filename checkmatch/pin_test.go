@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/typevet/typevet-go/internal/checkform"
+	"github.com/typevet/typevet-go/receipt"
 )
 
 func TestRendererPin(t *testing.T) {
@@ -51,5 +52,34 @@ func TestXImageVersionMatchesGoMod(t *testing.T) {
 				t.Errorf("build info has x/image %s, constant %s", d.Version, xImageVersion)
 			}
 		}
+	}
+}
+
+// TestSnapshotRendererPin: a binary built from this module's tree (the
+// test binary is one) pins the snapshot's commit and dirty state, the
+// same under go run and go build; outside a checkout the build's version
+// stays.
+func TestSnapshotRendererPin(t *testing.T) {
+	const commit = "0123456789abcdef0123456789abcdef01234567"
+	build := RendererPin()
+	for _, tt := range []struct {
+		name string
+		snap Snapshot
+		want string
+	}{
+		{"clean", Snapshot{BaselineCommit: commit, WorkingTree: receipt.WorkingTree{DirtyPaths: []string{}}}, commit},
+		{"dirty", Snapshot{BaselineCommit: commit, WorkingTree: receipt.WorkingTree{Dirty: true}}, commit + "+dirty"},
+		{"no checkout", Snapshot{BaselineCommit: receipt.Unknown, WorkingTree: receipt.WorkingTree{Dirty: true}}, build.ModuleVersion},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := tt.snap.RendererPin()
+			if got.ModuleVersion != tt.want {
+				t.Errorf("ModuleVersion = %q, want %q", got.ModuleVersion, tt.want)
+			}
+			got.ModuleVersion = build.ModuleVersion
+			if got != build {
+				t.Errorf("only module_version changes: %+v vs %+v", got, build)
+			}
+		})
 	}
 }

@@ -24,7 +24,8 @@ var ErrModelRevisionRequired = errors.New("pins.model_revision is required on vL
 // ReceiptParts are the parts of a check-match receipt that do not come from
 // the run itself.
 type ReceiptParts struct {
-	// Backend is the receipt's backend ("llama_cpp", "vllm" or "fake").
+	// Backend is the receipt's backend ("llama_cpp", "vllm", "fake" or
+	// "reader").
 	Backend serving.Backend
 	// Model is the model id every request named.
 	Model string
@@ -34,7 +35,9 @@ type ReceiptParts struct {
 	// Identity is the experiment identity, copied as given; its
 	// arm_call_counts should hold {"judgments": len(run.Outcomes)}.
 	Identity receipt.Identity
-	// ServerArgs is the vLLM server_args block, nil elsewhere.
+	// ServerArgs is the server_args block, written on every backend
+	// ([RunContext.ServerArgs]: cache_config null without vLLM's
+	// /metrics); nil writes null.
 	ServerArgs *serving.ServerArgsBlock
 	// Secrets are the session's secrets (API key, extra header values):
 	// a stopped message holding one is withheld.

@@ -92,8 +92,10 @@ const (
 // saw it, Stopped names that call's error (usually a TransportError about
 // the context); when the run stopped between calls, Stopped names the first
 // case not sent, with class [ErrorClassCanceled] (or
-// [ErrorClassDeadlineExceeded]) and the message "run cancelled: context
-// canceled". The after-run /metrics read still happens after ctx ends (see
+// [ErrorClassDeadlineExceeded]) and the message "run cancelled: " followed
+// by the context's cause ([context.Cause]: "context canceled" for a plain
+// cancel, "interrupt signal received" when the example commands' Ctrl-C
+// context ends the run). The after-run /metrics read still happens after ctx ends (see
 // [RunOptions].Metrics). Any other error (a port breaking its contract, an answer that
 // is missing or not one of the six verdict labels) is returned and the run
 // is lost, as in typevet.

@@ -223,12 +223,13 @@ func (c RunContext) Identity(arms receipt.Counts, fixtures receipt.Digests) rece
 
 // Pins returns a check-match receipt's pins block (spec §6.7): the slice
 // pins ([Slice.Pins]), finished_utc now, the concurrency the run used,
-// this build's renderer ([RendererPin]), pins.server and model_revision.
+// this build's renderer ([Snapshot.RendererPin]), pins.server and
+// model_revision.
 func (c RunContext) Pins(slice Slice, concurrency int) Pins {
 	p := slice.Pins()
 	p.FinishedUTC = c.finishedUTC()
 	p.Concurrency = concurrency
-	renderer := RendererPin()
+	renderer := c.Snapshot.RendererPin()
 	p.Renderer = &renderer
 	p.Server = c.ServerEntry
 	p.ModelRevision = c.ModelRevision
@@ -280,7 +281,7 @@ type SingleOrderFile struct {
 // single-order receipt as its fixture ([OrderingsFixture]) and
 // arm_call_counts {"verdict_requests": run.Requests}.
 func (c RunContext) OrderingsReceiptParts(slice Slice, orders [][]int, single SingleOrderFile, run OrderingsRun) OrderingsReceiptParts {
-	renderer := RendererPin()
+	renderer := c.Snapshot.RendererPin()
 	serverArgs := serving.ServerArgs(nil, c.StatedServerArgs)
 	pins := OrderingsPins{
 		FinishedUTC:              c.finishedUTC(),

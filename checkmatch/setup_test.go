@@ -220,7 +220,7 @@ func TestRunContextReceiptParts(t *testing.T) {
 	want := slice.Pins()
 	want.FinishedUTC = "2026-11-29T23:00:00+00:00"
 	want.Concurrency = 4
-	r := RendererPin()
+	r := c.Snapshot.RendererPin()
 	want.Renderer = &r
 	want.Server = entry
 	want.ModelRevision = "rev"

@@ -48,6 +48,13 @@ func (s Slice) Pins() Pins {
 // schedule (the same seed and rows give the same Slice, byte for byte).
 // rows outside 1..[RowCount] is an error, before any render.
 func BuildSlice(seed uint64, rows int) (Slice, error) {
+	return BuildSliceProgress(seed, rows, nil)
+}
+
+// BuildSliceProgress is [BuildSlice] that calls rendered (when not nil)
+// after each render, from the rendering goroutine, so a caller can show
+// progress; the Slice is the same.
+func BuildSliceProgress(seed uint64, rows int, rendered func()) (Slice, error) {
 	cases, err := Cases(seed, rows)
 	if err != nil {
 		return Slice{}, err
@@ -62,6 +69,9 @@ func BuildSlice(seed uint64, rows int) (Slice, error) {
 				return fmt.Errorf("render %s: %w", c.ID(), err)
 			}
 			images[i] = png
+			if rendered != nil {
+				rendered()
+			}
 			return nil
 		})
 	}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
+	"strconv"
 	"strings"
 )
 
@@ -214,9 +216,33 @@ func getJSON(ctx context.Context, client *http.Client, baseURL, pathAndQuery str
 		return &HTTPError{Path: path, StatusCode: status}
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("serving: GET %s: body is not the expected JSON: %w", path, err)
+		return fmt.Errorf("serving: GET %s: %s; is the base URL the server's root?", path, jsonMismatch(err))
 	}
 	return nil
+}
+
+// jsonMismatch says in a reader's words why a body did not decode: which
+// field held which JSON kind where another was expected, or that the body
+// is not JSON at all. It never quotes the body.
+func jsonMismatch(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		want := "a " + te.Type.Kind().String()
+		switch te.Type.Kind() {
+		case reflect.Slice, reflect.Array:
+			want = "a list"
+		case reflect.Struct, reflect.Map:
+			want = "an object"
+		case reflect.Pointer:
+			want = "an object or a list"
+		}
+		field := "the body"
+		if te.Field != "" {
+			field = strconv.Quote(te.Field)
+		}
+		return fmt.Sprintf("%s is a JSON %s where the server should send %s", field, te.Value, want)
+	}
+	return "the body is not JSON"
 }
 
 // rawString returns the JSON string in raw, or nil when raw is absent or

@@ -35,7 +35,7 @@ func init() {
 	}
 	var mu sync.Mutex
 	slices := map[key]checkmatch.Slice{}
-	buildSlice = func(seed uint64, rows int) (checkmatch.Slice, error) {
+	buildSlice = func(seed uint64, rows int, _ func()) (checkmatch.Slice, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		if s, ok := slices[key{seed, rows}]; ok {
@@ -110,7 +110,7 @@ func TestUsageErrors(t *testing.T) {
 		want   string
 		reason string
 	}{
-		{name: "no receipt", env: map[string]string{}, want: "TYPEVET_CHECK_MATCH_RECEIPT not set"},
+		{name: "no receipt", env: map[string]string{}, want: "-receipt or TYPEVET_CHECK_MATCH_RECEIPT not set"},
 		{name: "blank receipt", env: map[string]string{envReceipt: "  "}, want: "TYPEVET_CHECK_MATCH_RECEIPT not set"},
 		{name: "receipt exists", env: map[string]string{envReceipt: taken, envRows: "99"},
 			want:   "TYPEVET_CHECK_MATCH_RECEIPT must name a new file: " + taken + " exists",
@@ -132,7 +132,7 @@ func TestUsageErrors(t *testing.T) {
 		{name: "bad flag", args: []string{"-nope"}, env: map[string]string{}, want: "flag provided but not defined: -nope"},
 		{name: "extra argument", args: []string{"x"}, env: map[string]string{envReceipt: fresh}, want: "unexpected arguments: x"},
 		{name: "flag wins", args: []string{"-rows", "30"}, env: map[string]string{envReceipt: fresh, envRows: "1"},
-			want: "TYPEVET_CHECK_MATCH_ROWS must be 1 to 20: 30"},
+			want: "-rows must be 1 to 20: 30"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,10 +199,12 @@ func TestEndToEnd(t *testing.T) {
 			env[envRows] = "1"
 			env[envConcurrency] = tt.concurrency
 			env[envPorcelain] = ""
-			r := runCmd(t, nil, env)
+			r := runCmd(t, []string{"-json"}, env)
 			require.NoError(t, r.err, r.stderr)
 			assert.Equal(t, 0, r.code)
-			assert.Empty(t, r.stderr, "progress is quiet when stderr is not a terminal")
+			assert.NotContains(t, r.stderr, "judging:", "progress is quiet when stderr is not a terminal")
+			assert.NotContains(t, r.stderr, "rendering:", "progress is quiet when stderr is not a terminal")
+			assert.Contains(t, r.stderr, "(from TYPEVET_GIT_STATUS_PORCELAIN): the receipt records dirty false")
 
 			rec := readBack(t, path)
 			assert.Equal(t, tt.backend, string(rec.Backend))
@@ -215,8 +217,10 @@ func TestEndToEnd(t *testing.T) {
 			assert.Equal(t, n, rec.Throughput.Concurrency)
 			assert.Equal(t, 7, rec.Throughput.Images)
 			require.NotNil(t, rec.Pins.Renderer)
-			assert.Equal(t, checkmatch.RendererPin(), *rec.Pins.Renderer)
-			s, err := buildSlice(0, 1)
+			snap := checkmatch.Snapshot{BaselineCommit: rec.Identity.BaselineCommit, WorkingTree: rec.Identity.WorkingTree}
+			assert.Equal(t, snap.RendererPin(), *rec.Pins.Renderer)
+			assert.Equal(t, rec.Identity.BaselineCommit, rec.Pins.Renderer.ModuleVersion, "a clean tree pins its commit")
+			s, err := buildSlice(0, 1, nil)
 			require.NoError(t, err)
 			assert.Equal(t, s.SHA256, rec.Pins.SliceSHA256)
 
@@ -307,7 +311,7 @@ func TestStoppedRun(t *testing.T) {
 	env := vllmEnv(t, srv)
 	path := filepath.Join(t.TempDir(), "check.json")
 	env[envReceipt], env[envRows] = path, "1"
-	r := runCmd(t, nil, env)
+	r := runCmd(t, []string{"-json"}, env)
 	require.Error(t, r.err)
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "run stopped at case r00:both_amounts_changed (index 3, BackendHttpError)")
@@ -454,7 +458,7 @@ func TestCancelledRun(t *testing.T) {
 	env := vllmEnv(t, srv)
 	path := filepath.Join(t.TempDir(), "check.json")
 	env[envReceipt], env[envRows] = path, "1"
-	cfg, err := configure(envOf(env))
+	cfg, err := configure(cli.NewEnv(nil, nil, envOf(env), cli.LiveDefaults))
 	require.NoError(t, err)
 	var stdout, stderr bytes.Buffer
 	err = execute(ctx, &stdout, &stderr, cfg)
@@ -467,4 +471,38 @@ func TestCancelledRun(t *testing.T) {
 	assert.Contains(t, err.Error(), "run stopped at case "+rec.Stopped.CaseID)
 	assert.Equal(t, "TransportError", rec.Stopped.ErrorClass)
 	assert.Contains(t, rec.Stopped.Message, "context canceled")
+}
+
+// TestNoServerBeforeRender: with no server the run fails before it
+// renders a single check, and says which URL setting to fix and that
+// -backend reader runs offline.
+func TestNoServerBeforeRender(t *testing.T) {
+	orig := buildSlice
+	defer func() { buildSlice = orig }()
+	var renders atomic.Int64
+	buildSlice = func(seed uint64, rows int, rendered func()) (checkmatch.Slice, error) {
+		renders.Add(1)
+		return orig(seed, rows, rendered)
+	}
+	path := filepath.Join(t.TempDir(), "check.json")
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"llama.cpp", []string{"-base-url", "http://127.0.0.1:1"}, map[string]string{}, "point -base-url at it"},
+		{"vllm", nil, map[string]string{envBackend: "vllm", "TYPEVET_VLLM__BASE_URL": "http://127.0.0.1:1", envVLLMModel: "m", envRevision: "r"},
+			"point TYPEVET_VLLM__BASE_URL at it"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.env[envReceipt] = path
+			r := runCmd(t, tt.args, tt.env)
+			assert.Equal(t, 1, r.code)
+			assert.Contains(t, r.stderr, tt.want)
+			assert.Contains(t, r.stderr, "-backend reader judges offline with no server")
+			assert.Zero(t, renders.Load(), "nothing is rendered before the server answers")
+			assert.NoFileExists(t, path)
+		})
+	}
 }

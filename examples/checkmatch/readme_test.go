@@ -35,7 +35,7 @@ func readmeCommand(t *testing.T, prefix string) []string {
 
 // TestREADMEQuickStart runs the README's offline main job (the check-match
 // run with the built-in reader judge) and checks it prints what the README
-// says: the receipt's path and SHA-256, then the summary; and that the
+// says: the summary table with the receipt's path and SHA-256; and that the
 // receipt reads back with metrics Recompute reproduces.
 func TestREADMEQuickStart(t *testing.T) {
 	args := readmeCommand(t, "go run ./examples/checkmatch ")
@@ -58,10 +58,13 @@ func TestREADMEQuickStart(t *testing.T) {
 	require.NoError(t, err)
 	sum := sha256.Sum256(b)
 	out := stdout.String()
-	assert.Regexp(t, regexp.MustCompile(`(?m)^receipt `+regexp.QuoteMeta(path)+` sha256 `+hex.EncodeToString(sum[:])+`$`), out)
-	for _, key := range []string{"accuracy", "false_clear_rate", "accuracy_by_variant", "wall_seconds", "throughput"} {
-		assert.Regexp(t, regexp.MustCompile(`(?m)^`+key+` `), out, "the summary prints %s", key)
+	assert.Regexp(t, regexp.MustCompile(`(?m)^receipt +`+regexp.QuoteMeta(path)+`$`), out)
+	assert.Regexp(t, regexp.MustCompile(`(?m)^sha256 +`+hex.EncodeToString(sum[:])+`$`), out)
+	for _, key := range []string{"cases judged", "accuracy", "false-clear rate", "cannot-tell rate", "payee_matches", "amounts_match",
+		"worst variant", "wrong cases", "wall time"} {
+		assert.Regexp(t, regexp.MustCompile(`(?m)^`+key+`  +\S`), out, "the summary prints %s", key)
 	}
+	assert.Contains(t, out, "judgments/s")
 
 	r, err := checkmatch.ReadReceipt(strings.NewReader(string(b)))
 	require.NoError(t, err)

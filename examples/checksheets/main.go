@@ -7,32 +7,32 @@
 // seven variants of one register row with the expected labels under each
 // render, and prints one path per line.
 //
-// Flags (-flag and --flag both work):
+// Flags (-flag and --flag both work; `checksheets -h` lists them):
 //
 //	-seed N   generator seed (default 0): ASCII digits, outer spaces allowed,
-//	          blank means 0, as TYPEVET_CHECK_MATCH_SEED
-//	-rows N   register rows, 1 to 20 (default 20); a decimal integer, outer
-//	          spaces allowed (typevet's int() also takes "1_0" and non-ASCII
-//	          digits; this command does not)
+//	          blank means 0, read as examples/checkmatch reads -seed
+//	-rows N   register rows, 1 to 20 (default 20), read as examples/checkmatch
+//	          reads -rows (Python's int() of ASCII text)
 //	-out DIR  output directory, required; created when missing
 //
+// The command reads no environment variable. Drawing shows its progress
+// on stderr when it is a terminal.
+//
 // Exit status: 0 when every sheet is written (and for -h), 2 on a usage
-// error (nothing is written), 1 when writing fails. Each sheet is written to
+// error (nothing is written), 1 when writing fails. `go run` reports a
+// status of 2 as "exit status 2" and exits 1 itself. Each sheet is written to
 // a temporary file in DIR and renamed into place, so no partial sheet is
 // ever left under a sheet's name.
 package main
 
 import (
 	"bytes"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"strings"
 
 	"golang.org/x/sync/errgroup"
 
@@ -56,56 +56,49 @@ func exitCode(err error, stderr io.Writer) int {
 	return cli.ExitCode(err, stderr, prog, usageLine)
 }
 
-// newFlagSet defines the command's flags; errors are printed once, by
-// exitCode, so the set itself prints nothing.
-func newFlagSet() (fs *flag.FlagSet, seed, rows, out *string) {
-	fs = flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	seed = fs.String("seed", "0", "generator seed `N`: ASCII digits, blank means 0")
-	rows = fs.String("rows", strconv.Itoa(checkmatch.RowCount), "register rows `N`, 1 to 20")
-	out = fs.String("out", "", "output directory `DIR` (required; created when missing)")
-	return fs, seed, rows, out
+// help is the -h text; its flags are the command's flags.
+var help = cli.Help{
+	Usage: usageLine,
+	About: description,
+	Flags: []cli.Flag{
+		{Name: "seed", Arg: "N", Default: "0", Usage: "generator seed: ASCII digits, blank means 0"},
+		{Name: "rows", Arg: "N", Default: strconv.Itoa(checkmatch.RowCount), Usage: "register rows, 1 to 20"},
+		{Name: "out", Arg: "DIR", Usage: "output directory (required; created when missing)"},
+	},
+	Notes: []string{"Writes DIR/seed<N>_row00.png … one sheet per row, and prints one path per line.",
+		"Exit status: 0 on success; 2 on a usage error (nothing written); 1 when writing fails.\nUnder \"go run\" a status of 2 prints \"exit status 2\" and go run itself exits 1."},
 }
 
 // run parses args, writes the sheets and prints their paths to stdout.
 func run(stdout, stderr io.Writer, args []string) error {
-	fs, seedText, rowsText, out := newFlagSet()
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "%s\n\n%s\n\n", usageLine, description)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return nil
-		}
+	env, _, ok, err := cli.Parse(help, args, stdout, func(string) (string, bool) { return "", false }, nil, false)
+	if err != nil || !ok {
+		return err
+	}
+	seed, err := checkmatch.ParseSeed(env.Flag("seed"), "-seed")
+	if err != nil {
 		return cli.Usage(err)
 	}
-	if fs.NArg() > 0 {
-		return cli.Usagef("unexpected arguments: %s", strings.Join(fs.Args(), " "))
-	}
-	seed, err := checkmatch.ParseSeed(*seedText, "-seed")
+	rows, err := checkmatch.ParseRows(env.Flag("rows"), "-rows")
 	if err != nil {
-		return &cli.UsageError{Msg: "argument -seed: " + err.Error()}
+		return cli.Usage(err)
 	}
-	rows, err := strconv.Atoi(strings.TrimSpace(*rowsText))
-	if err != nil {
-		return cli.Usagef("argument -rows: invalid int value: %q", *rowsText)
-	}
-	if rows < 1 || rows > checkmatch.RowCount {
-		return cli.Usagef("-rows must be 1 to %d: %d", checkmatch.RowCount, rows)
-	}
-	if *out == "" {
-		return &cli.UsageError{Msg: "the following arguments are required: -out"}
+	out := env.Flag("out")
+	if out == "" {
+		return cli.Usagef("-out is required: the directory to write the sheets to")
 	}
 
 	cases, err := checkmatch.Cases(seed, rows)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	// Draw the sheets in parallel, then write them in row order.
 	sheets := make([][]byte, rows)
+	p := cli.NewProgress(stderr, "drawing", rows, "sheets")
+	p.Start()
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for row := range rows {
@@ -115,14 +108,17 @@ func run(stdout, stderr io.Writer, args []string) error {
 				return err
 			}
 			sheets[row] = buf.Bytes()
+			p.Add(false)
 			return nil
 		})
 	}
-	if err := g.Wait(); err != nil {
+	err = g.Wait()
+	p.Stop()
+	if err != nil {
 		return err
 	}
 	for row, sheet := range sheets {
-		path := filepath.Join(*out, fmt.Sprintf("seed%d_row%02d.png", seed, row))
+		path := filepath.Join(out, fmt.Sprintf("seed%d_row%02d.png", seed, row))
 		if err := writeFileAtomic(path, sheet); err != nil {
 			return err
 		}

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -105,9 +104,9 @@ func TestUsageErrors(t *testing.T) {
 	}{
 		{"rows zero", []string{"-rows", "0"}, "checksheets: error: -rows must be 1 to 20: 0"},
 		{"rows 21", []string{"-rows", "21"}, "checksheets: error: -rows must be 1 to 20: 21"},
-		{"rows not a number", []string{"-rows", "two"}, `argument -rows: invalid int value: "two"`},
-		{"seed negative", []string{"-seed", "-1"}, "checksheets: error: argument -seed: -seed must be a non-negative integer: '-1'"},
-		{"seed word", []string{"--seed", "one"}, "argument -seed: -seed must be a non-negative integer: 'one'"},
+		{"rows not a number", []string{"-rows", "two"}, "checksheets: error: -rows must be 1 to 20: not a whole number"},
+		{"seed negative", []string{"-seed", "-1"}, "checksheets: error: -seed must be a non-negative integer: '-1'\n"},
+		{"seed word", []string{"--seed", "one"}, "checksheets: error: -seed must be a non-negative integer: 'one'\n"},
 		{"seed overflow", []string{"-seed", "18446744073709551616"}, "-seed must be a non-negative integer of at most 18446744073709551615"},
 		{"unknown flag", []string{"-colour", "red"}, "flag provided but not defined: -colour"},
 		{"extra argument", []string{"sheets"}, "unexpected arguments: sheets"},
@@ -138,7 +137,7 @@ func TestUsageErrors(t *testing.T) {
 	}
 	// Missing -out.
 	_, stderr, code := runCLI(t, "-rows", "1")
-	if code != 2 || !strings.Contains(stderr, "required: -out") {
+	if code != 2 || !strings.Contains(stderr, "-out is required") {
 		t.Errorf("no -out: exit %d, stderr %q", code, stderr)
 	}
 }
@@ -148,7 +147,7 @@ func TestHelp(t *testing.T) {
 	if code != 0 || stderr != "" {
 		t.Errorf("-h: exit %d, stderr %q", code, stderr)
 	}
-	for _, want := range []string{"usage: checksheets", "No model call.", "-seed N", "-rows N", "-out DIR"} {
+	for _, want := range []string{"usage: checksheets", "No model call.", "-seed N", "-rows N", "-out DIR", "(default 20)", "exit status 2"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("help lacks %q:\n%s", want, stdout)
 		}
@@ -211,19 +210,18 @@ func TestDocFlags(t *testing.T) {
 		name, text, _ := strings.Cut(rest, " ")
 		documented[name] = text
 	}
-	fs, _, _, _ := newFlagSet()
 	n := 0
-	fs.VisitAll(func(f *flag.Flag) {
+	for _, f := range help.Flags {
 		n++
 		text, ok := documented[f.Name]
 		if !ok {
 			t.Errorf("flag -%s is not in the package doc", f.Name)
-			return
+			continue
 		}
-		if f.DefValue != "" && !strings.Contains(text, "default "+f.DefValue) {
-			t.Errorf("doc of -%s %q does not state its default %s", f.Name, text, f.DefValue)
+		if f.Default != "" && !strings.Contains(text, "default "+f.Default) {
+			t.Errorf("doc of -%s %q does not state its default %s", f.Name, text, f.Default)
 		}
-	})
+	}
 	if len(documented) != n {
 		t.Errorf("doc lists %d flags, the command has %d", len(documented), n)
 	}

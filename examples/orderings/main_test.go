@@ -28,7 +28,7 @@ import (
 func init() {
 	var mu sync.Mutex
 	cache := map[[2]uint64]checkmatch.Slice{}
-	buildSlice = func(seed uint64, rows int) (checkmatch.Slice, error) {
+	buildSlice = func(seed uint64, rows int, _ func()) (checkmatch.Slice, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		k := [2]uint64{seed, uint64(rows)}
@@ -48,7 +48,7 @@ func init() {
 // set, changes the receipt before it is written.
 func writeSingle(t *testing.T, seed uint64, edit func(*checkmatch.Receipt)) string {
 	t.Helper()
-	sl, err := buildSlice(seed, 1)
+	sl, err := buildSlice(seed, 1, nil)
 	require.NoError(t, err)
 	res, err := checkmatch.Run(context.Background(), fake.New(nil), "fake-model", sl.Requests, checkmatch.RunOptions{})
 	require.NoError(t, err)
@@ -119,8 +119,8 @@ func TestRefusals(t *testing.T) {
 		{name: "rows 21", env: map[string]string{envReceipt: fresh, envRows: "21"},
 			want: "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20"},
 		{name: "rows flag wins", args: []string{"-rows", "007x"}, env: map[string]string{envReceipt: fresh, envRows: "1"},
-			want: "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20"},
-		{name: "no single", env: map[string]string{envReceipt: fresh, envBackend: "fake"}, want: "-single (TYPEVET_CHECK_ORDERINGS_SINGLE) must name"},
+			want: "-rows must be an integer from 1 to 20"},
+		{name: "no single", env: map[string]string{envReceipt: fresh, envBackend: "fake"}, want: "-single or TYPEVET_CHECK_ORDERINGS_SINGLE must name"},
 		{name: "single missing", args: []string{"-single", filepath.Join(dir, "absent.json")}, env: map[string]string{envReceipt: fresh, envBackend: "fake"},
 			want: "absent.json"},
 		{name: "single not a check receipt", args: []string{"-single", taken}, env: map[string]string{envReceipt: fresh, envBackend: "fake"},
@@ -140,7 +140,7 @@ func TestRefusals(t *testing.T) {
 			"TYPEVET_LLAMA__BASE_URL": "http://127.0.0.1:1", "TYPEVET_LLAMA__API_KEY": key, cli.EnvServerArgs: "--api-key " + key},
 			want: "TYPEVET_VLLM_SERVER_ARGS holds a key or an auth header", reason: "refused before the llama.cpp probe; the key is not echoed"},
 		{name: "bearer in single name", args: []string{"-single", bearerName}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "1"},
-			want: "TYPEVET_CHECK_ORDERINGS_SINGLE holds a key or an auth header", reason: "the receipt records the file name"},
+			want: "-single holds a key or an auth header", reason: "the receipt records the file name"},
 		{name: "authorization in porcelain", args: []string{"-single", good}, env: map[string]string{envReceipt: fresh, envBackend: "fake", envRows: "1",
 			envPorcelain: " M Authorization.go\n"}, want: "TYPEVET_GIT_STATUS_PORCELAIN holds a key or an auth header"},
 	}
@@ -220,7 +220,7 @@ func TestStudyAgainstLlamaCPP(t *testing.T) {
 	sum := sha256.Sum256(b)
 	assert.Equal(t, hex.EncodeToString(sum[:]), p.SingleOrderReceiptSHA256)
 	require.NotNil(t, p.Renderer)
-	assert.Equal(t, checkmatch.RendererPin(), *p.Renderer)
+	assert.Equal(t, checkmatch.Snapshot{BaselineCommit: rec.Identity.BaselineCommit, WorkingTree: rec.Identity.WorkingTree}.RendererPin(), *p.Renderer)
 	require.NotNil(t, p.Server)
 	require.NotNil(t, p.ServerArgs)
 	assert.Nil(t, p.ServerArgs.CacheConfig, "no /metrics reading on llama.cpp")

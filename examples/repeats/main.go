@@ -18,18 +18,20 @@
 // than two included runs are never called stable. Every warning is in the
 // JSON's "warnings" list as well as on stderr, so -table=false keeps them.
 //
-// Flags:
+// Flags (`repeats -h` lists them):
 //
 //	-table=false   leave out the table on stderr
 //
+// With a single included run there is nothing to compare: the table says
+// so instead of calling the run stable (the JSON keeps typevet's keys).
+//
 // Exit status: 0 when the summary is written, 2 on a usage error (no
 // paths), 1 when a receipt cannot be read or the receipts do not fit
-// together (different case ids).
+// together (different case ids). `go run` reports a status of 2 as
+// "exit status 2" and exits 1 itself.
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -57,24 +59,26 @@ func exitCode(err error, stderr io.Writer) int {
 	return cli.ExitCode(err, stderr, prog, usageLine)
 }
 
+// help is the -h text; its flags are the command's flags.
+var help = cli.Help{
+	Usage: usageLine,
+	About: "Summarise repeated check-match runs of one slice (typevet #357): JSON on stdout, a readable table on stderr. No model call.",
+	Flags: []cli.Flag{{Name: "table", Bool: true, Default: "true", Usage: "write a readable table to stderr; -table=false leaves it out"}},
+	Notes: []string{"Name two or more receipts of the same slice (ours or typevet's); each run is named by its file's stem.",
+		"Exit status: 0 on success; 2 on a usage error (no receipt named); 1 when a receipt cannot be\nread or the receipts do not fit together. Under \"go run\" a status of 2 prints\n\"exit status 2\" and go run itself exits 1."},
+}
+
 // run reads the receipts named by args and writes the summary.
 func run(stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	table := fs.Bool("table", true, "write a readable table to stderr")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "%s\n\nSummarise repeated check-match runs (typevet #357). No model call.\n\n", usageLine)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return nil
-		}
-		return cli.Usage(err)
+	env, paths, ok, err := cli.Parse(help, args, stdout, func(string) (string, bool) { return "", false }, nil, true)
+	if err != nil || !ok {
+		return err
 	}
-	if fs.NArg() == 0 {
+	table := env.Flag("table") == "true"
+	if len(paths) == 0 {
 		return &cli.UsageError{Msg: "name at least one receipt"}
 	}
-	runs, err := checkmatch.ReadRepeatRuns(fs.Args())
+	runs, err := checkmatch.ReadRepeatRuns(paths)
 	if err != nil {
 		return err
 	}
@@ -89,7 +93,7 @@ func run(stdout, stderr io.Writer, args []string) error {
 	if _, err := stdout.Write(b); err != nil {
 		return err
 	}
-	if *table {
+	if table {
 		return writeTable(stderr, rep)
 	}
 	return nil
@@ -142,6 +146,10 @@ func writeTable(w io.Writer, rep checkmatch.RepeatReport) error {
 	fmt.Fprintf(w, "pooled accuracy %g%% interval: [%s, %s] over %d rows (%d resamples, seed %d)\n",
 		ai.Level*100, fixed(ai.Low), fixed(ai.High), ai.Rows, ai.Resamples, ai.Seed)
 	fmt.Fprintf(w, "verdict agreement %s, max probability difference %s\n", fixed(rep.Agreement), fixed(rep.MaxAbsDifference))
+	if len(rep.Included) < 2 {
+		_, err := fmt.Fprintf(w, "stability not judged: %d included run; it takes two or more runs of the slice (sd is null)\n", len(rep.Included))
+		return err
+	}
 	verdict := "not stable"
 	if rep.Stable {
 		verdict = "stable"

@@ -31,18 +31,25 @@
 // without a server; a reader receipt's pins.server holds the reader's pin,
 // as examples/checkmatch writes it.
 //
-// Flags (a flag wins over its variable):
+// Flags (a flag wins over its variable; `throughput -h` lists them with
+// their defaults):
 //
 //	-levels LIST          concurrency levels 1 to 4096, comma-separated, no repeats (default 1,4,16,32)
 //	-rows N               TYPEVET_CHECK_MATCH_ROWS      register rows, 1 to 20 (default 20)
 //	-seed N               TYPEVET_CHECK_MATCH_SEED      generator seed (default 0)
 //	-receipt-prefix PATH  receipts go to PATH_c<level>.json; each must be a new file (required)
 //	-backend NAME         TYPEVET_BACKEND               llama_cpp (default), vllm, fake or reader
+//	-base-url URL         TYPEVET_LLAMA__BASE_URL or TYPEVET_VLLM__BASE_URL
+//	-model ID             TYPEVET_LLAMA__MULTIMODAL_MODEL or TYPEVET_VLLM__MODEL
+//	-timeout SECONDS      TYPEVET_LLAMA__TIMEOUT or TYPEVET_VLLM__TIMEOUT (default 300)
 //	-revision REV         TYPEVET_VLLM_MODEL_REVISION   served weights revision (required on vLLM)
+//	-server-args TEXT     TYPEVET_VLLM_SERVER_ARGS      the flags you started the server with (recorded verbatim)
 //
-// The backend session reads the rest of typevet's variables (see
-// examples/checkmatch); TYPEVET_VLLM_SERVER_ARGS is recorded verbatim and
-// TYPEVET_GIT_STATUS_PORCELAIN fingerprints the working tree. Before any
+// The backend session reads the rest of typevet's variables (API keys and
+// headers; see examples/checkmatch); TYPEVET_GIT_STATUS_PORCELAIN
+// fingerprints the working tree (unset: the command asks git). The server
+// is contacted before the slice is rendered; rendering and the sweep show
+// their progress on stderr when it is a terminal. Before any
 // network call, every such recorded text (and the model name and vLLM
 // revision) must be free of the API key, the extra header values,
 // "authorization" and "bearer "; otherwise the sweep is refused by the
@@ -52,13 +59,13 @@
 // (nothing sent, nothing written); 1 otherwise. A level stopped by a
 // backend failure still writes its receipt and ends the sweep. So does
 // Ctrl-C (the level's after-run /metrics read still happens, for at most
-// 10 s); a second Ctrl-C quits at once and writes nothing more.
+// 10 s); a second Ctrl-C quits at once and writes nothing more. `go run`
+// reports a status of 2 as "exit status 2" and exits 1 itself.
 package main
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -75,8 +82,22 @@ import (
 
 const (
 	prog      = "throughput"
-	usageLine = "usage: throughput -receipt-prefix PATH [-levels 1,4,16,32] [-rows N] [-seed N] [-backend NAME] [-revision REV]"
+	usageLine = "usage: throughput -receipt-prefix PATH [-levels 1,4,16,32] [-rows N] [-seed N] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT]"
 )
+
+// help is the -h text; its flags are the command's flags.
+var help = cli.Help{
+	Usage: usageLine,
+	About: "Run the throughput sweep (typevet #335): judge the check slice once per concurrency level and write one check-match receipt per level.",
+	Flags: append([]cli.Flag{
+		{Name: "levels", Arg: "LIST", Default: "1,4,16,32", Usage: "concurrency levels 1 to 4096, comma-separated, no repeats"},
+		{Name: "receipt-prefix", Arg: "PATH", Usage: "receipts go to PATH_c<level>.json; each must be a new file (required)"},
+		{Name: "rows", Arg: "N", Vars: []string{envRows}, Default: "20", Usage: "register rows, 1 to 20"},
+		{Name: "seed", Arg: "N", Vars: []string{envSeed}, Default: "0", Usage: "generator seed"},
+	}, cli.BackendFlags(cli.AllBackends, false)...),
+	Vars:  cli.BackendVars(cli.AllBackends),
+	Notes: []string{cli.BackendNote(cli.AllBackends), cli.ExitNote},
+}
 
 // The environment variables this command reads itself.
 const (
@@ -88,7 +109,7 @@ const (
 )
 
 // buildSlice renders the slice; tests reuse renders across runs.
-var buildSlice = checkmatch.BuildSlice
+var buildSlice = checkmatch.BuildSliceProgress
 
 func main() {
 	os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:], os.LookupEnv), os.Stderr))
@@ -109,27 +130,19 @@ type config struct {
 	seed      uint64
 	settings  backend.Settings
 	revision  string
-	porcelain *string // TYPEVET_GIT_STATUS_PORCELAIN; nil when unset
+	porcelain *string // the working tree's porcelain text; nil when unknown
 	stated    *string // TYPEVET_VLLM_SERVER_ARGS; nil when unset
+	notes     []string
+	name      func(string) string
 }
 
 // run is the whole command.
 func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, bool)) error {
-	fset := flag.NewFlagSet(prog, flag.ContinueOnError)
-	vars := map[string][]string{}
-	for name, env := range map[string]string{"rows": envRows, "seed": envSeed, "backend": envBackend, "revision": envRevision} {
-		fset.String(name, "", "overrides "+env)
-		vars[name] = []string{env}
-	}
-	levels := fset.String("levels", "1,4,16,32", "concurrency levels `LIST`, comma-separated")
-	prefix := fset.String("receipt-prefix", "", "receipts go to `PATH`_c<level>.json (required)")
-	set, help, err := cli.ParseFlags(fset, args, vars, stdout, usageLine,
-		"Judge the check slice at several concurrency levels and write one receipt per level.")
-	if err != nil || help {
+	env, _, ok, err := cli.Parse(help, args, stdout, lookup, nil, false)
+	if err != nil || !ok {
 		return err
 	}
-	env := cli.Overlay(set, lookup, nil)
-	cfg, err := configure(env, *levels, *prefix)
+	cfg, err := configure(env, env.Flag("levels"), env.Flag("receipt-prefix"))
 	if err != nil {
 		return err
 	}
@@ -161,7 +174,7 @@ func parseLevels(text string) ([]int, error) {
 }
 
 // configure validates every setting before any network call.
-func configure(env func(string) (string, bool), levels, prefix string) (config, error) {
+func configure(env *cli.Env, levels, prefix string) (config, error) {
 	var cfg config
 	var err error
 	if cfg.levels, err = parseLevels(levels); err != nil {
@@ -192,39 +205,45 @@ func configure(env func(string) (string, bool), levels, prefix string) (config, 
 	}
 
 	cfg.rows = checkmatch.RowCount
-	if raw, ok := env(envRows); ok {
-		if cfg.rows, err = checkmatch.ParseRows(raw, envRows); err != nil {
+	if raw, ok := env.Lookup(envRows); ok {
+		if cfg.rows, err = checkmatch.ParseRows(raw, env.Name(envRows)); err != nil {
 			return cfg, cli.Usage(err)
 		}
 	}
-	raw, _ := env(envSeed)
-	if cfg.seed, err = checkmatch.ParseSeed(raw, envSeed); err != nil {
+	raw, _ := env.Lookup(envSeed)
+	if cfg.seed, err = checkmatch.ParseSeed(raw, env.Name(envSeed)); err != nil {
 		return cfg, cli.Usage(err)
 	}
 	// The backend, the vLLM revision, the porcelain text and the stated
 	// server arguments, each refused by variable when it holds a key.
 	srv, err := cli.ReadServing(env)
 	cfg.settings, cfg.revision, cfg.porcelain, cfg.stated = srv.Settings, srv.Revision, srv.Porcelain, srv.Stated
-	return cfg, err
+	cfg.notes, cfg.name = srv.Notes, env.Name
+	return cfg, env.Err(err)
 }
 
 // execute runs the sweep, writes one receipt per level and the table.
 func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
-	slice, err := buildSlice(cfg.seed, cfg.rows)
-	if err != nil {
-		return err
+	for _, n := range cfg.notes {
+		fmt.Fprintln(stderr, n)
 	}
 	// One snapshot before any scoring call serves every level.
 	snap, err := checkmatch.TakeSnapshot(cli.RepoRoot(), cfg.porcelain)
 	if err != nil {
 		return err
 	}
+	// Contact the server before rendering, so a missing server fails at
+	// once.
 	sess, err := backend.Open(ctx, cfg.settings, "")
 	if err != nil {
-		return fmt.Errorf("open %s session: %w", cfg.settings.Backend, err)
+		return cli.Explain(fmt.Errorf("open %s session: %w", cfg.settings.Backend, err), "", cfg.settings, cfg.name)
 	}
 	defer sess.Close()
 	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
+	if err != nil {
+		return cli.Explain(err, "", cfg.settings, cfg.name)
+	}
+	slice, err := cli.RenderSlice(stderr, buildSlice, cfg.seed, cfg.rows)
 	if err != nil {
 		return err
 	}
@@ -236,7 +255,10 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		}
 	}
 	fmt.Fprintf(stderr, "%s: %d cases at levels %v\n", prog, len(slice.Requests), cfg.levels)
-	res, err := checkmatch.Sweep(ctx, sess.Port, rc.Model, slice.Requests, opts)
+	p := cli.NewProgress(stderr, "sweep", len(slice.Requests)*len(cfg.levels), "judgments")
+	p.Start()
+	res, err := checkmatch.Sweep(ctx, p.Wrap(sess.Port), rc.Model, slice.Requests, opts)
+	p.Stop()
 	if err != nil {
 		return err
 	}
@@ -274,8 +296,8 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	}
 	if last := res.Levels[len(res.Levels)-1]; last.Stopped != nil {
 		s := last.Stopped
-		return fmt.Errorf("level %d stopped at case %s (index %d, %s); its receipt holds the %d cases before it and no later level ran",
-			last.Concurrency, s.CaseID, s.Index, s.ErrorClass, len(last.Run.Outcomes))
+		return cli.Explain(fmt.Errorf("level %d stopped at case %s (index %d, %s); its receipt holds the %d cases before it and no later level ran",
+			last.Concurrency, s.CaseID, s.Index, s.ErrorClass, len(last.Run.Outcomes)), s.Message, cfg.settings, cfg.name)
 	}
 	return nil
 }

@@ -25,7 +25,7 @@ import (
 func init() {
 	var mu sync.Mutex
 	cache := map[[2]uint64]checkmatch.Slice{}
-	buildSlice = func(seed uint64, rows int) (checkmatch.Slice, error) {
+	buildSlice = func(seed uint64, rows int, _ func()) (checkmatch.Slice, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		k := [2]uint64{seed, uint64(rows)}
@@ -207,7 +207,7 @@ func TestUsageErrors(t *testing.T) {
 		{name: "repeated level", args: []string{"-levels", "4,4", "-receipt-prefix", prefix}, want: "-levels lists 4 twice"},
 		{name: "level receipt exists", args: []string{"-levels", "1,4", "-receipt-prefix", prefix}, want: "must name new files: " + taken + " exists"},
 		{name: "summary exists", args: []string{"-levels", "1", "-receipt-prefix", filepath.Join(dir, "ts")}, want: "must name new files: " + takenSummary + " exists"},
-		{name: "rows", args: []string{"-levels", "1", "-receipt-prefix", prefix, "-rows", "21"}, want: "TYPEVET_CHECK_MATCH_ROWS must be 1 to 20"},
+		{name: "rows", args: []string{"-levels", "1", "-receipt-prefix", prefix, "-rows", "21"}, want: "-rows must be 1 to 20: 21"},
 		{name: "seed", args: []string{"-levels", "1", "-receipt-prefix", prefix}, env: map[string]string{envSeed: "x"}, want: "TYPEVET_CHECK_MATCH_SEED must be a non-negative integer"},
 		{name: "vllm revision", args: []string{"-levels", "1", "-receipt-prefix", prefix, "-backend", "vllm"},
 			env: map[string]string{"TYPEVET_VLLM__BASE_URL": "http://127.0.0.1:1", "TYPEVET_VLLM__MODEL": "m"}, want: "TYPEVET_VLLM_MODEL_REVISION must name"},

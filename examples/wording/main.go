@@ -15,15 +15,15 @@
 // TYPEVET_WORDING_JUDGE, else nimble).
 //
 // -verify recomputes every digest of the file's wording fields and prints
-// each one that differs; it exits 1 when any does. Usage errors exit 2,
-// other errors 1.
+// each one that differs; it exits 1 when any does, and when the file is
+// not a wording receipt or artifact (a check-match receipt, say). Usage
+// errors exit 2 (`go run` reports that as "exit status 2" and exits 1
+// itself), other errors 1. `wording -h` lists the flags.
 package main
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -33,25 +33,35 @@ import (
 	"github.com/typevet/typevet-go/wording"
 )
 
-func main() {
-	err := run(os.Stdout, os.Stderr, os.Args[1:], os.LookupEnv)
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(os.Stderr, "wording:", err)
-	}
-	os.Exit(exitCode(err))
+const (
+	prog      = "wording"
+	usageLine = "usage: wording -seed SEED.json -evolved EVOLVED.json [-components a,b] [-ollama URL [-judge NAME]] | wording -verify FILE.json"
+)
+
+// help is the -h text; its flags are the command's flags.
+var help = cli.Help{
+	Usage: usageLine,
+	About: "Print the wording parts and wording_digests block of a seed and an evolved wording, or check the wording digests of a receipt or artifact.",
+	Flags: []cli.Flag{
+		{Name: "seed", Arg: "PATH", Usage: "file holding a JSON object of seed part name to text, in part order"},
+		{Name: "evolved", Arg: "PATH", Usage: "file holding a JSON object of evolved part name to text"},
+		{Name: "components", Arg: "LIST", Default: "every part", Usage: "comma-separated selected parts"},
+		{Name: "verify", Arg: "PATH", Usage: "wording receipt or evolution artifact whose digests to check; takes no other flag"},
+		{Name: "ollama", Arg: "URL", Usage: "Ollama base URL; adds the judge_identity block"},
+		{Name: "judge", Arg: "NAME", Default: "TYPEVET_WORDING_JUDGE, else nimble", Usage: "judge model for -ollama"},
+	},
+	Vars:  []cli.Var{{Name: "TYPEVET_WORDING_JUDGE", Usage: "the judge model when -judge is not given (default nimble)"}},
+	Notes: []string{"Exit status: 0 on success; 2 on a usage error; 1 otherwise (a digest differs, a file\nis unreadable or not a wording file). Under \"go run\" a status of 2 prints\n\"exit status 2\" and go run itself exits 1."},
 }
 
-// exitCode maps run's error to the process exit code: 0 for success or
-// -h, 2 for a usage error, 1 for anything else.
-func exitCode(err error) int {
-	var ue *cli.UsageError
-	switch {
-	case err == nil, errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.As(err, &ue):
-		return 2
-	}
-	return 1
+func main() {
+	os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:], os.LookupEnv), os.Stderr))
+}
+
+// exitCode prints run's error and maps it to the exit status
+// ([cli.ExitCode]).
+func exitCode(err error, stderr io.Writer) int {
+	return cli.ExitCode(err, stderr, prog, usageLine)
 }
 
 // output is the printed object, in key order.
@@ -66,48 +76,44 @@ type output struct {
 }
 
 func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, bool)) error {
-	fs := flag.NewFlagSet("wording", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	seedPath := fs.String("seed", "", "JSON object of seed part name to text, in part order")
-	evolvedPath := fs.String("evolved", "", "JSON object of evolved part name to text")
-	components := fs.String("components", "", "comma-separated selected parts (default: every part)")
-	verifyPath := fs.String("verify", "", "receipt or artifact JSON whose wording digests to check")
-	ollama := fs.String("ollama", "", "Ollama base URL; adds the judge_identity block")
-	judge := fs.String("judge", "", "judge model for -ollama (default TYPEVET_WORDING_JUDGE, else nimble)")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return cli.Usage(err)
+	env, rest, ok, err := cli.Parse(help, args, stdout, lookup, nil, true)
+	if err != nil || !ok {
+		return err
 	}
-	componentsSet := false
-	fs.Visit(func(f *flag.Flag) { componentsSet = componentsSet || f.Name == "components" })
+	seedPath, evolvedPath, components := env.Flag("seed"), env.Flag("evolved"), env.Flag("components")
+	verifyPath, ollama, judge := env.Flag("verify"), env.Flag("ollama"), env.Flag("judge")
+	if !env.Given("components") {
+		components = ""
+	}
+	if !env.Given("judge") {
+		judge = ""
+	}
 	switch {
-	case fs.NArg() > 0:
+	case len(rest) > 0:
 		return &cli.UsageError{Msg: "unexpected arguments after the flags"}
-	case *verifyPath != "" && (*seedPath != "" || *evolvedPath != "" || componentsSet || *ollama != "" || *judge != ""):
+	case verifyPath != "" && (seedPath != "" || evolvedPath != "" || env.Given("components") || ollama != "" || judge != ""):
 		return &cli.UsageError{Msg: "-verify takes no other flag"}
-	case *verifyPath != "":
-		return verify(stdout, *verifyPath)
-	case *seedPath == "" || *evolvedPath == "":
+	case verifyPath != "":
+		return verify(stdout, verifyPath)
+	case seedPath == "" || evolvedPath == "":
 		return &cli.UsageError{Msg: "give -seed and -evolved, or -verify"}
-	case *judge != "" && *ollama == "":
+	case judge != "" && ollama == "":
 		return &cli.UsageError{Msg: "-judge needs -ollama"}
-	case componentsSet && strings.TrimSpace(*components) == "":
+	case env.Given("components") && strings.TrimSpace(components) == "":
 		return &cli.UsageError{Msg: "-components names no part; leave it out to select every part"}
 	}
 
-	seed, err := readMapping(*seedPath)
+	seed, err := readMapping(seedPath)
 	if err != nil {
 		return err
 	}
-	evolved, err := readMapping(*evolvedPath)
+	evolved, err := readMapping(evolvedPath)
 	if err != nil {
 		return err
 	}
 	var sel []string
-	if *components != "" {
-		for _, name := range strings.Split(*components, ",") {
+	if components != "" {
+		for _, name := range strings.Split(components, ",") {
 			sel = append(sel, strings.TrimSpace(name))
 		}
 	} else {
@@ -129,8 +135,8 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 		EvolvedParts:   fields.EvolvedParts,
 		WordingDigests: fields.WordingDigests,
 	}
-	if *ollama != "" {
-		id, err := judgeIdentity(*ollama, *judge, lookup)
+	if ollama != "" {
+		id, err := judgeIdentity(ollama, judge, lookup)
 		if err != nil {
 			return err
 		}
@@ -185,6 +191,9 @@ func verify(stdout io.Writer, path string) error {
 	if err != nil {
 		return err
 	}
+	if err := isWordingFile(b); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
 	bad, err := wording.VerifyJSON(b)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -199,4 +208,34 @@ func verify(stdout io.Writer, path string) error {
 		}
 	}
 	return fmt.Errorf("%d wording fields differ: %s", len(bad), strings.Join(bad, ", "))
+}
+
+// wordingKeys are the top-level keys of a wording receipt's or
+// artifact's wording fields.
+var wordingKeys = []string{"seed_text", "evolved_text", "components", "seed_parts", "evolved_parts", "wording_digests"}
+
+// isWordingFile refuses a JSON object with none of [wordingKeys], naming
+// what it looks like instead (a check-match or option-order receipt).
+// Text that is not a JSON object is left to [wording.VerifyJSON].
+func isWordingFile(b []byte) error {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(b, &top) != nil {
+		return nil
+	}
+	for _, k := range wordingKeys {
+		if _, ok := top[k]; ok {
+			return nil
+		}
+	}
+	what := "it has none of the wording fields (" + strings.Join(wordingKeys, ", ") + ")"
+	_, cases := top["cases"]
+	_, metrics := top["metrics"]
+	_, stats := top["statistics"]
+	switch {
+	case cases && metrics:
+		what = "it is a check-match receipt; -verify reads wording receipts and evolution artifacts"
+	case cases && stats:
+		what = "it is an option-order receipt; -verify reads wording receipts and evolution artifacts"
+	}
+	return fmt.Errorf("not a wording receipt: %s", what)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"flag"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -98,13 +99,14 @@ func TestVerify(t *testing.T) {
 		{"digest edited", strings.Replace(string(good), "14ed70de", "00000000", 1),
 			"differs: wording_digests.seed.mapping\n", 1, ""},
 		{"pre-#363", `{"seed_text": "a", "evolved_text": "b"}`, "", 1, "no parts to digest"},
+		{"check-match receipt", `{"backend": "reader", "metrics": {}, "cases": []}`, "", 1, "not a wording receipt"},
 		{"not JSON", `nope`, "", 1, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var stdout bytes.Buffer
 			err := run(&stdout, &bytes.Buffer{}, []string{"-verify", write(tt.name+".json", tt.body)}, noEnv)
-			if got := exitCode(err); got != tt.code {
+			if got := exitCode(err, io.Discard); got != tt.code {
 				t.Errorf("exit %d (%v), want %d", got, err, tt.code)
 			}
 			if stdout.String() != tt.out {
@@ -135,7 +137,6 @@ func TestErrors(t *testing.T) {
 		{"blank components", []string{"-seed", "s.json", "-evolved", "e.json", "-components", " "}, 2,
 			"-components names no part; leave it out to select every part", ""},
 		{"verify and empty components", []string{"-verify", "a.json", "-components", ""}, 2, "-verify takes no other flag", ""},
-		{"help", []string{"-h"}, 0, "flag: help requested", "-h is not a failure"},
 		{"missing file", []string{"-seed", "testdata/none.json", "-evolved", "testdata/evolved.json"}, 1, "open testdata/none.json: no such file or directory", ""},
 		{"frozen part", []string{"-seed", "testdata/seed.json", "-evolved", "testdata/evolved.json", "-components", "instructions"}, 1,
 			"frozen part 'criteria_true' changed during the run", ""},
@@ -154,7 +155,7 @@ func TestErrors(t *testing.T) {
 			if err == nil || err.Error() != tt.want {
 				t.Fatalf("err = %v, want %q", err, tt.want)
 			}
-			if got := exitCode(err); got != tt.code {
+			if got := exitCode(err, io.Discard); got != tt.code {
 				t.Errorf("exit %d, want %d", got, tt.code)
 			}
 		})
@@ -195,7 +196,7 @@ func TestOllama(t *testing.T) {
 		t.Error("the placeholder key is in the output")
 	}
 	err := run(&bytes.Buffer{}, &bytes.Buffer{}, append(args, "-judge", "absent"), noEnv)
-	if err == nil || err.Error() != "the judge model is not listed by Ollama /api/tags" || exitCode(err) != 1 {
+	if err == nil || err.Error() != "the judge model is not listed by Ollama /api/tags" || exitCode(err, io.Discard) != 1 {
 		t.Errorf("missing model: %v", err)
 	}
 }

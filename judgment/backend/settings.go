@@ -23,9 +23,10 @@ type Settings struct {
 
 // SettingsFromEnv builds Settings from environment variables read through
 // lookup (pass [os.LookupEnv]): TYPEVET_BACKEND selects the backend (empty
-// or unset: llama_cpp), and only the selected backend's variables are read
-// (TYPEVET_LLAMA__*, TYPEVET_VLLM__* or TYPEVET_FAKE__DISTRIBUTIONS), so a
-// llama.cpp run needs no vLLM variable. Errors name the variable, never its
+// or unset: llama_cpp; also "vllm", "fake" and "reader"), and only the
+// selected backend's variables are read (TYPEVET_LLAMA__*, TYPEVET_VLLM__*
+// or TYPEVET_FAKE__DISTRIBUTIONS; the reader reads none), so a llama.cpp
+// run needs no vLLM variable. Errors name the variable, never its
 // value, and carry no cause.
 func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 	v, _ := lookup("TYPEVET_BACKEND")

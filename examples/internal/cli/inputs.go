@@ -69,18 +69,26 @@ type Serving struct {
 	Settings backend.Settings
 	// Revision is TYPEVET_VLLM_MODEL_REVISION, stripped; "" off vLLM.
 	Revision string
-	// Porcelain is TYPEVET_GIT_STATUS_PORCELAIN; nil when unset.
+	// Porcelain is TYPEVET_GIT_STATUS_PORCELAIN, else the output of
+	// `git status --porcelain`; nil when neither is known.
 	Porcelain *string
 	// Stated is TYPEVET_VLLM_SERVER_ARGS verbatim; nil when unset.
 	Stated *string
+	// Notes are lines for the terminal: what the receipt will record of
+	// the git tree ([WorkingTreeText]) and the warnings of [Warnings].
+	Notes []string
 }
 
 // ReadServing reads the backend settings and the texts a receipt records
 // from the caller, in typevet's order (spec §6.7 steps 3 and 7): the
-// backend, the vLLM revision (required on vLLM), the porcelain text and
-// the stated server arguments. It then refuses, by variable, a recorded
+// backend, the vLLM revision (required on vLLM), the porcelain text (from
+// TYPEVET_GIT_STATUS_PORCELAIN, else from git: [WorkingTreeText]) and the
+// stated server arguments. It then refuses, by variable, a recorded
 // text that holds a key ([CheckKeyFree]). Every error is a [*UsageError].
-func ReadServing(env func(string) (string, bool)) (Serving, error) {
+// Warnings look at the environment alone ([Env.Environ]): a flag such as
+// -base-url gives both backends' variables.
+func ReadServing(e *Env) (Serving, error) {
+	env := e.Lookup
 	var s Serving
 	var err error
 	if s.Settings, err = backend.SettingsFromEnv(env); err != nil {
@@ -92,9 +100,9 @@ func ReadServing(env func(string) (string, bool)) (Serving, error) {
 			return s, Usagef("%s must name the served weights revision", EnvRevision)
 		}
 	}
-	if text, ok := env(EnvPorcelain); ok {
-		s.Porcelain = &text
-	}
+	var note string
+	s.Porcelain, note = WorkingTreeText(env, RepoRoot())
+	s.Notes = append([]string{note}, Warnings(e.Environ, s.Settings)...)
 	s.Stated = serving.StatedServerArgs(env)
 	return s, CheckKeyFree(s.Settings, Recorded{Porcelain: s.Porcelain, Revision: s.Revision, Stated: s.Stated})
 }

@@ -42,7 +42,7 @@ func TestReadServing(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s, err := ReadServing(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
+			s, err := ReadServing(NewEnv(nil, nil, envOf(tt.env), nil))
 			if tt.wantErr != "" {
 				var ue *UsageError
 				require.True(t, errors.As(err, &ue), "err = %v, want a usage error", err)

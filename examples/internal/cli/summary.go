@@ -3,7 +3,11 @@ package cli
 import (
 	"fmt"
 	"io"
+	"strconv"
+	"text/tabwriter"
 
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/stats"
 	"github.com/typevet/typevet-go/internal/pyjson"
 )
 
@@ -19,4 +23,94 @@ func SummaryLine(w io.Writer, key string, value any) error {
 	}
 	_, err = fmt.Fprintf(w, "%s %s\n", key, b)
 	return err
+}
+
+// ConfidenceLine ends every check-match summary.
+const ConfidenceLine = "Noul values are model confidence; generated checks are not real checks."
+
+// RunTable writes the terminal summary of a check-match receipt written
+// to path with SHA-256 sum: one short row per headline number (cases
+// judged, accuracy, false-clear and cannot-tell rates with their 95%
+// Wilson intervals ([stats.HeadlineRates]), each Noul's ROC-AUC
+// and ECE, the worst variant, the wrong cases, wall time and judgments/s,
+// where the run stopped) and the receipt's path and digest.
+func RunTable(w io.Writer, path, sum string, r checkmatch.Receipt) error {
+	m := r.Metrics
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, format string, a ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, a...)...) }
+	planned := r.Pins.RegisterRows * checkmatch.VariantsPerRow
+	row("cases judged", "%d of %d (%s, %s)", m.Cases, planned, r.Backend, r.Model)
+	// The headline shares with their 95% Wilson intervals; a receipt whose
+	// records the statistics cannot read prints the shares alone.
+	rates, err := stats.HeadlineRates(r.Cases, stats.DefaultLevel)
+	ci := func(p stats.Proportion) string {
+		if err != nil || p.Low == nil || p.High == nil {
+			return ""
+		}
+		return fmt.Sprintf("  95%% CI [%s, %s]", rate4(p.Low), rate4(p.High))
+	}
+	row("accuracy", "%s%s", rate4(m.Accuracy), ci(rates.Accuracy))
+	row("false-clear rate", "%s of %d mismatch and unsigned cases%s", rate4(m.FalseClearRate), m.FalseClearCases, ci(rates.FalseClearRate))
+	row("cannot-tell rate", "%s%s", rate4(m.CannotTellRate), ci(rates.CannotTellRate))
+	for _, n := range []struct {
+		name string
+		s    checkmatch.NoulSummary
+	}{{"payee_matches", m.Nouls.PayeeMatches}, {"amounts_match", m.Nouls.AmountsMatch}} {
+		row(n.name, "ROC-AUC %s  ECE %s", rate4(n.s.ROCAUC), rate4(n.s.ECE))
+	}
+	if len(m.AccuracyByVariant) > 0 {
+		worst, best := m.AccuracyByVariant[0], m.AccuracyByVariant[0].Value
+		for _, e := range m.AccuracyByVariant[1:] {
+			if e.Value < worst.Value {
+				worst = e
+			}
+			best = max(best, e.Value)
+		}
+		if worst.Value == best {
+			row("worst variant", "none: every variant at accuracy %s", rate4(&best))
+		} else {
+			row("worst variant", "%s (accuracy %s)", worst.Name, rate4(&worst.Value))
+		}
+	}
+	wrong := 0
+	for _, c := range r.Cases {
+		if !c.Correct {
+			wrong++
+		}
+	}
+	row("wrong cases", "%d", wrong)
+	jps := "null"
+	if r.Throughput != nil && r.Throughput.JudgmentsPerSecond != nil {
+		jps = strconv.FormatFloat(*r.Throughput.JudgmentsPerSecond, 'f', 1, 64)
+	}
+	row("wall time", "%.3f s (%s judgments/s)", r.WallSeconds, jps)
+	if s := r.Stopped; s != nil {
+		row("stopped", "at case %s (index %d, %s)", s.CaseID, s.Index, s.ErrorClass)
+	}
+	row("receipt", "%s", path)
+	row("sha256", "%s", sum)
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, ConfidenceLine)
+	return err
+}
+
+// rate4 formats a nullable rate with 4 decimals, "null" for nil.
+func rate4(v *float64) string {
+	if v == nil {
+		return "null"
+	}
+	return strconv.FormatFloat(*v, 'f', 4, 64)
+}
+
+// RenderSlice builds the slice of seed and rows with build (pass
+// [checkmatch.BuildSliceProgress]), showing the renders' progress on
+// stderr when it is a terminal.
+func RenderSlice(stderr io.Writer, build func(seed uint64, rows int, rendered func()) (checkmatch.Slice, error), seed uint64, rows int) (checkmatch.Slice, error) {
+	p := NewProgress(stderr, "rendering", rows*checkmatch.VariantsPerRow, "checks")
+	p.Start()
+	s, err := build(seed, rows, func() { p.Add(false) })
+	p.Stop()
+	return s, err
 }
