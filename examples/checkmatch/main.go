@@ -60,12 +60,12 @@ import (
 	"github.com/typevet/typevet-go/checkmatch/stats"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/backend"
-	"github.com/typevet/typevet-go/receipt"
+	"github.com/typevet/typevet-go/serving"
 )
 
 const (
 	prog      = "checkmatch"
-	usageLine = "usage: checkmatch -receipt PATH [-rows N] [-seed N] [-concurrency N] [-backend NAME] [-revision REV] [-server-args TEXT] [-model ID]"
+	usageLine = "usage: checkmatch -receipt PATH [-resume] [-retries N] [-rows N] [-seed N] [-concurrency N] [-backend NAME] [-revision REV] [-server-args TEXT] [-model ID]"
 
 	// ConfidenceLine ends every summary.
 	confidenceLine = "Noul values are model confidence; generated checks are not real checks."
@@ -106,7 +106,9 @@ var flagEnv = map[string]string{
 
 // config is everything checked before the first network call.
 type config struct {
+	files       cli.RunFiles
 	receiptPath string
+	retries     int
 	rows        int
 	seed        uint64
 	concurrency int
@@ -126,26 +128,38 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 		vars[name] = []string{env}
 	}
 	fset.String("model", "", "overrides "+envLlamaModel+" or "+envVLLMModel)
+	resume := fset.Bool("resume", false, "finish the run journaled beside the receipt path, judging only the cases it lacks")
+	retries := fset.Int("retries", 0, "retry a judgment up to N times after a transport error or HTTP 429/502/503/504")
 	set, help, err := cli.ParseFlags(fset, args, vars, stdout, usageLine, "Judge the synthetic check slice and write a check-match receipt.")
 	if err != nil || help {
 		return err
 	}
-	cfg, err := configure(cli.Overlay(set, lookup, cli.LiveDefaults))
+	if *retries < 0 {
+		return cli.Usagef("-retries must be 0 or more, got %d", *retries)
+	}
+	cfg, err := configureRun(cli.Overlay(set, lookup, cli.LiveDefaults), *resume)
 	if err != nil {
 		return err
 	}
+	cfg.retries = *retries
 	ctx, stop := cli.SignalContext(context.Background())
 	defer stop()
 	return execute(ctx, stdout, stderr, cfg)
 }
 
-// configure validates every setting in typevet's order (spec §6.7).
-func configure(env func(string) (string, bool)) (config, error) {
+// configure validates every setting of a new run in typevet's order.
+func configure(env func(string) (string, bool)) (config, error) { return configureRun(env, false) }
+
+// configureRun validates every setting in typevet's order: the receipt
+// path and its journal first ([cli.NewRunFiles]: with resume, the
+// journal must be there).
+func configureRun(env func(string) (string, bool), resume bool) (config, error) {
 	var cfg config
 	var err error
-	if cfg.receiptPath, err = cli.NewReceiptPath(env, envReceipt); err != nil {
+	if cfg.files, err = cli.NewRunFiles(env, envReceipt, resume, isStoppedReceipt); err != nil {
 		return cfg, err
 	}
+	cfg.receiptPath = cfg.files.Receipt
 	cfg.rows = checkmatch.RowCount
 	if raw, ok := env(envRows); ok {
 		if cfg.rows, err = checkmatch.ParseRows(raw, envRows); err != nil {
@@ -167,9 +181,22 @@ func configure(env func(string) (string, bool)) (config, error) {
 	return cfg, err
 }
 
-// execute opens the session and runs; from here on a failure is exit 1.
+// isStoppedReceipt reports whether path holds a check-match receipt of a
+// run that stopped: one a resumed run may complete and replace.
+func isStoppedReceipt(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	r, err := checkmatch.ReadReceipt(f)
+	return err == nil && r.Stopped != nil
+}
+
+// execute opens the session and runs; from here on a failure is exit 1,
+// but for the checks that refuse a run before its first scoring call.
 func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
-	slice, err := buildSlice(cfg.seed, cfg.rows)
+	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) { return buildSlice(cfg.seed, cfg.rows) })
 	if err != nil {
 		return err
 	}
@@ -179,31 +206,75 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	// A key that is a word of every receipt of this run ("vllm" on vLLM)
+	// is refused before the session opens.
+	if err := checkFixedText(cfg, slice, snap, nil); err != nil {
+		return err
+	}
 	sess, err := backend.Open(ctx, cfg.settings, "")
 	if err != nil {
+		if ctx.Err() != nil {
+			return cli.ErrInterrupted
+		}
 		return fmt.Errorf("open %s session: %w", cfg.settings.Backend, err)
 	}
 	defer sess.Close()
 	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
 	if err != nil {
+		if ctx.Err() != nil {
+			return cli.ErrInterrupted
+		}
 		return err
 	}
+	// The server's own answers the receipt records, checked before the
+	// first scoring call.
+	if err := checkFixedText(cfg, slice, snap, &rc); err != nil {
+		return err
+	}
+	head, err := checkmatch.JournalHeader(rc, slice, cfg.concurrency)
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return cli.ErrInterrupted
+	}
+	j, err := cfg.files.OpenJournal(head, slice.Requests)
+	if err != nil {
+		return err
+	}
+	if t := j.Torn(); t != nil {
+		fmt.Fprintf(stderr, "%s: the journal's last line (%d bytes) was torn by the stopped process and is ignored; that case is judged again\n", prog, t.Bytes)
+	}
+	if n := j.Finished(); n > 0 {
+		fmt.Fprintf(stderr, "%s: resuming: %d of %d cases are in the journal, %d to judge\n", prog, n, len(slice.Requests), len(slice.Requests)-n)
+	}
 
-	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: cli.MetricsReader(sess)}
-	prog := newProgress(stderr, len(slice.Requests))
+	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: cli.MetricsReader(sess), Journal: j,
+		Retry: checkmatch.RetryPolicy{Retries: cfg.retries}}
+	prog := newProgress(stderr, len(slice.Requests)-j.Finished())
 	port := prog.wrap(sess.Port)
 	prog.start()
 	res, err := checkmatch.Run(ctx, port, rc.Model, slice.Requests, opts)
 	prog.stop()
+	if cerr := j.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("%w; the journal %s keeps every finished case: rerun with -resume", err, cfg.files.Journal)
+	}
+	if len(res.Outcomes) == 0 && res.Calls == 0 && j.Finished() == 0 && res.Stopped != nil && ctx.Err() != nil {
+		// Stopped before the first case: nothing to keep, nothing written.
+		if err := cfg.files.Discard(); err != nil {
+			return err
+		}
+		return cli.ErrInterrupted
 	}
 
 	rec, err := checkmatch.BuildReceipt(res, rc.ReceiptParts(slice, res))
 	if err != nil {
 		return err
 	}
-	sum, err := receipt.Write(cfg.receiptPath, rec, sess.Secrets())
+	sum, err := cfg.files.WriteReceipt(rec, cli.NamedSecrets(cfg.settings), rec.Stopped == nil)
 	if err != nil {
 		return err
 	}
@@ -211,10 +282,44 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		return err
 	}
 	if s := rec.Stopped; s != nil {
-		return fmt.Errorf("run stopped at case %s (index %d, %s); the receipt holds the %d cases before it",
-			s.CaseID, s.Index, s.ErrorClass, len(rec.Cases))
+		return fmt.Errorf("run stopped at case %s (index %d, %s); the receipt holds the %d cases before it; "+
+			"the journal %s keeps every finished case: rerun with -resume to judge the rest (the stopped receipt is then replaced)",
+			s.CaseID, s.Index, s.ErrorClass, len(rec.Cases), cfg.files.Journal)
 	}
 	return nil
+}
+
+// checkFixedText refuses a key that occurs in the receipt the run would
+// write: before the session opens (rc nil: backend, model, question and
+// label words, key names; a usage error) and again once the server has
+// answered (its entry included).
+func checkFixedText(cfg config, slice checkmatch.Slice, snap checkmatch.Snapshot, rc *checkmatch.RunContext) error {
+	c := checkmatch.RunContext{Backend: serving.Backend(cfg.settings.Backend.String()), Model: settingsModel(cfg.settings),
+		ModelRevision: cfg.revision, StatedServerArgs: cfg.stated, Snapshot: snap}
+	if rc != nil {
+		c = *rc
+	}
+	preview, err := checkmatch.PreviewReceipt(c, slice, cfg.concurrency)
+	if err != nil {
+		return err
+	}
+	if rc == nil {
+		return cli.CheckFixedText(cfg.settings, preview)
+	}
+	return cli.CheckServerText(cfg.settings, rc.ServerEntry, preview)
+}
+
+// settingsModel is the model a session of s will name.
+func settingsModel(s backend.Settings) string {
+	switch s.Backend {
+	case backend.LlamaCPP:
+		return s.LlamaCPP.MultimodalModel
+	case backend.VLLM:
+		return s.VLLM.Model
+	case backend.Fake:
+		return cli.FakeModel
+	}
+	return s.Backend.String()
 }
 
 // summary prints the receipt path and digest and the headline numbers
