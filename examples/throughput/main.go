@@ -180,6 +180,9 @@ func configure(env func(string) (string, bool), levels, prefix string) (config, 
 			}
 			return cfg, cli.Usagef("-receipt-prefix: %v", err)
 		}
+		if err := receipt.CheckWritable(p); err != nil {
+			return cfg, cli.Usagef("-receipt-prefix: no receipt can be written at %s: %v", p, errors.Unwrap(err))
+		}
 		cfg.paths = append(cfg.paths, p)
 	}
 	cfg.summary = prefix + "_summary.json"
@@ -210,13 +213,24 @@ func configure(env func(string) (string, bool), levels, prefix string) (config, 
 
 // execute runs the sweep, writes one receipt per level and the table.
 func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
-	slice, err := buildSlice(cfg.seed, cfg.rows)
+	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) { return buildSlice(cfg.seed, cfg.rows) })
 	if err != nil {
 		return err
 	}
 	// One snapshot before any scoring call serves every level.
 	snap, err := checkmatch.TakeSnapshot(cli.RepoRoot(), cfg.porcelain)
 	if err != nil {
+		return err
+	}
+	// A key that is a word of every receipt ("vllm" on vLLM) is refused
+	// before the session opens.
+	pre := checkmatch.RunContext{Backend: serving.Backend(cfg.settings.Backend.String()), ModelRevision: cfg.revision,
+		StatedServerArgs: cfg.stated, Snapshot: snap}
+	preview, err := checkmatch.PreviewReceipt(pre, slice, cfg.levels[len(cfg.levels)-1])
+	if err != nil {
+		return err
+	}
+	if err := cli.CheckFixedText(cfg.settings, preview); err != nil {
 		return err
 	}
 	sess, err := backend.Open(ctx, cfg.settings, "")
@@ -226,6 +240,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	defer sess.Close()
 	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
 	if err != nil {
+		return err
+	}
+	if preview, err = checkmatch.PreviewReceipt(rc, slice, cfg.levels[len(cfg.levels)-1]); err != nil {
+		return err
+	}
+	if err := cli.CheckServerText(cfg.settings, rc.ServerEntry, preview); err != nil {
 		return err
 	}
 

@@ -64,9 +64,9 @@ func NewRunFiles(env func(string) (string, bool), name string, resume bool, stop
 			}
 			f.ReplaceStopped = true
 		}
-	}
-	if err := receipt.CheckWritable(f.Receipt); err != nil {
-		return f, Usagef("%s: no receipt can be written at %s: %v", name, f.Receipt, errors.Unwrap(err))
+		if err := receipt.CheckWritable(f.Receipt); err != nil {
+			return f, Usagef("%s: no receipt can be written at %s: %v", name, f.Receipt, errors.Unwrap(err))
+		}
 	}
 	return f, nil
 }
