@@ -14,6 +14,8 @@
 // Every setting is a flag or typevet's environment variable; a flag wins:
 //
 //	-receipt PATH      TYPEVET_CHECK_MATCH_RECEIPT   receipt path; must name a new file (required)
+//	-resume                                          finish the run journaled at PATH.journal.jsonl
+//	-retries N                                       retry a judgment after a transport error or HTTP 429/502/503/504 (default 0)
 //	-rows N            TYPEVET_CHECK_MATCH_ROWS      register rows, 1 to 20 (default 20; 7 cases each)
 //	-seed N            TYPEVET_CHECK_MATCH_SEED      generator seed (default 0, the #316 slice)
 //	-concurrency N     TYPEVET_IMAGE_CONCURRENCY     judgments in flight (default 1)
@@ -44,9 +46,14 @@
 // that stopped on a backend failure or Ctrl-C, whose receipt is still
 // written with every earlier outcome.
 //
-// Ctrl-C stops sending: calls in flight end, then (on vLLM) /metrics is
-// read once more, for at most 10 s, and the receipt is written. A second
-// Ctrl-C quits at once and writes nothing.
+// Ctrl-C, SIGTERM or SIGHUP stops sending: calls in flight end, then (on
+// vLLM) /metrics is read once more, for at most 10 s, and the receipt is
+// written. A second signal quits at once. Every finished case is in the
+// journal beside the receipt (PATH.journal.jsonl) either way, so -resume
+// finishes a stopped or killed run, judging only what never finished; it
+// refuses, naming the first differing pin, a run that is not the same
+// experiment. See examples/README.md and package checkmatch's "Journals,
+// resume and retry".
 package main
 
 import (
