@@ -3,6 +3,7 @@ package checkmatch
 import (
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/judgment"
@@ -133,8 +134,8 @@ type Journal struct {
 	part     int
 	finished map[int]JournalCase
 	prior    float64 // wall seconds of the earlier parts
-	attempts int     // attempts of the earlier parts' cases
 	torn     *journal.Torn
+	added    atomic.Int64 // cases this part recorded
 }
 
 // CreateJournal creates the journal of a new run at path with header h
@@ -205,7 +206,6 @@ func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, e
 		j.part = max(j.part, jc.Part)
 		if _, dup := j.finished[jc.Index]; !dup {
 			j.finished[jc.Index] = jc
-			j.attempts += jc.Attempts
 		}
 	}
 	for _, w := range partWall {
@@ -243,5 +243,14 @@ func (j *Journal) has(i int) bool {
 	return ok
 }
 
+// Added returns the number of cases this part has recorded so far.
+func (j *Journal) Added() int { return int(j.added.Load()) }
+
 // record appends one finished case.
-func (j *Journal) record(c JournalCase) error { return j.w.Add(c) }
+func (j *Journal) record(c JournalCase) error {
+	if err := j.w.Add(c); err != nil {
+		return err
+	}
+	j.added.Add(1)
+	return nil
+}

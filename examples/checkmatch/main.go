@@ -269,12 +269,19 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return fmt.Errorf("%w; the journal %s keeps every finished case: rerun with -resume", err, cfg.files.Journal)
 	}
-	if len(res.Outcomes) == 0 && res.Calls == 0 && j.Finished() == 0 && res.Stopped != nil && ctx.Err() != nil {
-		// Stopped before the first case: nothing to keep, nothing written.
-		if err := cfg.files.Discard(); err != nil {
-			return err
+	if len(res.Outcomes) == 0 && res.Stopped != nil && ctx.Err() != nil {
+		// Interrupted before the first case in slice order finished: no
+		// receipt (the path stays free). A journal with no case is
+		// removed; one with cases (finished out of order, or by an
+		// earlier part) stays for -resume.
+		if j.Finished()+j.Added() == 0 {
+			if err := cfg.files.Discard(); err != nil {
+				return err
+			}
+			return cli.ErrInterrupted
 		}
-		return cli.ErrInterrupted
+		return fmt.Errorf("interrupted before the first case; no receipt was written; the journal %s keeps %d finished cases: rerun with -resume",
+			cfg.files.Journal, j.Finished()+j.Added())
 	}
 
 	rec, err := checkmatch.BuildReceipt(res, rc.ReceiptParts(slice, res))

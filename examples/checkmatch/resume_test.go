@@ -389,3 +389,30 @@ func TestStoppedRunResumes(t *testing.T) {
 }
 
 func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
+
+// TestInterruptDuringFirstCall: Ctrl-C while the first case's call is in
+// flight writes no receipt and no journal (nothing finished).
+func TestInterruptDuringFirstCall(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int64
+	srv := judgmenttest.NewVLLM(&judgmenttest.Model{Delay: func(string) time.Duration {
+		if calls.Add(1) == 1 {
+			cancel()
+			return time.Minute
+		}
+		return 0
+	}})
+	env := vllmEnv(t, srv)
+	path := filepath.Join(t.TempDir(), "check.json")
+	env[envReceipt], env[envRows] = path, "1"
+	cfg, err := configure(envOf(env))
+	require.NoError(t, err)
+	var stdout, stderr bytes.Buffer
+	start := time.Now()
+	err = execute(ctx, &stdout, &stderr, cfg)
+	assert.ErrorIs(t, err, cli.ErrInterrupted)
+	assert.Less(t, time.Since(start), 15*time.Second)
+	assert.NoFileExists(t, path)
+	assert.NoFileExists(t, path+journal.Suffix)
+}

@@ -1,13 +1,13 @@
 package cli
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
@@ -168,7 +168,7 @@ func (f RunFiles) Discard() error { return journal.Remove(f.Journal) }
 // receiptPathSet is the stripped path of variable name, required.
 func receiptPathSet(env func(string) (string, bool), name string) (string, error) {
 	path, _ := env(name)
-	path = string(bytes.TrimSpace([]byte(path)))
+	path = strings.TrimSpace(path)
 	if path == "" {
 		return "", Usagef("%s not set", name)
 	}
