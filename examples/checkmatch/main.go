@@ -203,7 +203,8 @@ func isStoppedReceipt(path string) bool {
 // execute opens the session and runs; from here on a failure is exit 1,
 // but for the checks that refuse a run before its first scoring call.
 func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
-	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) { return buildSlice(cfg.seed, cfg.rows) })
+	build := buildSlice // read once: the render goroutine may outlive an interrupted run
+	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) { return build(cfg.seed, cfg.rows) })
 	if err != nil {
 		return err
 	}

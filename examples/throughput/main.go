@@ -213,7 +213,8 @@ func configure(env func(string) (string, bool), levels, prefix string) (config, 
 
 // execute runs the sweep, writes one receipt per level and the table.
 func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
-	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) { return buildSlice(cfg.seed, cfg.rows) })
+	build := buildSlice // read once: the render goroutine may outlive an interrupted run
+	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) { return build(cfg.seed, cfg.rows) })
 	if err != nil {
 		return err
 	}
