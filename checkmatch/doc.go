@@ -49,6 +49,43 @@
 // backend failure or a cancelled context stops the run, every earlier
 // outcome is kept, and [RunResult.Stopped] says what happened.
 //
+// # Journals, resume and retry
+//
+// A run loses nothing that finished. With [RunOptions].Journal, [Run]
+// appends every finished case to a journal (package
+// [github.com/typevet/typevet-go/checkmatch/journal]: JSON Lines beside
+// the receipt, "<receipt>.journal.jsonl") and syncs it before the case
+// counts as done, also the cases after a failure that the receipt's
+// slice-order rule drops. The journal's first line is the run identity
+// ([JournalHeader]: seed, rows, slice digest, renderer, backend, model,
+// server entry, revision, prompt and code digests, concurrency, identity
+// digest); each further line is one [JournalCase] at full precision with
+// its attempt count. [CreateJournal] starts one; [ResumeJournal] reads
+// one back (a torn last line, left by a killed process, is cut off and
+// reported), refuses a run that is not the same experiment by naming the
+// first pin that differs ([journal.MismatchError]), and [Run] then judges
+// only the cases the journal lacks. The resumed run's receipt is the one
+// an uninterrupted run would write: its cases in slice order, metrics over
+// all of them, stopped null when all ran.
+//
+// Wall time of a resumed run is the sum of its parts: each earlier part
+// counts from its start to its last finished case (a killed part writes
+// nothing at its end), plus the resumed part's own wall time. The
+// throughput block keeps typevet's keys: judgments and the per-second
+// rates are over every case and that summed wall time, the latencies are
+// each case's own call, and the server block (vLLM /metrics) is the delta
+// over the last part only.
+//
+// [RunOptions].Retry is opt-in retry ([RetryPolicy]; the zero value never
+// retries, typevet's rule): a transport error or HTTP 429, 502, 503 or 504
+// is retried with capped exponential back-off that honours Retry-After
+// up to the cap ([Retryable], [RetryPolicy.Delay]); a 4xx that says the
+// request is wrong, an answer that breaks the contract and a cancelled
+// run are never retried. Stopped names the last attempt's failure; a
+// Ctrl-C that lands mid-call is [ErrorClassCanceled], not a
+// TransportError. [PreviewReceipt] is the receipt a run would write with
+// placeholder answers, for checking keys before the first request.
+//
 // # Metrics and receipts
 //
 // [Metrics] computes typevet's check metrics from receipt case records

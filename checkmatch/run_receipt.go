@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
@@ -103,4 +104,39 @@ func withholdSecrets(msg string, secrets []string) string {
 		return WithheldMessage
 	}
 	return msg
+}
+
+// PreviewReceipt returns the receipt a run of slice with c at concurrency
+// would write if every case were judged, with placeholder answers: the
+// first accepted verdict of each case, every verdict label in the
+// distribution, confidences 1. Its text holds everything fixed that the
+// real receipt will hold (backend and model names, pins, the server
+// entry, question and label words, key names), so checking it for keys
+// before the first scoring call ([receipt.CheckKeyFree]) refuses up front
+// a key that would make the finished receipt unwritable.
+func PreviewReceipt(c RunContext, slice Slice, concurrency int) (Receipt, error) {
+	run := RunResult{Concurrency: concurrency, Outcomes: make([]Outcome, len(slice.Requests))}
+	for i, req := range slice.Requests {
+		verdict := VerdictConsistent
+		if v := req.Case.Expected.Verdicts; len(v) > 0 {
+			verdict = v[0]
+		}
+		probs := make(judgment.Probabilities, len(VerdictLabels))
+		for k, l := range VerdictLabels {
+			probs[k] = judgment.Probability{Label: l}
+			if l == verdict {
+				probs[k].P = 1
+			}
+		}
+		run.Outcomes[i] = Outcome{
+			CaseID: req.CaseID(), Variant: req.Case.Variant, Expected: req.Case.Expected,
+			Verdict: verdict, VerdictProbabilities: probs, PayeeConfidence: 1, AmountsConfidence: 1,
+			LegibilityProbabilities: make([]float64, LegibilityLevels), RenderSHA256: mediaDigest(req),
+		}
+	}
+	parts := c.ReceiptParts(slice, run)
+	if parts.Backend == serving.VLLM && strings.TrimSpace(parts.Pins.ModelRevision) == "" {
+		parts.Pins.ModelRevision = "-" // BuildReceipt refuses a blank revision; the caller's check does
+	}
+	return BuildReceipt(run, parts)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/typevet/typevet-go/judgment"
@@ -40,12 +41,21 @@ type RunOptions struct {
 	// MetricsAfterTimeout bounds the after-run /metrics read; 0 means
 	// [DefaultMetricsAfterTimeout] (10 s). A negative value is an error.
 	MetricsAfterTimeout time.Duration
+	// Journal, when set, is the run's journal ([CreateJournal], or
+	// [ResumeJournal] to resume): every case that finishes is appended and
+	// synced before it counts as done, also a case after a failure that
+	// the receipt drops; cases the journal already holds are not judged
+	// again and join the outcomes in slice order. nil means no journal.
+	Journal *Journal
+	// Retry is the retry policy for a judgment that failed on the way
+	// ([Retryable]); the zero value never retries, typevet's rule.
+	Retry RetryPolicy
 }
 
 // RunResult is what a check-match run did (spec §6.1 step 9).
 type RunResult struct {
 	// Outcomes are the kept cases in slice order: every case before the
-	// first failure.
+	// first failure. A resumed run's outcomes include the journal's.
 	Outcomes []Outcome
 	// Stopped is the first failure, or nil when every case was judged.
 	// Message is the error text as the port returned it (a session port
@@ -54,15 +64,25 @@ type RunResult struct {
 	Stopped *Stopped
 	// WallSeconds is the unrounded wall time: the clock after the pool
 	// drained minus the clock before the first submission. The /metrics
-	// reads are outside it.
+	// reads are outside it. A resumed run adds the earlier parts' wall
+	// time ([Journal.PriorWallSeconds]): the sum of the parts, each killed
+	// part counted to its last finished case.
 	WallSeconds float64
 	// Concurrency is the concurrency the run used.
 	Concurrency int
 	// Discarded counts cases after the failure that reached the backend and
-	// were dropped (Stopped.Discarded; 0 without a failure).
+	// were dropped (Stopped.Discarded; 0 without a failure). With a
+	// journal they are dropped from the receipt only: the journal keeps
+	// them for a resume.
 	Discarded int
+	// Resumed counts the outcomes taken from the journal instead of
+	// judged; 0 without one.
+	Resumed int
+	// Calls counts the judgment calls this run made, retries included.
+	Calls int
 	// Server is the /metrics delta over the run ([serving.RunServerDelta]),
-	// nil when no Metrics reader was given.
+	// nil when no Metrics reader was given. A resumed run's delta covers
+	// its own part only.
 	Server *serving.RunDelta
 	// MetricsReadings are the readings before and after the run, kept for
 	// the server_args block (not written to the receipt); nil when no
@@ -83,22 +103,35 @@ const (
 	ErrorClassDeadlineExceeded = "DeadlineExceeded"
 )
 
+// judged is one finished call of Run's pool.
+type judged struct {
+	outcome  Outcome
+	attempts int
+}
+
 // Run judges reqs in slice order with port and model (spec §6.1–§6.3) and
 // returns the outcomes, the stopped record and the wall time.
 //
 // A backend failure ([judgment.IsGenerationError]) stops the run: earlier
 // outcomes are kept and Stopped records it, with error_class from
-// [judgment.ErrorClass]. So does ctx ending (Ctrl-C): when a call in flight
-// saw it, Stopped names that call's error (usually a TransportError about
-// the context); when the run stopped between calls, Stopped names the first
-// case not sent, with class [ErrorClassCanceled] (or
-// [ErrorClassDeadlineExceeded]) and the message "run cancelled: " followed
-// by the context's cause ([context.Cause]: "context canceled" for a plain
-// cancel, "interrupt signal received" when the example commands' Ctrl-C
-// context ends the run). The after-run /metrics read still happens after ctx ends (see
-// [RunOptions].Metrics). Any other error (a port breaking its contract, an answer that
-// is missing or not one of the six verdict labels) is returned and the run
-// is lost, as in typevet.
+// [judgment.ErrorClass]. With [RunOptions].Retry a retryable failure
+// ([Retryable]) is first retried; Stopped names the failure of the last
+// attempt. So does ctx ending (Ctrl-C): Stopped then has class
+// [ErrorClassCanceled] (or [ErrorClassDeadlineExceeded]), whether a call
+// in flight saw it (its message kept) or the run stopped between calls
+// (Stopped names the first case not sent, with the message "run
+// cancelled: " followed by the context's cause ([context.Cause]: "context
+// canceled" for a plain cancel, "interrupt signal received" when the
+// example commands' Ctrl-C context ends the run)). The after-run /metrics
+// read still happens after ctx ends (see [RunOptions].Metrics). Any other
+// error (a port breaking its contract, an answer that is missing or not
+// one of the six verdict labels, a journal that cannot be written) is
+// returned and the run's outcomes are lost, as in typevet, except the ones
+// its journal holds.
+//
+// With a [RunOptions].Journal, only the cases the journal lacks are
+// judged and the outcomes are the journal's and the new ones merged in
+// slice order, as if the run had not stopped.
 func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, opts RunOptions) (RunResult, error) {
 	n := opts.Concurrency
 	if n == 0 {
@@ -114,38 +147,73 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 	if afterTimeout < 0 {
 		return RunResult{}, fmt.Errorf("metrics after-run timeout must not be negative, got %v", afterTimeout)
 	}
+	if err := opts.Retry.check(); err != nil {
+		return RunResult{}, err
+	}
 	clock := opts.Clock
 	if clock == nil {
 		start := time.Now()
 		clock = func() float64 { return time.Since(start).Seconds() }
 	}
+	j := opts.Journal
+	todo := make([]int, 0, len(reqs))
+	for i := range reqs {
+		if j == nil || !j.has(i) {
+			todo = append(todo, i)
+		}
+	}
 	var before serving.Reading
 	if opts.Metrics != nil {
 		before = readMetrics(ctx, opts.Metrics)
 	}
+	var calls atomic.Int64
 	started := clock()
-	res, err := pool.JudgeInOrder(ctx, reqs, n, func(ctx context.Context, _ int, r Request) (judgment.Response, error) {
-		return port.Judge(ctx, r.Judgment(model))
-	}, pool.Options{Clock: clock})
+	res, err := pool.JudgeInOrder(ctx, todo, n, func(ctx context.Context, _ int, i int) (judged, error) {
+		resp, attempts, latency, end, err := opts.Retry.judge(ctx, port, reqs[i].Judgment(model), clock)
+		calls.Add(int64(attempts))
+		if err != nil {
+			return judged{}, err
+		}
+		o, err := NewOutcome(reqs[i], resp, latency)
+		if err != nil {
+			return judged{}, err
+		}
+		if j != nil {
+			if err := j.record(newJournalCase(i, o, attempts, j.part, end-started)); err != nil {
+				return judged{}, err
+			}
+		}
+		return judged{outcome: o, attempts: attempts}, nil
+	}, pool.Options{Clock: zeroClock})
 	if err != nil {
 		return RunResult{}, err
 	}
 	wall := clock() - started
 
-	out := RunResult{WallSeconds: wall, Concurrency: n, Outcomes: make([]Outcome, len(res.Values))}
-	for i, resp := range res.Values {
-		o, err := NewOutcome(reqs[i], resp, res.Latencies[i])
-		if err != nil {
-			return RunResult{}, err
+	stop := len(reqs) // slice index of the failure
+	if res.Failure != nil {
+		stop = todo[res.Failure.Index]
+	}
+	out := RunResult{WallSeconds: wall, Concurrency: n, Outcomes: make([]Outcome, 0, stop), Calls: int(calls.Load())}
+	if j != nil {
+		out.WallSeconds += j.prior
+	}
+	k := 0 // next of res.Values
+	for i := range stop {
+		if j != nil && j.has(i) {
+			out.Outcomes = append(out.Outcomes, j.finished[i].outcome(reqs[i]))
+			out.Resumed++
+			continue
 		}
-		out.Outcomes[i] = o
+		out.Outcomes = append(out.Outcomes, res.Values[k].outcome)
+		k++
 	}
 	if f := res.Failure; f != nil {
 		out.Discarded = f.Discarded
 		out.Stopped = &Stopped{
-			Index:      f.Index,
-			CaseID:     reqs[f.Index].CaseID(),
-			ErrorClass: errorClass(f.Err),
+			Index:      stop,
+			CaseID:     reqs[stop].CaseID(),
+			ErrorClass: runErrorClass(ctx, f.Err),
 			Message:    f.Err.Error(),
 			Discarded:  f.Discarded,
 		}
@@ -168,9 +236,28 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 	return out, nil
 }
 
+// zeroClock is the pool's clock: Run measures latencies itself, around
+// the attempt that succeeded.
+func zeroClock() float64 { return 0 }
+
 func readMetrics(ctx context.Context, read func(context.Context) (string, bool)) serving.Reading {
 	text, ok := read(ctx)
 	return serving.Reading{Text: text, OK: ok}
+}
+
+// runErrorClass names a failure of a run under ctx: a call that failed
+// because ctx ended (Ctrl-C mid-call, which a port reports as a
+// TransportError about the context) is [ErrorClassCanceled] or
+// [ErrorClassDeadlineExceeded], not a network failure; anything else is
+// [errorClass]'s.
+func runErrorClass(ctx context.Context, err error) string {
+	if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+		if errors.Is(cerr, context.DeadlineExceeded) {
+			return ErrorClassDeadlineExceeded
+		}
+		return ErrorClassCanceled
+	}
+	return errorClass(err)
 }
 
 // errorClass names a failure for the stopped record.
@@ -185,6 +272,15 @@ func errorClass(err error) string {
 		return ErrorClassCanceled
 	}
 	return fmt.Sprintf("%T", err)
+}
+
+// mediaDigest is the hex SHA-256 of the request's image, "" without one.
+func mediaDigest(req Request) string {
+	if len(req.Media) == 0 {
+		return ""
+	}
+	sum := sha256.Sum256(req.Media[0].Data)
+	return hex.EncodeToString(sum[:])
 }
 
 // AnswerError reports a response that lacks one of the four answers or
@@ -227,11 +323,7 @@ func NewOutcome(req Request, resp judgment.Response, latency float64) (Outcome, 
 	if err := checkVerdict(verdict.Choice); err != nil {
 		return Outcome{}, fmt.Errorf("case %s: %w", id, err)
 	}
-	var digest string
-	if len(req.Media) > 0 {
-		sum := sha256.Sum256(req.Media[0].Data)
-		digest = hex.EncodeToString(sum[:])
-	}
+	digest := mediaDigest(req)
 	var tokens *int
 	if resp.Usage.InputTokens != nil {
 		t := *resp.Usage.InputTokens

@@ -81,6 +81,23 @@ func BuildSliceProgress(seed uint64, rows int, rendered func()) (Slice, error) {
 	return newSlice(seed, rows, cases, images), nil
 }
 
+// PlannedSlice returns the slice of seed and rows before rendering: every
+// request but without its image, and SHA256 empty. It is for checks that
+// must run before the first render and the first request, such as
+// refusing a key that occurs in the receipt's fixed text
+// ([PreviewReceipt]: case ids, question and label words).
+func PlannedSlice(seed uint64, rows int) (Slice, error) {
+	cases, err := Cases(seed, rows)
+	if err != nil {
+		return Slice{}, err
+	}
+	reqs := make([]Request, len(cases))
+	for i, c := range cases {
+		reqs[i] = BuildRequest(c, nil)
+	}
+	return Slice{Seed: seed, Rows: rows, Requests: reqs}, nil
+}
+
 // newSlice builds a slice from cases and their images (one per case, in
 // order). Tests feed it synthetic image bytes.
 func newSlice(seed uint64, rows int, cases []Case, images [][]byte) Slice {

@@ -31,13 +31,14 @@ func (e *AlreadyExistsError) Error() string {
 }
 
 // WriteError reports a receipt write that failed after its checks passed:
-// creating the parent directories, creating, writing, syncing or closing the
-// file. No partial file is left behind.
+// creating the parent directories, creating, writing, syncing, closing or
+// linking the file into place. No partial file is left behind.
 type WriteError struct {
 	// Path is the receipt path as given.
 	Path string
-	// Op names the failed step: "mkdir", "create", "write", "sync" or
-	// "close".
+	// Op names the failed step: "mkdir", "probe" ([CheckWritable]),
+	// "create", "write", "sync", "close" or "link" (putting the written
+	// temporary file in place).
 	Op string
 	// Err is the underlying error.
 	Err error

@@ -2,6 +2,7 @@ package receipt
 
 import (
 	"bytes"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -80,32 +81,71 @@ func escapedForm(s string) []byte {
 // CheckNew reports whether path is free for a new receipt: nil when nothing
 // exists there, a *[AlreadyExistsError] when anything does (a file, a
 // directory or a symbolic link, even a dangling one), or the error that
-// stopped the check. Runs call it before any network call and word the
-// refusal themselves (check match: "TYPEVET_CHECK_MATCH_RECEIPT must name a
-// new file: <path> exists"); [Write] checks again atomically.
+// stopped the check (a parent that is a regular file gives ENOTDIR). Runs
+// call it and [CheckWritable] before any network call and word the
+// refusal themselves (check match: "TYPEVET_CHECK_MATCH_RECEIPT must name
+// a new file: <path> exists"); [Write] checks again atomically.
 func CheckNew(path string) error {
 	_, err := os.Lstat(path)
 	switch {
 	case err == nil:
 		return &AlreadyExistsError{Path: path}
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+	case errors.Is(err, fs.ErrNotExist):
 		return nil
 	default:
 		return fmt.Errorf("receipt: checking %s: %w", path, err)
 	}
 }
 
+// CheckWritable probes, before a run spends anything, that a receipt can
+// be written at path: it creates the parent directories (as [Write]
+// would), then creates and removes a temporary file beside path. A parent
+// that is a regular file, a read-only directory or a full inode table
+// fails here instead of after the run. The error is a *[WriteError] (Op
+// "mkdir" or "probe").
+func CheckWritable(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return &WriteError{Path: path, Op: "mkdir", Err: err}
+	}
+	f, err := createTemp(path, "probe")
+	if err != nil {
+		return &WriteError{Path: path, Op: "probe", Err: err}
+	}
+	name := f.Name()
+	f.Close()
+	if err := os.Remove(name); err != nil {
+		return &WriteError{Path: path, Op: "probe", Err: err}
+	}
+	return nil
+}
+
 // Write serializes v with [Marshal], refuses it with [CheckKeyFree] before
 // touching the disk (the check reads the exact bytes that would be
-// written), creates the parent directories, creates path
-// exclusively (a *[AlreadyExistsError] if anything is there; nothing is
-// ever overwritten), writes, syncs and closes the file, and returns the
-// SHA-256 hex of the bytes written, which the run prints beside the path.
+// written), creates the parent directories, writes the bytes to a
+// temporary file beside path, syncs it, and links it into place at path
+// (a *[AlreadyExistsError] if anything is there; nothing is ever
+// overwritten), then syncs the directory. It returns the SHA-256 hex of
+// the bytes written, which the run prints beside the path.
 //
-// When a step after the create fails, the partial file is removed and the
-// error is a *[WriteError].
+// The receipt appears whole or not at all: a SIGKILL or a second Ctrl-C
+// during the write leaves at most a temporary file named
+// ".<name>.tmp-*", never a partial or empty file at path. A failed step
+// removes the temporary file; the error is a *[WriteError].
 func Write(path string, v any, secrets []string) (sha256hex string, err error) {
-	w := &writer{path: path}
+	return write(path, v, secrets, false)
+}
+
+// Replace is [Write] for a path that may hold an earlier receipt of the
+// same run (a stopped receipt that a resumed run completes): the new
+// receipt is renamed over it atomically, so path always holds one whole
+// receipt. The caller decides that the old file may be replaced.
+func Replace(path string, v any, secrets []string) (sha256hex string, err error) {
+	return write(path, v, secrets, true)
+}
+
+func write(path string, v any, secrets []string, replace bool) (string, error) {
+	w := &writer{path: path, replace: replace}
 	w.marshal(v)
 	w.checkKeyFree(secrets)
 	w.mkdir()
@@ -122,10 +162,11 @@ func Write(path string, v any, secrets []string) (sha256hex string, err error) {
 // writer carries one receipt write; each step does nothing once err is set
 // (the sticky-error pattern of image/png's encoder).
 type writer struct {
-	path string
-	data []byte
-	f    *os.File
-	err  error
+	path    string
+	replace bool
+	data    []byte
+	f       *os.File // the temporary file
+	err     error
 }
 
 func (w *writer) marshal(v any) {
@@ -154,19 +195,41 @@ func (w *writer) mkdir() {
 	}
 }
 
+// create makes the temporary file beside path; it refuses early when path
+// is taken (Write checks again when it links).
 func (w *writer) create() {
 	if w.err != nil {
 		return
 	}
-	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-	switch {
-	case errors.Is(err, fs.ErrExist):
-		w.err = &AlreadyExistsError{Path: w.path}
-	case err != nil:
-		w.err = &WriteError{Path: w.path, Op: "create", Err: err}
-	default:
-		w.f = f
+	if !w.replace {
+		if _, err := os.Lstat(w.path); err == nil {
+			w.err = &AlreadyExistsError{Path: w.path}
+			return
+		}
 	}
+	f, err := createTemp(w.path, "tmp")
+	if err != nil {
+		w.err = &WriteError{Path: w.path, Op: "create", Err: err}
+		return
+	}
+	w.f = f
+}
+
+// createTemp creates ".<base>.<kind>-<random>" beside path, exclusively,
+// with mode 0666 before the umask (os.CreateTemp would make it 0600, and a
+// receipt is a shared document).
+func createTemp(path, kind string) (*os.File, error) {
+	for range 10 {
+		var b [8]byte
+		_, _ = rand.Read(b[:])
+		name := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+kind+"-"+hex.EncodeToString(b[:]))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, err
+	}
+	return nil, errors.New("receipt: no free temporary name")
 }
 
 func (w *writer) write() {
@@ -182,16 +245,48 @@ func (w *writer) write() {
 	}
 }
 
-// finish closes the file this write created and removes it if any step
-// after the create failed.
+// finish closes the temporary file, puts it in place (link, or rename
+// when replacing), syncs the directory and removes the temporary name.
 func (w *writer) finish() {
 	if w.f == nil {
 		return
 	}
+	tmp := w.f.Name()
+	defer os.Remove(tmp) // after a link: the second name; after a failure: the file
 	if err := w.f.Close(); err != nil && w.err == nil {
 		w.err = &WriteError{Path: w.path, Op: "close", Err: err}
 	}
 	if w.err != nil {
-		_ = os.Remove(w.path)
+		return
 	}
+	var err error
+	if w.replace {
+		err = os.Rename(tmp, w.path)
+	} else {
+		err = os.Link(tmp, w.path)
+	}
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		w.err = &AlreadyExistsError{Path: w.path}
+		return
+	case err != nil:
+		w.err = &WriteError{Path: w.path, Op: "link", Err: err}
+		return
+	}
+	if err := syncDir(filepath.Dir(w.path)); err != nil {
+		w.err = &WriteError{Path: w.path, Op: "sync", Err: err}
+	}
+}
+
+// syncDir makes the new directory entry durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) && !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -92,16 +93,23 @@ func TestCheckNew(t *testing.T) {
 		reason string
 		path   string
 		exists bool
+		fails  bool
 	}{
 		{name: "new", path: filepath.Join(dir, "new.json")},
 		{name: "new in missing dir", path: filepath.Join(dir, "x", "y", "new.json")},
 		{name: "existing dir", path: dir, exists: true},
 		{name: "dangling symlink", reason: "exclusive create would fail on it", path: dangling, exists: true},
-		{name: "under a file", reason: "ENOTDIR: nothing exists there; the write reports the real problem", path: filepath.Join(file, "r.json")},
+		{name: "under a file", reason: "ENOTDIR: no receipt can be written there, so say so before the run", path: filepath.Join(file, "r.json"), fails: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			err := CheckNew(tt.path)
+			if tt.fails {
+				if err == nil || isExists(err, tt.path) || !errors.Is(err, syscall.ENOTDIR) {
+					t.Errorf("CheckNew(%s) = %v, want ENOTDIR", tt.path, err)
+				}
+				return
+			}
 			if tt.exists && !isExists(err, tt.path) || !tt.exists && err != nil {
 				t.Errorf("CheckNew(%s) = %v, exists %v", tt.path, err, tt.exists)
 			}
@@ -308,5 +316,72 @@ func TestMarshalPythonFloats(t *testing.T) {
 	want := "{\n  \"wall_seconds\": 26.0,\n  \"small\": 1e-07,\n  \"list\": [\n    252.0,\n    0.5\n  ]\n}\n"
 	if string(got) != want {
 		t.Errorf("Marshal =\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestCheckWritable(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ro := filepath.Join(dir, "ro")
+	if err := os.Mkdir(ro, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckWritable(filepath.Join(dir, "a", "b", "r.json")); err != nil {
+		t.Errorf("new nested path: %v", err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, "a", "b"))
+	if len(entries) != 0 {
+		t.Errorf("the probe left %v behind", entries)
+	}
+	var we *WriteError
+	if err := CheckWritable(filepath.Join(file, "r.json")); !errors.As(err, &we) || we.Op != "mkdir" {
+		t.Errorf("parent is a file: %v, want a mkdir WriteError", err)
+	}
+	if os.Geteuid() != 0 { // root writes through 0555
+		if err := CheckWritable(filepath.Join(ro, "r.json")); !errors.As(err, &we) || we.Op != "probe" {
+			t.Errorf("read-only dir: %v, want a probe WriteError", err)
+		}
+	}
+}
+
+// TestWriteIsAtomic: the receipt is linked into place whole; a write
+// interrupted before the link (a SIGKILL) leaves path free, never a 0-byte
+// file that blocks it.
+func TestWriteIsAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "receipt.json")
+	w := &writer{path: path, data: []byte("{}\n")}
+	w.create()
+	w.write() // killed here: no finish
+	if err := CheckNew(path); err != nil {
+		t.Fatalf("an interrupted write took the path: %v", err)
+	}
+	w.f.Close()
+	os.Remove(w.f.Name())
+
+	sum, err := Write(path, sample{Message: "one"}, nil)
+	if err != nil || sum == "" {
+		t.Fatal(sum, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm()&0o444 != 0o444 {
+		t.Errorf("receipt mode %v, %v: want readable by all (umask permitting)", fi.Mode(), err)
+	}
+	if _, err := Write(path, sample{Message: "two"}, nil); !isExists(err, path) {
+		t.Errorf("second Write = %v, want *AlreadyExistsError", err)
+	}
+	if _, err := Replace(path, sample{Message: "three"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if !strings.Contains(string(b), "three") {
+		t.Errorf("Replace did not replace: %s", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("temporary files left: %v", entries)
 	}
 }

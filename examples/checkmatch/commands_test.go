@@ -25,16 +25,6 @@ import (
 // directory with the commands on PATH, with the exit status and the words
 // the user should (and should not) see.
 
-// TestMain removes the built commands after the tests.
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir)
-	}
-	os.Exit(code)
-}
-
-// commandNames are the commands under examples/.
 // commandNames are the commands under examples/: every directory with a
 // main.go, so a new command is built and tested without editing a list.
 var commandNames = func() []string {

@@ -16,6 +16,8 @@
 // with their defaults:
 //
 //	-receipt PATH      TYPEVET_CHECK_MATCH_RECEIPT   receipt path; must name a new file (required)
+//	-resume                                          finish the run journaled at PATH.journal.jsonl
+//	-retries N                                       retry a judgment after a transport error or HTTP 429/502/503/504 (default 0)
 //	-rows N            TYPEVET_CHECK_MATCH_ROWS      register rows, 1 to 20 (default 20; 7 cases each)
 //	-seed N            TYPEVET_CHECK_MATCH_SEED      generator seed (default 0, the #316 slice)
 //	-concurrency N     TYPEVET_IMAGE_CONCURRENCY     judgments in flight (default 1)
@@ -60,9 +62,14 @@
 // written with every earlier outcome. `go run` reports a status of 2 as
 // "exit status 2" and exits 1 itself; a built binary exits 2.
 //
-// Ctrl-C stops sending: calls in flight end, then (on vLLM) /metrics is
-// read once more, for at most 10 s, and the receipt is written. A second
-// Ctrl-C quits at once and writes nothing.
+// Ctrl-C, SIGTERM or SIGHUP stops sending: calls in flight end, then (on
+// vLLM) /metrics is read once more, for at most 10 s, and the receipt is
+// written. A second signal quits at once. Every finished case is in the
+// journal beside the receipt (PATH.journal.jsonl) either way, so -resume
+// finishes a stopped or killed run, judging only what never finished; it
+// refuses, naming the first differing pin, a run that is not the same
+// experiment. See examples/README.md and package checkmatch's "Journals,
+// resume and retry".
 package main
 
 import (
@@ -70,17 +77,18 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/stats"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/backend"
-	"github.com/typevet/typevet-go/receipt"
+	"github.com/typevet/typevet-go/serving"
 )
 
 const (
 	prog      = "checkmatch"
-	usageLine = "usage: checkmatch -receipt PATH [-rows N] [-seed N] [-concurrency N] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT] [-json]"
+	usageLine = "usage: checkmatch -receipt PATH [-resume] [-retries N] [-rows N] [-seed N] [-concurrency N] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT] [-json]"
 
 	// ConfidenceLine ends every summary.
 	confidenceLine = cli.ConfidenceLine
@@ -119,6 +127,8 @@ var help = cli.Help{
 	About: "Judge the synthetic check slice with a served vision model (or offline) and write a check-match receipt.",
 	Flags: append(append([]cli.Flag{
 		{Name: "receipt", Arg: "PATH", Vars: []string{envReceipt}, Usage: "receipt path; must name a new file (required)"},
+		{Name: "resume", Bool: true, Usage: "finish the run journaled at PATH.journal.jsonl, judging only the cases it lacks"},
+		{Name: "retries", Arg: "N", Default: "0", Usage: "retry a judgment after a transport error or HTTP 429/502/503/504 (0: stop at the first failure, as typevet does)"},
 		{Name: "rows", Arg: "N", Vars: []string{envRows}, Default: "20", Usage: "register rows, 1 to 20, 7 cases each"},
 		{Name: "seed", Arg: "N", Vars: []string{envSeed}, Default: "0, the #316 slice", Usage: "generator seed"},
 		{Name: "concurrency", Arg: "N", Vars: []string{envConcurrency}, Default: "1", Usage: "judgments in flight"},
@@ -132,7 +142,9 @@ var help = cli.Help{
 
 // config is everything checked before the first network call.
 type config struct {
+	files       cli.RunFiles
 	receiptPath string
+	retries     int
 	rows        int
 	seed        uint64
 	concurrency int
@@ -161,14 +173,22 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 	return execute(ctx, stdout, stderr, cfg)
 }
 
-// configure validates every setting in typevet's order; an error names
-// the flag or the variable the value came from.
+// configure validates every setting in typevet's order, the receipt path
+// and its journal first ([cli.NewRunFiles]: with -resume, the journal must
+// be there); an error names the flag or the variable the value came from.
 func configure(env *cli.Env) (config, error) {
 	var cfg config
 	var err error
-	if cfg.receiptPath, err = cli.NewReceiptPath(env.Lookup, envReceipt); err != nil {
+	resume := env.Flag("resume") == "true"
+	if cfg.files, err = cli.NewRunFiles(env.Lookup, envReceipt, resume, isStoppedReceipt); err != nil {
 		return cfg, env.Err(err)
 	}
+	if raw := env.Flag("retries"); env.Given("retries") {
+		if cfg.retries, err = strconv.Atoi(raw); err != nil || cfg.retries < 0 {
+			return cfg, cli.Usagef("-retries must be a whole number, 0 or more")
+		}
+	}
+	cfg.receiptPath = cfg.files.Receipt
 	cfg.rows = checkmatch.RowCount
 	if raw, ok := env.Lookup(envRows); ok {
 		if cfg.rows, err = checkmatch.ParseRows(raw, env.Name(envRows)); err != nil {
@@ -191,7 +211,20 @@ func configure(env *cli.Env) (config, error) {
 	return cfg, env.Err(err)
 }
 
-// execute opens the session and runs; from here on a failure is exit 1.
+// isStoppedReceipt reports whether path holds a check-match receipt of a
+// run that stopped: one a resumed run may complete and replace.
+func isStoppedReceipt(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	r, err := checkmatch.ReadReceipt(f)
+	return err == nil && r.Stopped != nil
+}
+
+// execute opens the session and runs; from here on a failure is exit 1,
+// but for the checks that refuse a run before its first scoring call.
 func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	for _, n := range cfg.notes {
 		fmt.Fprintln(stderr, n)
@@ -202,37 +235,96 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	// A key that is a word of every receipt of this run ("vllm" on vLLM)
+	// is refused before any request, on the slice's case ids and words
+	// (its checks not yet rendered: [checkmatch.PlannedSlice]).
+	planned, err := checkmatch.PlannedSlice(cfg.seed, cfg.rows)
+	if err != nil {
+		return err
+	}
+	if err := checkFixedText(cfg, planned, snap, nil); err != nil {
+		return err
+	}
 	// Contact the server (the llama.cpp probe, the server entry) before
 	// rendering, so a missing server fails at once.
 	sess, err := backend.Open(ctx, cfg.settings, "")
 	if err != nil {
+		if ctx.Err() != nil {
+			return cli.ErrInterrupted
+		}
 		return cli.Explain(fmt.Errorf("open %s session: %w", cfg.settings.Backend, err), "", cfg.settings, cfg.name)
 	}
 	defer sess.Close()
 	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
 	if err != nil {
+		if ctx.Err() != nil {
+			return cli.ErrInterrupted
+		}
 		return cli.Explain(err, "", cfg.settings, cfg.name)
 	}
-	slice, err := cli.RenderSlice(stderr, buildSlice, cfg.seed, cfg.rows)
+	build := buildSlice // read once: the render goroutine may outlive an interrupted run
+	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) {
+		return cli.RenderSlice(stderr, build, cfg.seed, cfg.rows)
+	})
 	if err != nil {
 		return err
 	}
+	// The server's own answers the receipt records, checked before the
+	// first scoring call.
+	if err := checkFixedText(cfg, slice, snap, &rc); err != nil {
+		return err
+	}
+	head, err := checkmatch.JournalHeader(rc, slice, cfg.concurrency)
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return cli.ErrInterrupted
+	}
+	j, err := cfg.files.OpenJournal(head, slice.Requests)
+	if err != nil {
+		return err
+	}
+	if t := j.Torn(); t != nil {
+		fmt.Fprintf(stderr, "%s: the journal's last line (%d bytes) was torn by the stopped process and is ignored; that case is judged again\n", prog, t.Bytes)
+	}
+	if n := j.Finished(); n > 0 {
+		fmt.Fprintf(stderr, "%s: resuming: %d of %d cases are in the journal, %d to judge\n", prog, n, len(slice.Requests), len(slice.Requests)-n)
+	}
 
-	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: cli.MetricsReader(sess)}
-	prog := cli.NewProgress(stderr, "judging", len(slice.Requests), "cases")
+	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: cli.MetricsReader(sess), Journal: j,
+		Retry: checkmatch.RetryPolicy{Retries: cfg.retries}}
+	prog := cli.NewProgress(stderr, "judging", len(slice.Requests)-j.Finished(), "cases")
 	port := prog.Wrap(sess.Port)
 	prog.Start()
 	res, err := checkmatch.Run(ctx, port, rc.Model, slice.Requests, opts)
 	prog.Stop()
+	if cerr := j.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("%w; the journal %s keeps every finished case: rerun with -resume", err, cfg.files.Journal)
+	}
+	if len(res.Outcomes) == 0 && res.Stopped != nil && ctx.Err() != nil {
+		// Interrupted before the first case in slice order finished: no
+		// receipt (the path stays free). A journal with no case is
+		// removed; one with cases (finished out of order, or by an
+		// earlier part) stays for -resume.
+		if j.Finished()+j.Added() == 0 {
+			if err := cfg.files.Discard(); err != nil {
+				return err
+			}
+			return cli.ErrInterrupted
+		}
+		return fmt.Errorf("interrupted before the first case; no receipt was written; the journal %s keeps %d finished cases: rerun with -resume",
+			cfg.files.Journal, j.Finished()+j.Added())
 	}
 
 	rec, err := checkmatch.BuildReceipt(res, rc.ReceiptParts(slice, res))
 	if err != nil {
 		return err
 	}
-	sum, err := receipt.Write(cfg.receiptPath, rec, sess.Secrets())
+	sum, err := cfg.files.WriteReceipt(rec, cli.NamedSecrets(cfg.settings), rec.Stopped == nil)
 	if err != nil {
 		return err
 	}
@@ -244,10 +336,31 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		return err
 	}
 	if s := rec.Stopped; s != nil {
-		return cli.Explain(fmt.Errorf("run stopped at case %s (index %d, %s); the receipt holds the %d cases before it",
-			s.CaseID, s.Index, s.ErrorClass, len(rec.Cases)), s.Message, cfg.settings, cfg.name)
+		return cli.Explain(fmt.Errorf("run stopped at case %s (index %d, %s); the receipt holds the %d cases before it; "+
+			"the journal %s keeps every finished case: rerun with -resume to judge the rest (the stopped receipt is then replaced)",
+			s.CaseID, s.Index, s.ErrorClass, len(rec.Cases), cfg.files.Journal), s.Message, cfg.settings, cfg.name)
 	}
 	return nil
+}
+
+// checkFixedText refuses a key that occurs in the receipt the run would
+// write: before the session opens (rc nil: backend, model, question and
+// label words, key names; a usage error) and again once the server has
+// answered (its entry included).
+func checkFixedText(cfg config, slice checkmatch.Slice, snap checkmatch.Snapshot, rc *checkmatch.RunContext) error {
+	c := checkmatch.RunContext{Backend: serving.Backend(cfg.settings.Backend.String()), Model: cli.SettingsModel(cfg.settings),
+		ModelRevision: cfg.revision, StatedServerArgs: cfg.stated, Snapshot: snap}
+	if rc != nil {
+		c = *rc
+	}
+	preview, err := checkmatch.PreviewReceipt(c, slice, cfg.concurrency)
+	if err != nil {
+		return err
+	}
+	if rc == nil {
+		return cli.CheckFixedText(cfg.settings, preview)
+	}
+	return cli.CheckServerText(cfg.settings, rc.ServerEntry, preview)
 }
 
 // summary is the -json summary, the lines scripts read: the receipt path

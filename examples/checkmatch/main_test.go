@@ -378,10 +378,12 @@ func TestEchoedAuthHeader(t *testing.T) {
 
 	files, err := os.ReadDir(dir)
 	require.NoError(t, err)
-	require.Len(t, files, 1)
+	require.Len(t, files, 2, "the receipt and the stopped run's journal")
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	for what, text := range map[string]string{"receipt": string(b), "stdout": r.stdout, "stderr": r.stderr} {
+	jb, err := os.ReadFile(path + ".journal.jsonl")
+	require.NoError(t, err)
+	for what, text := range map[string]string{"receipt": string(b), "journal": string(jb), "stdout": r.stdout, "stderr": r.stderr} {
 		assert.NotContains(t, text, key, what)
 		assert.NotContains(t, strings.ToLower(text), "bearer "+strings.ToLower(key[:6]), what)
 	}
@@ -469,7 +471,7 @@ func TestCancelledRun(t *testing.T) {
 	assert.Less(t, rec.Stopped.Index, 7)
 	assert.Len(t, rec.Cases, rec.Stopped.Index, "every case before the stop is kept")
 	assert.Contains(t, err.Error(), "run stopped at case "+rec.Stopped.CaseID)
-	assert.Equal(t, "TransportError", rec.Stopped.ErrorClass)
+	assert.Equal(t, checkmatch.ErrorClassCanceled, rec.Stopped.ErrorClass, "Ctrl-C mid-call is not a network failure")
 	assert.Contains(t, rec.Stopped.Message, "context canceled")
 }
 

@@ -193,6 +193,9 @@ func configure(env *cli.Env, levels, prefix string) (config, error) {
 			}
 			return cfg, cli.Usagef("-receipt-prefix: %v", err)
 		}
+		if err := receipt.CheckWritable(p); err != nil {
+			return cfg, cli.Usagef("-receipt-prefix: no receipt can be written at %s: %v", p, errors.Unwrap(err))
+		}
 		cfg.paths = append(cfg.paths, p)
 	}
 	cfg.summary = prefix + "_summary.json"
@@ -232,6 +235,22 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	// A key that is a word of every receipt ("vllm" on vLLM) is refused
+	// before any request, on the slice's case ids and words (its checks not
+	// yet rendered).
+	planned, err := checkmatch.PlannedSlice(cfg.seed, cfg.rows)
+	if err != nil {
+		return err
+	}
+	pre := checkmatch.RunContext{Backend: serving.Backend(cfg.settings.Backend.String()), Model: cli.SettingsModel(cfg.settings),
+		ModelRevision: cfg.revision, StatedServerArgs: cfg.stated, Snapshot: snap}
+	preview, err := checkmatch.PreviewReceipt(pre, planned, cfg.levels[len(cfg.levels)-1])
+	if err != nil {
+		return err
+	}
+	if err := cli.CheckFixedText(cfg.settings, preview); err != nil {
+		return err
+	}
 	// Contact the server before rendering, so a missing server fails at
 	// once.
 	sess, err := backend.Open(ctx, cfg.settings, "")
@@ -243,8 +262,17 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return cli.Explain(err, "", cfg.settings, cfg.name)
 	}
-	slice, err := cli.RenderSlice(stderr, buildSlice, cfg.seed, cfg.rows)
+	build := buildSlice // read once: the render goroutine may outlive an interrupted run
+	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) {
+		return cli.RenderSlice(stderr, build, cfg.seed, cfg.rows)
+	})
 	if err != nil {
+		return err
+	}
+	if preview, err = checkmatch.PreviewReceipt(rc, slice, cfg.levels[len(cfg.levels)-1]); err != nil {
+		return err
+	}
+	if err := cli.CheckServerText(cfg.settings, rc.ServerEntry, preview); err != nil {
 		return err
 	}
 

@@ -40,9 +40,10 @@ const (
 
 // Error messages of the /completion decoder (spec §4.4).
 const (
-	msgMissing   = "llama.cpp /completion response missing completion_probabilities[0].top_logprobs"
-	msgMalformed = "llama.cpp /completion response is malformed: top_logprobs must be a list of objects with an integer id and a numeric logprob"
-	msgLacks     = "llama.cpp /completion top_logprobs entry lacks an integer id or a numeric logprob"
+	msgMissing    = "llama.cpp /completion response missing completion_probabilities[0].top_logprobs"
+	msgMalformed  = "llama.cpp /completion response is malformed: top_logprobs must be a list of objects with an integer id and a numeric logprob"
+	msgOutOfVocab = "llama.cpp /completion top_logprobs lists more token ids outside the vocabulary than any answer can"
+	msgLacks      = "llama.cpp /completion top_logprobs entry lacks an integer id or a numeric logprob"
 )
 
 // completion is a decoded /completion answer.
@@ -86,9 +87,14 @@ type decoder struct {
 	lps     []float64
 	seen    []uint64 // ids below len(seen)*64
 	seenMap map[int]struct{}
+	oovOver bool // more than maxOutOfVocab ids outside the vocabulary
 
 	evaluated, predicted *int
 }
+
+// maxOutOfVocab bounds the ids above n_vocab (or negative) the decoder
+// tracks for duplicates; past it the answer is refused.
+const maxOutOfVocab = 1024
 
 var decoders = sync.Pool{New: func() any { return &decoder{s: stream{buf: make([]byte, 64<<10)}} }}
 
@@ -138,6 +144,8 @@ func decodeCompletion(r io.Reader, req judgment.ScoringRequest, nBits int) (comp
 		return completion{}, &judgment.GenerationError{Msg: msgMissing}
 	case d.lacks:
 		return completion{}, &judgment.GenerationError{Msg: msgLacks}
+	case d.oovOver:
+		return completion{}, &judgment.GenerationError{Msg: msgOutOfVocab}
 	case d.dup:
 		return completion{}, &judgment.ScoringValidationError{Msg: "llama.cpp top_logprobs lists token id " + strconv.Itoa(d.dupID) + " more than once"}
 	}
@@ -159,6 +167,7 @@ func (d *decoder) resetList(sh shape) {
 	clear(d.found)
 	clear(d.seen)
 	d.seenMap = nil
+	d.oovOver = false
 }
 
 // root reads the top-level value.
@@ -312,6 +321,12 @@ func (d *decoder) add(id int, lp float64) {
 	} else {
 		if d.seenMap == nil {
 			d.seenMap = make(map[int]struct{})
+		}
+		if len(d.seenMap) >= maxOutOfVocab {
+			// A real server lists ids below n_vocab only; bound what a
+			// hostile one can make the client hold.
+			d.oovOver = true
+			return
 		}
 		if _, ok := d.seenMap[id]; ok {
 			d.repeated(id)

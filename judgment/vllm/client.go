@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -98,10 +99,18 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 	return res, nil
 }
 
+// MaxResponseBytes bounds a vLLM response body: a real scoring answer (up
+// to 128 token ids with logprobs) is under 20 KB, a /tokenize or
+// /v1/models answer smaller still, so 4 MiB leaves a wide margin while
+// a hostile 100 MB answer is refused after 4 MiB, not held whole.
+const MaxResponseBytes = 4 << 20
+
 // do sends one POST of in as JSON and returns the body of a 2xx answer and
-// the request id sent. Nothing is retried (spec §5.5). Failures are
+// the request id sent. Nothing is retried here. A body over [MaxResponseBytes] is a
+// [judgment.GenerationError]. Failures are
 // [judgment.TransportError] and [judgment.BackendHTTPError] values carrying
 // the request id.
+
 func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, error) {
 	payload, ok := in.(rawJSON)
 	if !ok {
@@ -125,7 +134,11 @@ func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, e
 		cause := backendhttp.Cause(ctx, err)
 		return nil, id, &judgment.TransportError{Msg: "vLLM request failed: " + cause.Error(), RequestID: id, Err: cause}
 	}
-	body, err := backendhttp.ReadBody(resp)
+	body, err := backendhttp.ReadBodyLimit(resp, MaxResponseBytes)
+	var large *backendhttp.BodyTooLargeError
+	if errors.As(err, &large) {
+		return nil, id, &judgment.GenerationError{Msg: "vLLM " + path + " response is larger than any answer needs (" + large.Error() + ")"}
+	}
 	if err != nil {
 		cause := backendhttp.Cause(ctx, err)
 		return nil, id, &judgment.TransportError{Msg: "vLLM request failed: " + cause.Error(), RequestID: id, Err: cause}

@@ -32,7 +32,8 @@ func decodeTokenize(body []byte) ([]int, error) {
 // token in "token_id:N" form; ids that were not requested (the sampled
 // token) are ignored, an id listed twice is a
 // [judgment.ScoringValidationError], and a requested id that is missing
-// fails [judgment.ScoringRequest.ValidateResult]. The off-option mass is
+// fails [judgment.ScoringRequest.ValidateResult]. An answer whose "model"
+// is not the requested one is a [judgment.GenerationError]. The off-option mass is
 // always nil: at most 128 ids come back.
 func decodeChat(body []byte, req judgment.ScoringRequest) (judgment.ScoringResult, error) {
 	var w ChatResponse
@@ -48,6 +49,11 @@ func decodeChat(body []byte, req judgment.ScoringRequest) (judgment.ScoringResul
 			return judgment.ScoringResult{}, errNonJSON()
 		}
 		return judgment.ScoringResult{}, &judgment.GenerationError{Msg: "vLLM chat completion response is malformed: top_logprobs must be a list of objects with a token string and a numeric logprob"}
+	}
+	if w.Model != "" && w.Model != req.Model {
+		// A server that answers as another model would put that model's
+		// judgments under the requested model's name in the receipt.
+		return judgment.ScoringResult{}, &judgment.GenerationError{Msg: "vLLM answered as another model than the requested " + strconv.Quote(req.Model)}
 	}
 	if len(w.Choices) == 0 || w.Choices[0].Logprobs == nil || len(w.Choices[0].Logprobs.Content) == 0 ||
 		w.Choices[0].Logprobs.Content[0].TopLogprobs == nil {

@@ -88,6 +88,12 @@ func TestJudgeErrors(t *testing.T) {
 			wantClass: "TransportError", wantMsg: "vLLM request failed: ", wantCalls: 1},
 		{name: "tokenize error", fault: judgmenttest.Fault{Path: "/tokenize", Status: 500, Body: "down"},
 			wantClass: "BackendHttpError", wantMsg: "vLLM HTTP 500: down", wantCalls: 0},
+		{name: "answers as another model", fault: judgmenttest.Fault{Path: chat, Status: 200, Body: `{"model":"evil-other-model","choices":[]}`},
+			wantClass: "GenerationError", wantMsg: `vLLM answered as another model than the requested "` + judgmenttest.DefaultModelID + `"`, wantCalls: 1,
+			reason: "the receipt would name the requested model for another model's answers"},
+		{name: "answer larger than any answer needs", fault: judgmenttest.Fault{Path: chat, Status: 200, Body: `{"pad":"` + strings.Repeat("x", vllm.MaxResponseBytes) + `"}`},
+			wantClass: "GenerationError", wantMsg: "vLLM /v1/chat/completions response is larger than any answer needs", wantCalls: 1,
+			reason: "read at most MaxResponseBytes+1, not 256 MiB"},
 		{name: "tokenize without integers", fault: judgmenttest.Fault{Path: "/tokenize", Status: 200, Body: `{"tokens":"0"}`},
 			wantClass: "GenerationError", wantMsg: "vLLM /tokenize response must hold a list of integer tokens", wantCalls: 0},
 	}

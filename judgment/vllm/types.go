@@ -84,6 +84,9 @@ type ImageURL struct {
 // ChatResponse is the part of the POST /v1/chat/completions answer read by
 // [Client.ScoreCandidates].
 type ChatResponse struct {
+	// Model is the model the server says answered; a non-empty value
+	// other than the requested model is refused.
+	Model string `json:"model"`
 	// Choices holds the completion; choice 0 is read.
 	Choices []ChatChoice `json:"choices"`
 	// Usage holds the token counts.

@@ -33,7 +33,9 @@ func Overlay(set map[string]string, lookup func(string) (string, bool), defaults
 // NewReceiptPath reads the receipt path from the variable name (stripped)
 // and refuses, as a [*UsageError], a blank one ("<name> not set") and one
 // that names an existing file ("<name> must name a new file: <path>
-// exists"), as typevet's live runs do.
+// exists"), as typevet's live runs do, and one where no file can be
+// written (a parent that is a file, a read-only directory), probed with
+// [receipt.CheckWritable] before any network call.
 func NewReceiptPath(env func(string) (string, bool), name string) (string, error) {
 	path, _ := env(name)
 	path = strings.TrimSpace(path)
@@ -46,6 +48,9 @@ func NewReceiptPath(env func(string) (string, bool), name string) (string, error
 			return "", Usagef("%s must name a new file: %s exists", name, path)
 		}
 		return "", Usagef("%s: %v", name, err)
+	}
+	if err := receipt.CheckWritable(path); err != nil {
+		return "", Usagef("%s: no receipt can be written at %s: %v", name, path, errors.Unwrap(err))
 	}
 	return path, nil
 }

@@ -23,12 +23,27 @@ func Model(sess *backend.Session) string {
 	return sess.Model
 }
 
+// SettingsModel is the model a session opened with s will name, known
+// before the session opens ([Model] once it is open).
+func SettingsModel(s backend.Settings) string {
+	switch s.Backend {
+	case backend.LlamaCPP:
+		return s.LlamaCPP.MultimodalModel
+	case backend.VLLM:
+		return s.VLLM.Model
+	case backend.Fake:
+		return FakeModel
+	}
+	return s.Backend.String()
+}
+
 // ServerEntry returns the pins.server entry of sess: nil for the offline
 // fake (no server, no pin); for the built-in reader, its pin
 // ([checkmatch.OfflineServerEntry]: build_info is the reader's version,
 // backend_pin its version, font and constants); for llama.cpp and vLLM
 // the entry the server reports ([serving.ReadServerEntry]), with the
-// session's secrets masked in any error.
+// session's secrets masked in any error. A vLLM model that is not one of
+// GET /v1/models' ids is refused here, before the first scoring call.
 func ServerEntry(ctx context.Context, sess *backend.Session, model string) (*serving.ServerEntry, error) {
 	switch sess.Backend {
 	case backend.Fake:
@@ -40,6 +55,10 @@ func ServerEntry(ctx context.Context, sess *backend.Session, model string) (*ser
 	e, err := serving.ReadServerEntry(ctx, sess.HTTPClient, sess.BaseURL, serving.Backend(sess.Backend.String()), model)
 	if err != nil {
 		return nil, fmt.Errorf("read the server entry: %w", sess.Masks().Mask(err))
+	}
+	if sess.Backend == backend.VLLM && len(e.Served) == 0 {
+		// Refuse before the first scoring call, which would only 404.
+		return nil, fmt.Errorf("%s names a model the server does not serve: GET /v1/models lists no model with that id", EnvVLLMModel)
 	}
 	return &e, nil
 }

@@ -57,6 +57,23 @@ func signalHelper() {
 	os.Exit(3)
 }
 
+// TestSignalContextTermAndHup: SIGTERM and SIGHUP cancel the context like
+// Ctrl-C instead of killing the process.
+func TestSignalContextTermAndHup(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			ctx, stop := SignalContext(context.Background())
+			defer stop()
+			require.NoError(t, syscall.Kill(os.Getpid(), sig))
+			select {
+			case <-ctx.Done():
+			case <-time.After(10 * time.Second):
+				t.Fatal("signal did not cancel the context")
+			}
+		})
+	}
+}
+
 func TestSignalContextParentCancel(t *testing.T) {
 	parent, cancel := context.WithCancel(context.Background())
 	ctx, stop := SignalContext(parent)

@@ -3,6 +3,7 @@ package backendhttp
 import (
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -21,6 +22,33 @@ const MaxBodyBytes = 256 << 20
 func ReadBody(resp *http.Response) ([]byte, error) {
 	defer resp.Body.Close()
 	return io.ReadAll(io.LimitReader(resp.Body, MaxBodyBytes))
+}
+
+// BodyTooLargeError is returned by [ReadBodyLimit] for a body longer than
+// its bound: no answer the client asked for can be that long.
+type BodyTooLargeError struct {
+	// Limit is the bound in bytes.
+	Limit int64
+}
+
+// Error returns "response body larger than <n> bytes".
+func (e *BodyTooLargeError) Error() string {
+	return "response body larger than " + strconv.FormatInt(e.Limit, 10) + " bytes"
+}
+
+// ReadBodyLimit reads and closes the body of resp, refusing with a
+// *[BodyTooLargeError] one longer than limit bytes, after reading at most
+// limit+1 of them (a hostile server cannot make the client hold more).
+func ReadBodyLimit(resp *http.Response, limit int64) ([]byte, error) {
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return b, err
+	}
+	if int64(len(b)) > limit {
+		return nil, &BodyTooLargeError{Limit: limit}
+	}
+	return b, nil
 }
 
 // Snippet returns the first [SnippetMax] characters of body after every

@@ -1,0 +1,119 @@
+package checkmatch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/typevet/typevet-go/judgment"
+)
+
+// Defaults of a [RetryPolicy] whose delays are zero.
+const (
+	DefaultRetryBaseDelay = time.Second
+	DefaultRetryMaxDelay  = 30 * time.Second
+)
+
+// RetryPolicy is opt-in retry for a judgment that failed on the way
+// ([Retryable]). The zero value makes one attempt and never retries:
+// typevet's stop-at-first-failure rule.
+type RetryPolicy struct {
+	// Retries is the most further attempts after the first; 0 means none,
+	// a negative value is an error.
+	Retries int
+	// BaseDelay is the back-off before the first retry, doubled before
+	// each next one; 0 means [DefaultRetryBaseDelay].
+	BaseDelay time.Duration
+	// MaxDelay caps every back-off and a server's Retry-After; 0 means
+	// [DefaultRetryMaxDelay].
+	MaxDelay time.Duration
+}
+
+func (p RetryPolicy) check() error {
+	if p.Retries < 0 {
+		return fmt.Errorf("retries must not be negative, got %d", p.Retries)
+	}
+	if p.BaseDelay < 0 || p.MaxDelay < 0 {
+		return errors.New("retry delays must not be negative")
+	}
+	return nil
+}
+
+// Retryable reports whether a judgment that failed with err may succeed
+// when sent again: a *[judgment.TransportError] (connect or read failure,
+// a request timeout) or a *[judgment.BackendHTTPError] with status 429,
+// 502, 503 or 504. Never a 4xx that says the request is wrong, nor an
+// answer that breaks the contract, nor a cancelled context (the caller
+// checks its own context too).
+func Retryable(err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	var he *judgment.BackendHTTPError
+	if errors.As(err, &he) {
+		switch he.StatusCode {
+		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+			return true
+		}
+		return false
+	}
+	var te *judgment.TransportError
+	return errors.As(err, &te)
+}
+
+// Delay returns the back-off before retry number retry (1 for the first):
+// BaseDelay × 2^(retry-1), or the server's Retry-After when err carries a
+// longer one, each capped at MaxDelay.
+func (p RetryPolicy) Delay(retry int, err error) time.Duration {
+	base, maxDelay := p.BaseDelay, p.MaxDelay
+	if base == 0 {
+		base = DefaultRetryBaseDelay
+	}
+	if maxDelay == 0 {
+		maxDelay = DefaultRetryMaxDelay
+	}
+	d := base
+	for range retry - 1 {
+		if d >= maxDelay {
+			break
+		}
+		d *= 2
+	}
+	var he *judgment.BackendHTTPError
+	if errors.As(err, &he) && he.RetryAfterSeconds != nil && *he.RetryAfterSeconds > 0 {
+		ra := *he.RetryAfterSeconds
+		if ra >= maxDelay.Seconds() {
+			d = maxDelay
+		} else if ra := time.Duration(ra * float64(time.Second)); ra > d {
+			d = ra
+		}
+	}
+	return min(d, maxDelay)
+}
+
+// judge makes up to 1+Retries attempts of req and returns the response,
+// the attempts made, the latency of the last attempt and the clock at its
+// end. The clock is read before and after each attempt.
+func (p RetryPolicy) judge(ctx context.Context, port judgment.Port, req judgment.Request, clock func() float64) (resp judgment.Response, attempts int, latency, end float64, err error) {
+	for {
+		attempts++
+		t0 := clock()
+		resp, err = port.Judge(ctx, req)
+		if err == nil {
+			end = clock()
+			return resp, attempts, end - t0, end, nil
+		}
+		if attempts > p.Retries || ctx.Err() != nil || !Retryable(err) {
+			return judgment.Response{}, attempts, 0, 0, err
+		}
+		t := time.NewTimer(p.Delay(attempts, err))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return judgment.Response{}, attempts, 0, 0, err
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/receipt"
+)
+
+// RunFiles are a run's receipt path and its journal ([journal.Path]).
+type RunFiles struct {
+	// Receipt is the receipt path.
+	Receipt string
+	// Journal is the journal path beside it.
+	Journal string
+	// Resume is true for a -resume run.
+	Resume bool
+	// ReplaceStopped is true when Resume found a stopped receipt of the
+	// run at Receipt: the completed receipt replaces it.
+	ReplaceStopped bool
+	// name is the receipt variable, for messages.
+	name string
+}
+
+// NewRunFiles reads the receipt path from variable name and checks it and
+// its journal before any network call; every refusal is a [*UsageError].
+//
+// A new run needs a new receipt path and no journal beside it (a journal
+// there is an unfinished run: "add -resume to finish it"). A -resume run
+// needs the journal; its receipt path must be new or hold a receipt that
+// stopped reports as a stopped run's (one the resumed run completes and
+// replaces). Either way the directory must take a file
+// ([receipt.CheckWritable]).
+func NewRunFiles(env func(string) (string, bool), name string, resume bool, stopped func(path string) bool) (RunFiles, error) {
+	f := RunFiles{Resume: resume, name: name}
+	if !resume {
+		path, err := NewReceiptPath(env, name)
+		if err != nil {
+			return f, err
+		}
+		f.Receipt, f.Journal = path, journal.Path(path)
+		if _, err := os.Lstat(f.Journal); err == nil {
+			return f, Usagef("a journal of an unfinished run is at %s: add -resume to finish that run, or remove the journal to start over", f.Journal)
+		}
+	} else {
+		path, err := receiptPathSet(env, name)
+		if err != nil {
+			return f, err
+		}
+		f.Receipt, f.Journal = path, journal.Path(path)
+		if _, err := os.Lstat(f.Journal); err != nil {
+			return f, Usagef("-resume: no journal at %s to resume (%s names the receipt of the run to finish)", f.Journal, name)
+		}
+		if _, err := os.Lstat(path); err == nil {
+			if stopped == nil || !stopped(path) {
+				return f, Usagef("-resume: %s holds a finished receipt: the run it journals is complete", path)
+			}
+			f.ReplaceStopped = true
+		}
+		if err := receipt.CheckWritable(f.Receipt); err != nil {
+			return f, Usagef("%s: no receipt can be written at %s: %v", name, f.Receipt, errors.Unwrap(err))
+		}
+	}
+	return f, nil
+}
+
+// OpenJournal creates the journal of a new run with header h, or resumes
+// it over reqs; a journal of another experiment is refused as a
+// [*UsageError] naming the first differing pin.
+func (f RunFiles) OpenJournal(h journal.Header, reqs []checkmatch.Request) (*checkmatch.Journal, error) {
+	if !f.Resume {
+		j, err := checkmatch.CreateJournal(f.Journal, h)
+		if errors.Is(err, fs.ErrExist) {
+			return nil, Usagef("a journal of an unfinished run is at %s: add -resume to finish that run, or remove the journal to start over", f.Journal)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("create the journal: %w", err)
+		}
+		return j, nil
+	}
+	j, err := checkmatch.ResumeJournal(f.Journal, h, reqs)
+	var me *journal.MismatchError
+	switch {
+	case errors.As(err, &me):
+		return nil, Usagef("-resume refused: %v; resume with the settings of the journaled run, or start a new run with another %s", me, f.name)
+	case errors.Is(err, journal.ErrTornHeader):
+		// Killed while creating the journal: nothing finished. Start over.
+		if err := os.Remove(f.Journal); err != nil {
+			return nil, err
+		}
+		return checkmatch.CreateJournal(f.Journal, h)
+	case err != nil:
+		return nil, fmt.Errorf("-resume: read the journal %s: %w", f.Journal, err)
+	}
+	return j, nil
+}
+
+// WriteReceipt writes rec to the receipt path ([receipt.Write], or
+// [receipt.Replace] over a stopped receipt being completed), reads the
+// file back and compares it with what was written, and removes the
+// journal once the run is complete (complete: every case judged). A
+// stopped run keeps its journal for a -resume.
+//
+// When the receipt cannot be written, the journal stays and the error
+// says how to finish: which variable holds a key found in the receipt,
+// or to rerun with -resume (after freeing space), or to move the journal
+// beside a new path when the path was taken.
+func (f RunFiles) WriteReceipt(rec any, secrets []NamedSecret, complete bool) (string, error) {
+	values := make([]string, len(secrets))
+	for i, s := range secrets {
+		values[i] = s.Value
+	}
+	write := receipt.Write
+	if f.ReplaceStopped {
+		write = receipt.Replace
+	}
+	sum, err := write(f.Receipt, rec, values)
+	if err != nil {
+		return "", f.finishHint(rec, secrets, err)
+	}
+	b, err := os.ReadFile(f.Receipt)
+	if err != nil {
+		return "", fmt.Errorf("read back the receipt %s: %w; the journal %s keeps every finished case", f.Receipt, err, f.Journal)
+	}
+	if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != sum {
+		return "", fmt.Errorf("the receipt %s read back differs from what was written; the journal %s keeps every finished case: rerun with -resume", f.Receipt, f.Journal)
+	}
+	if complete {
+		if err := journal.Remove(f.Journal); err != nil {
+			return sum, fmt.Errorf("remove the journal %s of the finished run: %w", f.Journal, err)
+		}
+	}
+	return sum, nil
+}
+
+// finishHint wraps a failed receipt write with how to finish the run.
+func (f RunFiles) finishHint(rec any, secrets []NamedSecret, err error) error {
+	var nk *receipt.NotKeyFreeError
+	var ae *receipt.AlreadyExistsError
+	switch {
+	case errors.As(err, &nk):
+		if b, merr := receipt.Marshal(rec); merr == nil {
+			if n, ok := secretIn(b, secrets); ok {
+				return fmt.Errorf("%w: the value of %s occurs in it; the journal %s keeps every finished case: set %s to the right key and rerun with -resume",
+					err, n.Name, f.Journal, n.Name)
+			}
+		}
+		return fmt.Errorf("%w (\"authorization\" or \"bearer \"); the journal %s keeps every finished case", err, f.Journal)
+	case errors.As(err, &ae):
+		return fmt.Errorf("%w; the journal %s keeps every finished case: move it to NEW%s and rerun with %s=NEW and -resume",
+			err, f.Journal, journal.Suffix, f.name)
+	default:
+		return fmt.Errorf("%w; the journal %s keeps every finished case: free the space or fix the directory, then rerun with -resume", err, f.Journal)
+	}
+}
+
+// Discard removes the journal of a run in which no case finished (stopped
+// before its first case): nothing is written.
+func (f RunFiles) Discard() error { return journal.Remove(f.Journal) }
+
+// receiptPathSet is the stripped path of variable name, required.
+func receiptPathSet(env func(string) (string, bool), name string) (string, error) {
+	path, _ := env(name)
+	path = strings.TrimSpace(path)
+	if path == "" {
+		return "", Usagef("%s not set", name)
+	}
+	return path, nil
+}
