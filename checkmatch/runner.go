@@ -2,8 +2,6 @@ package checkmatch
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -225,11 +223,7 @@ func NewOutcome(req Request, resp judgment.Response, latency float64) (Outcome, 
 	if err := checkVerdict(verdict.Choice); err != nil {
 		return Outcome{}, fmt.Errorf("case %s: %w", id, err)
 	}
-	var digest string
-	if len(req.Media) > 0 {
-		sum := sha256.Sum256(req.Media[0].Data)
-		digest = hex.EncodeToString(sum[:])
-	}
+	digest := imageDigest(req)
 	var tokens *int
 	if resp.Usage.InputTokens != nil {
 		t := *resp.Usage.InputTokens
