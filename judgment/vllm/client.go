@@ -192,20 +192,26 @@ type splicedReader struct {
 	off int // bytes of piece i read
 }
 
+// Read fills b across pieces, so the body goes out in as few writes as
+// one joined body would.
 func (r *splicedReader) Read(b []byte) (int, error) {
-	for r.i < 2*len(r.p.json)-1 {
-		var n int
+	total := 0
+	for r.i < 2*len(r.p.json)-1 && total < len(b) {
+		var n, size int
 		if r.i%2 == 0 {
-			n = copy(b, r.p.json[r.i/2][r.off:])
+			n, size = copy(b[total:], r.p.json[r.i/2][r.off:]), len(r.p.json[r.i/2])
 		} else {
-			n = copy(b, r.p.uris[r.i/2][r.off:])
+			n, size = copy(b[total:], r.p.uris[r.i/2][r.off:]), len(r.p.uris[r.i/2])
 		}
-		if r.off += n; n > 0 || len(b) == 0 {
-			return n, nil
+		total += n
+		if r.off += n; r.off == size {
+			r.i, r.off = r.i+1, 0
 		}
-		r.i, r.off = r.i+1, 0
 	}
-	return 0, io.EOF
+	if total == 0 && len(b) > 0 {
+		return 0, io.EOF
+	}
+	return total, nil
 }
 
 // chatBody encodes the [ChatRequest] of a scoring request. Image blocks are
