@@ -115,8 +115,11 @@ func (s Snapshot) Counter(name string) (float64, bool) {
 	return s.Get(name)
 }
 
-// ParseSnapshot parses Prometheus text exposition (format 0.0.4) with
-// expfmt's text parser and sums the samples into a [Snapshot].
+// ParseSnapshot parses Prometheus text exposition (format 0.0.4) as
+// expfmt's text parser reads it and sums the samples into a [Snapshot]. A
+// page in the plain layout vLLM's prometheus_client writes is read by a
+// faster scanner that gives exactly expfmt's sums; any other text goes
+// through expfmt itself.
 //
 // A text that is not valid exposition text is an error (wrapping the
 // [expfmt.ParseError] that names the line) and no snapshot; the delta
