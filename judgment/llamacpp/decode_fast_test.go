@@ -134,3 +134,19 @@ func TestDecodeCompletionOutsideIDs(t *testing.T) {
 		t.Fatalf("repeat past n_probs: %v", err)
 	}
 }
+
+// TestLongDigitsEnd checks the eight-at-a-time digit scan against the
+// byte-at-a-time one on every byte around the digit range.
+func TestLongDigitsEnd(t *testing.T) {
+	for c := range 256 {
+		for pos := range 12 {
+			b := []byte("12345678901234567890")
+			if pos < len(b) {
+				b[pos] = byte(c)
+			}
+			if got, want := longDigitsEnd(b, 0), digitsEnd(b, 0); got != want {
+				t.Fatalf("byte %#x at %d: %d, want %d", c, pos, got, want)
+			}
+		}
+	}
+}

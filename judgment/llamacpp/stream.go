@@ -632,7 +632,7 @@ func scanFar(b []byte, i int) (end int, k int, ok bool) {
 		if j < len(b) && '0' <= b[j] && b[j] <= '9' {
 			tenth = int(b[j] - '0')
 		}
-		i = digitsEnd(b, j)
+		i = longDigitsEnd(b, j)
 		if i == j {
 			return 0, 0, false
 		}
@@ -672,6 +672,20 @@ func btoi(b bool) int {
 // pow10 holds the powers of ten a float64 holds exactly.
 var pow10 = [23]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
 	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// longDigitsEnd is digitsEnd for long runs (a logprob's 15 or so
+// fraction digits): eight bytes at a time while all eight are digits (a
+// byte is one when its high nibble is 3 and adding 6 keeps it there).
+func longDigitsEnd(b []byte, i int) int {
+	for i+8 <= len(b) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if x&0xF0F0F0F0F0F0F0F0|(x+0x0606060606060606)&0xF0F0F0F0F0F0F0F0>>4 != 0x3333333333333333 {
+			break
+		}
+		i += 8
+	}
+	return digitsEnd(b, i)
+}
 
 // digitsEnd returns the index after the decimal digits at b[i:].
 func digitsEnd(b []byte, i int) int {
