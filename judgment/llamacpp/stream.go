@@ -157,6 +157,11 @@ func decodeCompletion(r io.Reader, req judgment.ScoringRequest, nBits int) (comp
 		d.seen = make([]uint64, words)
 	}
 	d.seen = d.seen[:words]
+	// Room for the logprobs' text of a full answer of nBits entries (about
+	// 20 bytes each), so the replay text does not grow by copies.
+	if want := min(max(nBits, 0)*24, replayLimit+64); cap(d.mass.replay) < want {
+		d.mass.replay = make([]byte, 0, want)
+	}
 	d.found = make([]bool, len(req.Candidates))
 	d.lps = make([]float64, len(req.Candidates))
 	d.evaluated, d.predicted = nil, nil
