@@ -150,3 +150,22 @@ func TestLongDigitsEnd(t *testing.T) {
 		}
 	}
 }
+
+// TestDecodeCompletionLongKeys: keys longer than maxKeyBytes (plain or
+// escaped) are kept as a marker and read as the unknown keys they are,
+// as the previous decoder read them.
+func TestDecodeCompletionLongKeys(t *testing.T) {
+	long := strings.Repeat("k", 3*maxKeyBytes)
+	escaped := strings.Repeat(`\u0041`, maxKeyBytes)
+	for _, body := range []string{
+		`{"` + long + `":1,"completion_probabilities":[{"top_logprobs":[{"id":236771,"logprob":-0.1}]}]}`,
+		`{"` + escaped + `":[1],"completion_probabilities":[{"top_logprobs":[{"id":236771,"` + long + `":2,"logprob":-0.1}]}]}`,
+		`{"` + escaped + `":[1],"completion_probabilities":[{"top_logprobs":[{"` + escaped + `":2}]}]}`,
+	} {
+		got, gerr := decodeCompletion(strings.NewReader(body), fuzzRequest, 64)
+		want, werr := oldDecodeCompletion(strings.NewReader(body), fuzzRequest, 64)
+		if !sameOutcome(got, gerr, want, werr) || cap(decoders.Get().(*decoder).s.tok) > 4*maxKeyBytes {
+			t.Errorf("new %+v %v; old %+v %v", got, gerr, want, werr)
+		}
+	}
+}

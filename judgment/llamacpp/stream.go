@@ -1489,7 +1489,13 @@ func (s *stream) str(keep bool) bool {
 			s.i++
 		}
 		if keep {
-			s.tok = append(s.tok, s.buf[start:s.i]...)
+			if len(s.tok)+s.i-start > maxKeyBytes {
+				// Too long to be a key the decoder reads: keep a
+				// marker no key equals (a raw NUL cannot be in one).
+				keep, s.tok = false, append(s.tok[:0], 0)
+			} else {
+				s.tok = append(s.tok, s.buf[start:s.i]...)
+			}
 		}
 		if s.i >= s.n {
 			continue
