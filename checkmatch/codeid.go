@@ -32,7 +32,7 @@ var codePaths = []receipt.Entry[[]string]{
 	{Name: "serving_metrics", Value: []string{
 		"receipt/throughput.go",
 		"serving/delta.go", "serving/doc.go", "serving/entry.go", "serving/errors.go",
-		"serving/kv.go", "serving/metrics.go", "serving/serverargs.go", "serving/value.go",
+		"serving/kv.go", "serving/metrics.go", "serving/scan.go", "serving/serverargs.go", "serving/value.go",
 	}},
 	{Name: "words", Value: []string{"checkmatch/words.go"}},
 }

@@ -2,8 +2,6 @@ package checkmatch
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math"
@@ -357,14 +355,6 @@ func NewOrderingsCase(req Request, labels []string, orders [][]int, probs []judg
 }
 
 // imageDigest is the hex SHA-256 of the request's image ("" without one).
-func imageDigest(r Request) string {
-	if len(r.Media) == 0 {
-		return ""
-	}
-	sum := sha256.Sum256(r.Media[0].Data)
-	return hex.EncodeToString(sum[:])
-}
-
 // OrderingsStopped records the backend failure that stopped an option-order
 // study (spec §8.4). It has no discarded count: the study sends one call at
 // a time.

@@ -1,6 +1,9 @@
 package checkmatch
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+
 	"github.com/typevet/typevet-go/judgment"
 )
 
@@ -101,6 +104,12 @@ type Request struct {
 	Questions []judgment.NamedQuestion
 	// Media holds exactly one image: the check render.
 	Media []judgment.Image
+
+	// sum is the SHA-256 of the render, taken once by BuildRequest for
+	// slice_sha256 and render_sha256; sumOf is the Data it was taken of
+	// (a Request whose Media changed since is hashed again).
+	sum   [sha256.Size]byte
+	sumOf []byte
 }
 
 // BuildRequest returns the judgment of case c about its rendered check
@@ -112,7 +121,30 @@ func BuildRequest(c Case, png []byte) Request {
 		State:     State(c.Row),
 		Questions: Questions(),
 		Media:     []judgment.Image{{Data: png, MIMEType: ImageMIMEType}},
+		sum:       sha256.Sum256(png),
+		sumOf:     png,
 	}
+}
+
+// imageSum returns the SHA-256 of the request's image: the one
+// BuildRequest took when Media still holds the bytes it was taken of, else
+// a fresh one.
+func (r Request) imageSum() [sha256.Size]byte {
+	d := r.Media[0].Data
+	if len(d) == len(r.sumOf) && (len(d) == 0 || &d[0] == &r.sumOf[0]) && r.sumOf != nil {
+		return r.sum
+	}
+	return sha256.Sum256(d)
+}
+
+// imageDigest returns render_sha256: the hex SHA-256 of the request's
+// image, "" without one.
+func imageDigest(r Request) string {
+	if len(r.Media) == 0 {
+		return ""
+	}
+	sum := r.imageSum()
+	return hex.EncodeToString(sum[:])
 }
 
 // CaseID returns the id of the request's case, e.g. "r00:clean".

@@ -131,7 +131,7 @@ func PreviewReceipt(c RunContext, slice Slice, concurrency int) (Receipt, error)
 		run.Outcomes[i] = Outcome{
 			CaseID: req.CaseID(), Variant: req.Case.Variant, Expected: req.Case.Expected,
 			Verdict: verdict, VerdictProbabilities: probs, PayeeConfidence: 1, AmountsConfidence: 1,
-			LegibilityProbabilities: make([]float64, LegibilityLevels), RenderSHA256: mediaDigest(req),
+			LegibilityProbabilities: make([]float64, LegibilityLevels), RenderSHA256: imageDigest(req),
 		}
 	}
 	parts := c.ReceiptParts(slice, run)

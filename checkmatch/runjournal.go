@@ -199,7 +199,7 @@ func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, e
 		if len(o.LegibilityProbabilities) != LegibilityLevels {
 			return nil, &JournalCaseError{Line: n + 1, Msg: "legibility probabilities are not one per level"}
 		}
-		if want := mediaDigest(req); jc.RenderSHA256 != want {
+		if want := imageDigest(req); jc.RenderSHA256 != want {
 			return nil, &JournalCaseError{Line: n + 1, Msg: "render digest is not the slice's"}
 		}
 		partWall[jc.Part] = max(partWall[jc.Part], jc.FinishedSeconds)

@@ -2,8 +2,6 @@ package checkmatch
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
@@ -274,15 +272,6 @@ func errorClass(err error) string {
 	return fmt.Sprintf("%T", err)
 }
 
-// mediaDigest is the hex SHA-256 of the request's image, "" without one.
-func mediaDigest(req Request) string {
-	if len(req.Media) == 0 {
-		return ""
-	}
-	sum := sha256.Sum256(req.Media[0].Data)
-	return hex.EncodeToString(sum[:])
-}
-
 // AnswerError reports a response that lacks one of the four answers or
 // holds one of the wrong type: the port broke its contract.
 type AnswerError struct {
@@ -323,7 +312,7 @@ func NewOutcome(req Request, resp judgment.Response, latency float64) (Outcome, 
 	if err := checkVerdict(verdict.Choice); err != nil {
 		return Outcome{}, fmt.Errorf("case %s: %w", id, err)
 	}
-	digest := mediaDigest(req)
+	digest := imageDigest(req)
 	var tokens *int
 	if resp.Usage.InputTokens != nil {
 		t := *resp.Usage.InputTokens

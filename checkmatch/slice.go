@@ -113,7 +113,7 @@ func sliceSHA256(reqs []Request) string {
 	h := sha256.New()
 	for _, r := range reqs {
 		h.Write([]byte(r.CaseID()))
-		sum := sha256.Sum256(r.Media[0].Data)
+		sum := r.imageSum()
 		h.Write(sum[:])
 	}
 	return hex.EncodeToString(h.Sum(nil))

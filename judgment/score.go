@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/typevet/typevet-go/internal/pyjson"
 	"github.com/typevet/typevet-go/internal/pymath"
 	"github.com/typevet/typevet-go/internal/pytext"
@@ -49,7 +51,9 @@ type JudgeOptions struct {
 // judgments not at all. A failed or multi-token result is never cached,
 // so its error (same class and message as without the cache) is raised
 // again, with a fresh tokenize call, on every judgment. Concurrent first
-// judgments may each tokenize the same control; the ids agree. The cache
+// judgments share one tokenize call per control string (and its result or
+// error), so a session makes one call per distinct control however many
+// judgments run at once. The cache
 // holds at most 36 entries per model name. A server that changes its
 // tokenizer under the same model name needs a new Judge (a new session).
 // Set [JudgeOptions.TokenizeEveryCall] for typevet's pattern: once per
@@ -73,8 +77,9 @@ type controlKey struct{ model, control string }
 
 // controlCache is a Judge's cache of single-token control bindings.
 type controlCache struct {
-	mu  sync.RWMutex
-	ids map[controlKey]int
+	mu     sync.RWMutex
+	ids    map[controlKey]int
+	flight singleflight.Group // the tokenize calls in flight, by key
 }
 
 func (c *controlCache) get(k controlKey) (int, bool) {
@@ -104,17 +109,14 @@ func (j *Judge) controlToken(ctx context.Context, model, ctl string) (int, bool,
 			return id, true, nil
 		}
 	}
-	ids, err := j.scorer.Tokenize(ctx, model, ctl)
-	if err != nil {
-		return 0, false, err
+	if j.opts.TokenizeEveryCall {
+		ids, err := j.scorer.Tokenize(ctx, model, ctl)
+		if err != nil || len(ids) != 1 {
+			return 0, false, err
+		}
+		return ids[0], true, nil
 	}
-	if len(ids) != 1 {
-		return 0, false, nil
-	}
-	if !j.opts.TokenizeEveryCall {
-		j.tokens.put(k, ids[0])
-	}
-	return ids[0], true, nil
+	return j.sharedControlToken(ctx, k)
 }
 
 // NewJudge returns a Judge that scores through s. A refused

@@ -414,11 +414,8 @@ func snapshots(before, after Reading, engines bool) (b, a parsed, warnings []err
 			switch s.key.Name {
 			case KVCacheUsageGauge, RequestsRunningGauge, RequestsWaitingGauge:
 				id := noEngine
-				for _, l := range s.labels {
-					if l.GetName() == "engine" {
-						id = l.GetValue()
-						break
-					}
+				if s.hasEngine {
+					id = s.engine
 				}
 				if p.engines[s.key.Name] == nil {
 					p.engines[s.key.Name] = map[string]bool{}

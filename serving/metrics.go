@@ -115,8 +115,11 @@ func (s Snapshot) Counter(name string) (float64, bool) {
 	return s.Get(name)
 }
 
-// ParseSnapshot parses Prometheus text exposition (format 0.0.4) with
-// expfmt's text parser and sums the samples into a [Snapshot].
+// ParseSnapshot parses Prometheus text exposition (format 0.0.4) as
+// expfmt's text parser reads it and sums the samples into a [Snapshot]. A
+// page in the plain layout vLLM's prometheus_client writes is read by a
+// faster scanner that gives exactly expfmt's sums; any other text goes
+// through expfmt itself.
 //
 // A text that is not valid exposition text is an error (wrapping the
 // [expfmt.ParseError] that names the line) and no snapshot; the delta
@@ -168,14 +171,30 @@ func ParseSnapshot(text string) (Snapshot, error) {
 
 // sample is one sample of a parsed text, named as it was written.
 type sample struct {
-	key    Key
-	labels []*dto.LabelPair // le excluded for typed histograms
-	value  float64
+	key       Key
+	engine    string // the engine label's value, when hasEngine
+	hasEngine bool
+	value     float64
 }
 
-// eachSample parses text with expfmt and calls fn for every sample, family
-// by family in name order and sample by sample in text order.
+// eachSample parses text and calls fn for every sample, in text order
+// within each key (the only order a sum sees). A page in the plain layout
+// vLLM's prometheus_client writes is read by scanSamples; any other text
+// (or one scanSamples is not sure expfmt reads alike) by expfmt, whose
+// reading is the definition (FuzzScanSamples checks both agree).
 func eachSample(text string, fn func(sample)) error {
+	if samples, ok := scanSamples(text); ok {
+		for _, s := range samples {
+			fn(s)
+		}
+		return nil
+	}
+	return expfmtSamples(text, fn)
+}
+
+// expfmtSamples parses text with expfmt and calls fn for every sample,
+// family by family in name order and sample by sample in text order.
+func expfmtSamples(text string, fn func(sample)) error {
 	fams, err := parseFamilies(text)
 	if err != nil {
 		return err
@@ -214,8 +233,16 @@ func parseFamilies(text string) (map[string]*dto.MetricFamily, error) {
 // written for it.
 func familySamples(name string, typ dto.MetricType, m *dto.Metric, fn func(sample)) {
 	labels := m.GetLabel()
+	var engine string
+	var hasEngine bool
+	for _, l := range labels {
+		if l.GetName() == "engine" {
+			engine, hasEngine = l.GetValue(), true
+			break
+		}
+	}
 	plain := func(sampleName string, v float64) {
-		fn(sample{key: Key{Name: sampleName}, labels: labels, value: v})
+		fn(sample{key: Key{Name: sampleName}, engine: engine, hasEngine: hasEngine, value: v})
 	}
 	switch typ {
 	case dto.MetricType_HISTOGRAM, dto.MetricType_GAUGE_HISTOGRAM:
@@ -225,7 +252,7 @@ func familySamples(name string, typ dto.MetricType, m *dto.Metric, fn func(sampl
 			if b.CumulativeCountFloat != nil {
 				n = b.GetCumulativeCountFloat()
 			}
-			fn(sample{key: Key{Name: name + "_bucket", LE: leString(b.GetUpperBound()), HasLE: true}, labels: labels, value: n})
+			fn(sample{key: Key{Name: name + "_bucket", LE: leString(b.GetUpperBound()), HasLE: true}, engine: engine, hasEngine: hasEngine, value: n})
 		}
 		switch {
 		case h.SampleCountFloat != nil:
@@ -264,7 +291,7 @@ func familySamples(name string, typ dto.MetricType, m *dto.Metric, fn func(sampl
 				break
 			}
 		}
-		fn(sample{key: k, labels: labels, value: v})
+		fn(sample{key: k, engine: engine, hasEngine: hasEngine, value: v})
 	}
 }
 

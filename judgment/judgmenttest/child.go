@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,10 +25,15 @@ const childEnv = "TYPEVET_TEST_CHILD_SERVER"
 // childCPUPath is the child's extra endpoint: its own CPU time in ns.
 const childCPUPath = "/__cpu"
 
+// childConnsPath is the child's endpoint of the count of connections it
+// has accepted.
+const childConnsPath = "/__conns"
+
 // ServeInChild serves h when this process is a child started by
 // [StartChild], and then never returns: it prints its URL as the first
 // line of stdout, answers GET /__cpu with its CPU time in nanoseconds and
-// exits when stdin closes. In any other process it returns at once. Call
+// GET /__conns with the number of connections it has accepted
+// ([ChildConns]), and exits when stdin closes. In any other process it returns at once. Call
 // it first in TestMain, so a benchmark can read a client's CPU apart from
 // its server's.
 func ServeInChild(h http.Handler) {
@@ -42,7 +48,14 @@ func ServeInChild(h http.Handler) {
 	mux := http.NewServeMux()
 	mux.Handle("/", h)
 	mux.HandleFunc(childCPUPath, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, int64(ProcessCPU())) })
-	go http.Serve(ln, mux)
+	var conns atomic.Int64
+	mux.HandleFunc(childConnsPath, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, conns.Load()) })
+	srv := &http.Server{Handler: mux, ConnState: func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}}
+	go srv.Serve(ln)
 	fmt.Println("http://" + ln.Addr().String())
 	io.Copy(io.Discard, os.Stdin)
 	os.Exit(0)
@@ -73,19 +86,31 @@ func StartChild(tb testing.TB) (url string, cpu func() time.Duration) {
 		tb.Fatalf("judgmenttest: child server: %v", err)
 	}
 	url = strings.TrimSpace(line)
-	return url, func() time.Duration {
-		resp, err := http.Get(url + childCPUPath)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		defer resp.Body.Close()
-		body, _ := io.ReadAll(resp.Body)
-		ns, err := strconv.ParseInt(string(body), 10, 64)
-		if err != nil {
-			tb.Fatalf("judgmenttest: child server CPU %q: %v", body, err)
-		}
-		return time.Duration(ns)
+	return url, func() time.Duration { return time.Duration(childCount(tb, url+childCPUPath)) }
+}
+
+// ChildConns returns the number of connections the child server at url
+// ([StartChild]) has accepted so far, its own reads of /__cpu and
+// /__conns included (they reuse one connection of [http.DefaultClient]).
+func ChildConns(tb testing.TB, url string) int64 {
+	tb.Helper()
+	return childCount(tb, url+childConnsPath)
+}
+
+// childCount reads a number from a child's endpoint.
+func childCount(tb testing.TB, url string) int64 {
+	tb.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		tb.Fatal(err)
 	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	n, err := strconv.ParseInt(string(body), 10, 64)
+	if err != nil {
+		tb.Fatalf("judgmenttest: child server %s: %q: %v", url, body, err)
+	}
+	return n
 }
 
 // BenchJudge runs one [CheckRequest] with [CheckPNG] per iteration through

@@ -32,3 +32,21 @@ func TestStartChild(t *testing.T) {
 		t.Errorf("child CPU %v then %v, want non-negative and non-decreasing", first, second)
 	}
 }
+
+// TestChildConns: the child counts the connections it accepts: a fresh
+// client's request adds one.
+func TestChildConns(t *testing.T) {
+	url, _ := StartChild(t)
+	before := ChildConns(t, url)
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get(url + "/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if after := ChildConns(t, url); after != before+1 {
+		t.Errorf("connections %d, then %d after one request on a new connection; want one more", before, after)
+	}
+}

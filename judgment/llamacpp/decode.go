@@ -125,7 +125,7 @@ func containsString(list []string, s string) bool {
 // entries whose total mass (compensated sum) is within 1e-2 of 1 (spec
 // §2.8). Otherwise nil.
 func (d completion) offOptionMass(cands []judgment.ScoredCandidate, nVocab int) *float64 {
-	if nVocab <= 0 || d.entries != nVocab || !(math.Abs(d.total-1) <= 1e-2) {
+	if nVocab <= 0 || d.entries != nVocab || !d.massOK {
 		return nil
 	}
 	// typevet's _off_option_mass: math.fsum(math.exp(lp) for each candidate).

@@ -1,15 +1,20 @@
 package vllm_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/vllm"
 )
@@ -47,8 +52,113 @@ func BenchmarkJudgeVLLMClient(b *testing.B) {
 	judgmenttest.BenchJudge(b, sess, serverCPU)
 }
 
+// BenchmarkSliceVLLM runs a whole check slice (140 judgments, 560
+// chat-completion calls) per iteration at concurrency 16 and 256 against
+// the canned server in a child process, behind "/slow": 50 ms per
+// scoring call, 16 slots, as a GPU server queues them
+// (judgmenttest.BenchSlice reports new-conns/op, judgments/s,
+// cpu-ns/judgment and server-cpu-ns/judgment). Three clients:
+//   - Floor sends the same request bytes (recorded from a session) and
+//     reads the answers, on a pool sized to the concurrency, and does
+//     nothing else: the least a client can cost;
+//   - DefaultPool is a session on a clone of http.DefaultTransport (2 idle
+//     connections per host), the pool sessions had before issue 18;
+//   - Session is a session on its own pool (backendhttp.NewTransport).
+func BenchmarkSliceVLLM(b *testing.B) {
+	url, serverCPU := judgmenttest.StartChild(b)
+	bodies := recordChatBodies(b)
+	for _, conc := range []int{16, 256} {
+		b.Run(fmt.Sprintf("c%d/Floor", conc), func(b *testing.B) {
+			judgmenttest.BenchSlice(b, url, serverCPU, conc, func() judgmenttest.SliceClient {
+				tr := http.DefaultTransport.(*http.Transport).Clone()
+				tr.MaxIdleConnsPerHost = conc
+				hc := &http.Client{Transport: tr}
+				return judgmenttest.SliceClient{Judge: func(ctx context.Context, _ judgment.Request) error {
+					for _, body := range bodies {
+						r, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/slow/v1/chat/completions", bytes.NewReader(body))
+						r.Header.Set("Content-Type", "application/json")
+						r.Header.Set("Accept", "application/json")
+						resp, err := hc.Do(r)
+						if err != nil {
+							return err
+						}
+						io.Copy(io.Discard, resp.Body)
+						resp.Body.Close()
+					}
+					return nil
+				}, Close: tr.CloseIdleConnections}
+			})
+		})
+		for _, pool := range []string{"DefaultPool", "Session"} {
+			b.Run(fmt.Sprintf("c%d/%s", conc, pool), func(b *testing.B) {
+				judgmenttest.BenchSlice(b, url, serverCPU, conc, func() judgmenttest.SliceClient {
+					var opts vllm.OpenOptions
+					var tr *http.Transport
+					if pool == "DefaultPool" {
+						tr = http.DefaultTransport.(*http.Transport).Clone()
+						opts.HTTPClient = &http.Client{Transport: tr}
+					}
+					sess, err := vllm.Open(context.Background(), vllm.Settings{BaseURL: url + "/slow", Model: judgmenttest.DefaultModelID}, opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					return judgmenttest.SliceClient{
+						Judge: func(ctx context.Context, req judgment.Request) error {
+							_, err := sess.Judge(ctx, req)
+							return err
+						},
+						Close: func() {
+							sess.Close()
+							if tr != nil {
+								tr.CloseIdleConnections()
+							}
+						},
+					}
+				})
+			})
+		}
+	}
+}
+
+// recordChatBodies returns the chat-completion bodies a session sends for
+// one check judgment, in order.
+func recordChatBodies(tb testing.TB) [][]byte {
+	var mu sync.Mutex
+	var bodies [][]byte
+	canned := cannedVLLMHandler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/v1/chat/completions" {
+			body, _ := io.ReadAll(r.Body)
+			mu.Lock()
+			bodies = append(bodies, body)
+			mu.Unlock()
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		canned.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	sess, err := vllm.Open(context.Background(), vllm.Settings{BaseURL: srv.URL, Model: judgmenttest.DefaultModelID}, vllm.OpenOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer sess.Close()
+	if _, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(judgmenttest.CheckPNG())); err != nil {
+		tb.Fatal(err)
+	}
+	return bodies
+}
+
+// slowSlots and slowCall make the canned server's "/slow" paths behave
+// like a loaded GPU server: each scoring call holds one of 16 slots for
+// 50 ms.
+var (
+	slowSlots = make(chan struct{}, 16)
+	slowCall  = 50 * time.Millisecond
+)
+
 // cannedVLLMHandler answers /tokenize and /v1/chat/completions with fixed
-// bodies listing every control token.
+// bodies listing every control token; under "/slow" a chat completion
+// first waits for a slot (slowSlots).
 func cannedVLLMHandler() http.Handler {
 	vocab := judgmenttest.DefaultVocab()
 	entries := []string{`{"token":"token_id:9366","logprob":-0.5}`}
@@ -59,7 +169,14 @@ func cannedVLLMHandler() http.Handler {
 		strings.Join(entries, ",") + `]}]},"finish_reason":"length"}],"usage":{"prompt_tokens":400,"completion_tokens":1}}`)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
+		path, slow := strings.CutPrefix(r.URL.Path, "/slow")
+		if slow && path == "/v1/chat/completions" {
+			io.Copy(io.Discard, r.Body)
+			slowSlots <- struct{}{}
+			time.Sleep(slowCall)
+			<-slowSlots
+		}
+		switch path {
 		case "/tokenize":
 			var in struct{ Prompt string }
 			json.NewDecoder(r.Body).Decode(&in)

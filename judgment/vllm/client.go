@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -112,17 +113,20 @@ const MaxResponseBytes = 4 << 20
 // the request id.
 
 func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, error) {
-	payload, ok := in.(rawJSON)
+	payload, ok := in.(splicedJSON)
 	if !ok {
-		var err error
-		if payload, err = json.Marshal(in); err != nil {
+		b, err := json.Marshal(in)
+		if err != nil {
 			return nil, "", &judgment.GenerationError{Msg: "vLLM request could not be encoded"}
 		}
+		payload = splicedJSON{json: [][]byte{b}}
 	}
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath(path).String(), bytes.NewReader(payload))
+	sent, size := payload.reader()
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath(path).String(), sent)
 	if err != nil {
 		return nil, "", &judgment.TransportError{Msg: "vLLM request failed: " + err.Error(), Err: err}
 	}
+	r.ContentLength = size
 	// One send per call: without GetBody net/http never resends the
 	// request by itself (it would if an extra header named it idempotent).
 	r.GetBody = nil
@@ -173,17 +177,64 @@ func uuid4Hex() string {
 	return hex.EncodeToString(u[:])
 }
 
-// rawJSON is a request body already encoded, passed to do as is.
-type rawJSON []byte
+// splicedJSON is a request body already encoded, in pieces: json[0],
+// uris[0], json[1], …, json[len(uris)]. It is sent as one stream of its
+// pieces, never joined, so an image's data URI (encoded once per judgment,
+// see [backendhttp.WithMedia]) is not copied into every question's body.
+type splicedJSON struct {
+	json [][]byte
+	uris []string
+}
+
+// reader returns the body as one reader and its length.
+func (p splicedJSON) reader() (io.Reader, int64) {
+	var n int64
+	for _, j := range p.json {
+		n += int64(len(j))
+	}
+	for _, u := range p.uris {
+		n += int64(len(u))
+	}
+	return &splicedReader{p: p}, n
+}
+
+// splicedReader reads the pieces of a splicedJSON in order.
+type splicedReader struct {
+	p   splicedJSON
+	i   int // piece 2k is json[k], piece 2k+1 is uris[k]
+	off int // bytes of piece i read
+}
+
+// Read fills b across pieces, so the body goes out in as few writes as
+// one joined body would.
+func (r *splicedReader) Read(b []byte) (int, error) {
+	total := 0
+	for r.i < 2*len(r.p.json)-1 && total < len(b) {
+		var n, size int
+		if r.i%2 == 0 {
+			n, size = copy(b[total:], r.p.json[r.i/2][r.off:]), len(r.p.json[r.i/2])
+		} else {
+			n, size = copy(b[total:], r.p.uris[r.i/2][r.off:]), len(r.p.uris[r.i/2])
+		}
+		total += n
+		if r.off += n; r.off == size {
+			r.i, r.off = r.i+1, 0
+		}
+	}
+	if total == 0 && len(b) > 0 {
+		return 0, io.EOF
+	}
+	return total, nil
+}
 
 // chatBody encodes the [ChatRequest] of a scoring request. Image blocks are
-// encoded with an empty url, and each image's data URI (encoded once per
-// judgment, see [backendhttp.WithMedia]) is spliced into its "url":"" slot
-// rather than passed through encoding/json: a data URI of a supported
-// image type needs no JSON escaping, and scanning ~130 KB per image per
-// question was the client's largest cost. The slots are found in order;
-// the same bytes inside a text block would have escaped quotes.
-func chatBody(ctx context.Context, req judgment.ScoringRequest) rawJSON {
+// encoded with an empty url, and each image's data URI is sent in its
+// "url":"" slot (splicedJSON) rather than passed through encoding/json: a
+// data URI of a supported image type needs no JSON escaping, and scanning
+// ~130 KB per image per question was the client's largest cost, copying it
+// the next. The slots are found in order; the same bytes inside a text
+// block would have escaped quotes.
+func chatBody(ctx context.Context, req judgment.ScoringRequest) splicedJSON {
 	ids := make([]int, len(req.Candidates))
 	for i, c := range req.Candidates {
 		ids[i] = c.TokenID
@@ -197,24 +248,16 @@ func chatBody(ctx context.Context, req judgment.ScoringRequest) rawJSON {
 		ReturnTokensAsTokenIDs: true,
 		AddGenerationPrompt:    true,
 	})
-	if len(req.Media) == 0 {
-		return b
-	}
+	out := splicedJSON{json: make([][]byte, 0, len(req.Media)+1), uris: make([]string, len(req.Media))}
 	const slot = `"url":"`
-	uris := make([]string, len(req.Media))
-	size := len(b)
 	for i, im := range req.Media {
-		uris[i] = backendhttp.DataURI(ctx, im)
-		size += len(uris[i])
+		out.uris[i] = backendhttp.DataURI(ctx, im)
+		j := bytes.Index(b, []byte(slot)) + len(slot)
+		out.json = append(out.json, b[:j])
+		b = b[j:]
 	}
-	out := make([]byte, 0, size)
-	for _, uri := range uris {
-		i := bytes.Index(b, []byte(slot)) + len(slot)
-		out = append(out, b[:i]...)
-		out = append(out, uri...)
-		b = b[i:]
-	}
-	return append(out, b...)
+	out.json = append(out.json, b)
+	return out
 }
 
 // content builds the message content (spec §5.4): the prefix string

@@ -11,8 +11,8 @@ import (
 // (the 3xx response comes back to the caller, spec §5.5), and timeout bounds
 // each whole request.
 //
-// When base is nil the client gets its own connection pool (a clone of
-// [http.DefaultTransport]); otherwise base's transport, jar and settings are
+// When base is nil the client gets its own connection pool
+// ([NewTransport]); otherwise base's transport, jar and settings are
 // reused and base itself is not modified.
 func NewHTTPClient(base *http.Client, a Auth, timeout time.Duration) *http.Client {
 	var c http.Client
@@ -22,12 +22,31 @@ func NewHTTPClient(base *http.Client, a Auth, timeout time.Duration) *http.Clien
 		rt = base.Transport
 	}
 	if rt == nil {
-		rt = http.DefaultTransport.(*http.Transport).Clone()
+		rt = NewTransport()
 	}
 	c.Transport = &headerTransport{base: rt, set: a.sentHeaders()}
 	c.Timeout = timeout
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &c
+}
+
+// MaxIdleConnsPerHost is the idle pool of a [NewTransport] for the
+// server: as many connections as checkmatch's largest concurrency.
+const MaxIdleConnsPerHost = 1 << 20
+
+// NewTransport returns the transport of a backend session's own pool: a
+// clone of [http.DefaultTransport] whose idle pool keeps every connection
+// a run had open at once (DefaultTransport keeps 2 per host, so a run of
+// concurrency 16 redialed, and paid a TLS handshake per redial, on most
+// calls), and that speaks HTTP/2 where a TLS server offers it. A pool never
+// holds more idle connections than were in use together, so the bound is
+// the run's concurrency; idle ones still close after 90 seconds.
+func NewTransport() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 0 // no limit across hosts; MaxIdleConnsPerHost bounds the one server
+	t.MaxIdleConnsPerHost = MaxIdleConnsPerHost
+	t.ForceAttemptHTTP2 = true
+	return t
 }
 
 // sentHeaders lists the headers a client adds to each request.

@@ -3,8 +3,8 @@ package backendhttp
 import (
 	"context"
 	"encoding/base64"
-	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/typevet/typevet-go/judgment"
 )
@@ -59,13 +59,12 @@ func Base64(ctx context.Context, img judgment.Image) string {
 
 func dataURIPrefix(img judgment.Image) string { return "data:" + img.MIMEType + ";base64," }
 
+// encodeDataURI encodes img in one pass into the bytes the returned
+// string shares (nothing writes them after).
 func encodeDataURI(img judgment.Image) string {
 	prefix := dataURIPrefix(img)
-	var b strings.Builder
-	b.Grow(len(prefix) + base64.StdEncoding.EncodedLen(len(img.Data)))
-	b.WriteString(prefix)
-	enc := base64.NewEncoder(base64.StdEncoding, &b)
-	enc.Write(img.Data)
-	enc.Close()
-	return b.String()
+	b := make([]byte, len(prefix)+base64.StdEncoding.EncodedLen(len(img.Data)))
+	copy(b, prefix)
+	base64.StdEncoding.Encode(b[len(prefix):], img.Data)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }

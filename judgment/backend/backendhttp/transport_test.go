@@ -1,0 +1,86 @@
+package backendhttp
+
+import (
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestNewTransportReusesConnections: a client of a session's own pool
+// runs 64 requests at once, then 64 more, on the connections of the first
+// 64 (DefaultTransport's pool of 2 would redial 62 of them).
+func TestNewTransportReusesConnections(t *testing.T) {
+	var conns atomic.Int64
+	var busy sync.WaitGroup // the first round's requests, all held until 64 are in
+	busy.Add(64)
+	var held atomic.Bool
+	held.Store(true)
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if held.Load() {
+			busy.Done()
+			busy.Wait()
+		}
+		io.WriteString(w, "ok")
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c := NewHTTPClient(nil, Auth{}, 10*time.Second)
+	defer c.CloseIdleConnections()
+	round := func() {
+		var wg sync.WaitGroup
+		for range 64 {
+			wg.Go(func() {
+				resp, err := c.Get(srv.URL)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			})
+		}
+		wg.Wait()
+	}
+	round()
+	first := conns.Load()
+	held.Store(false)
+	round()
+	if first != 64 || conns.Load() != first {
+		t.Fatalf("connections: %d for the first 64 requests, %d after 64 more; want 64 and no new one", first, conns.Load())
+	}
+}
+
+// TestNewTransportHTTP2: over TLS the pool speaks HTTP/2 when the server
+// offers it, also with a TLS configuration of its own (which turns
+// HTTP/2 off in a transport that does not force the attempt).
+func TestNewTransportHTTP2(t *testing.T) {
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.Proto)
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	defer srv.Close()
+	tr := NewTransport()
+	tr.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
+	defer tr.CloseIdleConnections()
+	c := NewHTTPClient(&http.Client{Transport: tr}, Auth{}, 10*time.Second)
+	resp, err := c.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.ProtoMajor != 2 || string(body) != "HTTP/2.0" {
+		t.Fatalf("protocol %s (server saw %s), want HTTP/2", resp.Proto, body)
+	}
+}

@@ -1,0 +1,105 @@
+package vllm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"testing"
+	"testing/iotest"
+
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/judgment/judgmenttest"
+)
+
+// joinedChatBody is chatBody as it was before issue 18: the JSON with
+// every data URI copied in, one fresh body per question. It is the
+// baseline of BenchmarkChatBody and the oracle of TestChatBodyBytes.
+func joinedChatBody(ctx context.Context, req judgment.ScoringRequest) []byte {
+	ids := make([]int, len(req.Candidates))
+	for i, c := range req.Candidates {
+		ids[i] = c.TokenID
+	}
+	b, _ := json.Marshal(ChatRequest{
+		Model:                  req.Model,
+		Messages:               []ChatMessage{{Role: "user", Content: content(req.Prefix, len(req.Media))}},
+		MaxTokens:              1,
+		Logprobs:               true,
+		LogprobTokenIDs:        ids,
+		ReturnTokensAsTokenIDs: true,
+		AddGenerationPrompt:    true,
+	})
+	if len(req.Media) == 0 {
+		return b
+	}
+	const slot = `"url":"`
+	uris := make([]string, len(req.Media))
+	size := len(b)
+	for i, im := range req.Media {
+		uris[i] = backendhttp.DataURI(ctx, im)
+		size += len(uris[i])
+	}
+	out := make([]byte, 0, size)
+	for _, uri := range uris {
+		i := bytes.Index(b, []byte(slot)) + len(slot)
+		out = append(out, b[:i]...)
+		out = append(out, uri...)
+		b = b[i:]
+	}
+	return append(out, b...)
+}
+
+// scoringRequest is a check question's scoring request with images
+// copies of the check PNG.
+func scoringRequest(images int) judgment.ScoringRequest {
+	png := judgmenttest.CheckPNG()
+	req := judgment.ScoringRequest{Model: "m", Prefix: "Look:",
+		Candidates: []judgment.Candidate{{Label: "0", TokenID: 236771}, {Label: "1", TokenID: 236770}}}
+	for i := range images {
+		req.Prefix += judgment.MediaMarker + "\nimage " + string(rune('a'+i))
+		req.Media = append(req.Media, judgment.Image{Data: png, MIMEType: "image/png"})
+	}
+	return req
+}
+
+// TestChatBodyBytes: the spliced body sends exactly the bytes of the
+// joined one, and its length.
+func TestChatBodyBytes(t *testing.T) {
+	for images := range 3 {
+		req := scoringRequest(images)
+		ctx := backendhttp.WithMedia(context.Background(), req.Media)
+		r, n := chatBody(ctx, req).reader()
+		got, _ := io.ReadAll(r)
+		want := joinedChatBody(ctx, req)
+		if !bytes.Equal(got, want) || n != int64(len(want)) {
+			t.Fatalf("%d images: body of %d bytes (said %d) differs from the joined %d", images, len(got), n, len(want))
+		}
+		r, _ = chatBody(ctx, req).reader()
+		if err := iotest.TestReader(r, want); err != nil {
+			t.Fatalf("%d images: %v", images, err)
+		}
+	}
+}
+
+// BenchmarkChatBody builds and sends (to io.Discard) the body of one
+// question about the check image, its data URI encoded once per judgment
+// (as the Judge does): Joined is the body before issue 18, a fresh copy
+// with the ~150 KB URI per question; Spliced is today's.
+func BenchmarkChatBody(b *testing.B) {
+	req := scoringRequest(1)
+	ctx := backendhttp.WithMedia(context.Background(), req.Media)
+	b.Run("Joined", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			io.Copy(io.Discard, bytes.NewReader(joinedChatBody(ctx, req)))
+		}
+	})
+	b.Run("Spliced", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			r, _ := chatBody(ctx, req).reader()
+			io.Copy(io.Discard, r)
+		}
+	})
+}
