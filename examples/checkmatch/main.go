@@ -40,7 +40,9 @@
 // end the command prints the receipt's path and SHA-256 and a summary.
 //
 // Exit status: 0 when every case was judged and the receipt written; 2 on a
-// usage error (nothing sent, nothing written); 1 otherwise, including a run
+// usage error (nothing sent, nothing written), which includes a model the
+// llama.cpp server does not serve (refused before the first scoring
+// request); 1 otherwise, including a run
 // that stopped on a backend failure or Ctrl-C, whose receipt is still
 // written with every earlier outcome.
 //
@@ -179,9 +181,9 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	sess, err := backend.Open(ctx, cfg.settings, "")
+	sess, err := cli.OpenSession(ctx, cfg.settings, "-model")
 	if err != nil {
-		return fmt.Errorf("open %s session: %w", cfg.settings.Backend, err)
+		return err
 	}
 	defer sess.Close()
 	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)

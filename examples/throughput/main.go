@@ -49,7 +49,9 @@
 // variable's name, since its receipts could not be written.
 //
 // Exit status: 0 when every level judged every case; 2 on a usage error
-// (nothing sent, nothing written); 1 otherwise. A level stopped by a
+// (nothing sent, nothing written), which includes a model the llama.cpp
+// server does not serve (refused before the first scoring request); 1
+// otherwise. A level stopped by a
 // backend failure still writes its receipt and ends the sweep. So does
 // Ctrl-C (the level's after-run /metrics read still happens, for at most
 // 10 s); a second Ctrl-C quits at once and writes nothing more.
@@ -219,9 +221,9 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	sess, err := backend.Open(ctx, cfg.settings, "")
+	sess, err := cli.OpenSession(ctx, cfg.settings, "")
 	if err != nil {
-		return fmt.Errorf("open %s session: %w", cfg.settings.Backend, err)
+		return err
 	}
 	defer sess.Close()
 	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
