@@ -20,13 +20,13 @@ import (
 // every control. A Model must not be changed after the server starts; its
 // functions are called from many goroutines at once.
 type Model struct {
-	// ID is the served model id ("" = DefaultModelID). Requests naming
-	// another id (other than one of Aliases) are refused like the real
-	// servers refuse an unknown model.
+	// ID is the served model id ("" = DefaultModelID). vLLM refuses
+	// requests naming another id (other than one of Aliases); a
+	// single-model llama.cpp fake ignores the name, as llama-server does
+	// (see Server.Router for a router).
 	ID string
 
-	// Aliases are extra ids the llama.cpp router accepts and lists in
-	// /v1/models.
+	// Aliases are extra ids vLLM accepts; llama.cpp /v1/models lists them.
 	Aliases []string
 
 	// NVocab is the vocabulary size (0 = DefaultNVocab). llama.cpp
@@ -100,19 +100,20 @@ var Controls = func() []string {
 	return c
 }()
 
-// DefaultVocab returns a fresh copy of the default control vocabulary. The
-// ids of "0".."3" are the real Gemma 4 ids (spec §2.2: 236771, 236770,
-// 236778, 236800); the ids of "4".."9" (236801..236806) and "A".."Z"
-// (236900..236925) are invented but distinct.
-func DefaultVocab() map[string]int {
-	v := map[string]int{"0": 236771, "1": 236770, "2": 236778, "3": 236800}
-	for i, c := range Controls[4:10] {
-		v[c] = 236801 + i
-	}
-	for i, c := range Controls[10:] {
-		v[c] = 236900 + i
-	}
-	return v
+// DefaultVocab returns a fresh copy of the default control vocabulary:
+// Gemma 4's real token id of each control string "0".."9", "A".."Z" (each
+// one token with add_special false, as llama-server v0.5.0 tokenizes them
+// with Gemma 4's tokenizer; "0" is 236771, "4" 236812, "A" 236776).
+func DefaultVocab() map[string]int { return maps.Clone(gemma4Controls) }
+
+// gemma4Controls is Gemma 4's id of each control string.
+var gemma4Controls = map[string]int{
+	"0": 236771, "1": 236770, "2": 236778, "3": 236800, "4": 236812, "5": 236810,
+	"6": 236825, "7": 236832, "8": 236828, "9": 236819, "A": 236776, "B": 236799,
+	"C": 236780, "D": 236796, "E": 236788, "F": 236811, "G": 236823, "H": 236814,
+	"I": 236777, "J": 236863, "K": 236855, "L": 236798, "M": 236792, "N": 236797,
+	"O": 236806, "P": 236791, "Q": 236935, "R": 236794, "S": 236773, "T": 236774,
+	"U": 236836, "V": 236847, "W": 236824, "X": 236917, "Y": 236874, "Z": 236953,
 }
 
 // Probs returns a control-string logprob map from probabilities in control

@@ -1,0 +1,235 @@
+package judgmenttest
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The tests here pin behaviours measured against llama-server v0.5.0
+// (commit de3ff81) with Gemma 4's tokenizer; each failed against the
+// fake before it learned them.
+
+func TestLlamaDefaultVocabIsGemma4(t *testing.T) {
+	raw, err := os.ReadFile("testdata/control-ids.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]int
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	got := DefaultVocab()
+	if len(got) != len(want) || len(want) != len(Controls) {
+		t.Fatalf("%d controls, want %d", len(got), len(want))
+	}
+	for c, id := range want {
+		if got[c] != id {
+			t.Errorf("control %q has id %d, want Gemma 4's %d", c, got[c], id)
+		}
+	}
+}
+
+// A single-model llama-server ignores the request's model: every endpoint
+// answers as the served model.
+func TestLlamaSingleModelIgnoresModel(t *testing.T) {
+	s := NewLlamaCPP(testModel())
+	defer s.Close()
+	reqs := []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", "/props?model=typo", nil},
+		{"POST", "/apply-template", map[string]any{"model": "typo", "messages": []any{map[string]any{"role": "user", "content": "hello"}}, "add_generation_prompt": true}},
+		{"POST", "/tokenize", map[string]any{"model": "typo", "content": "4"}},
+		{"POST", "/tokenize", map[string]any{"content": "4"}},
+		{"POST", "/completion", func() any { b := llamaBody(textPrompt, 8); b["model"] = "typo"; return b }()},
+	}
+	for _, r := range reqs {
+		resp, raw := do(t, s, r.method, r.path, r.body)
+		if resp.StatusCode != 200 {
+			t.Errorf("%s %s: status %d %s, want 200 as the served model", r.method, r.path, resp.StatusCode, truncate(raw))
+		}
+		if strings.Contains(r.path, "props") || r.path == "/completion" {
+			var v struct {
+				Alias string `json:"model_alias"`
+				Model string `json:"model"`
+			}
+			json.Unmarshal(raw, &v)
+			if v.Alias+v.Model != DefaultModelID {
+				t.Errorf("%s answers as %q, want the served %q", r.path, v.Alias+v.Model, DefaultModelID)
+			}
+		}
+	}
+}
+
+func TestLlamaMalformedJSONIsServerError(t *testing.T) {
+	s := NewLlamaCPP(testModel())
+	defer s.Close()
+	for _, path := range []string{"/completion", "/tokenize", "/apply-template"} {
+		for _, body := range []string{"{bad", "", `{"content":"a"} x`} {
+			resp, raw := do(t, s, "POST", path, body)
+			var e struct {
+				Error struct {
+					Code    int    `json:"code"`
+					Message string `json:"message"`
+					Type    string `json:"type"`
+				} `json:"error"`
+			}
+			json.Unmarshal(raw, &e)
+			if resp.StatusCode != 500 || e.Error.Code != 500 || e.Error.Type != "server_error" ||
+				!strings.HasPrefix(e.Error.Message, "[json.exception.parse_error.101] parse error") {
+				t.Errorf("%s %q: status %d %s, want 500 server_error", path, body, resp.StatusCode, raw)
+			}
+		}
+	}
+}
+
+// cpp-httplib's keep-alive limit: the 100th request on a connection is
+// answered with Connection: close, and the next one dials anew.
+func TestLlamaKeepAliveEndsAfter100Requests(t *testing.T) {
+	s := NewLlamaCPP(nil)
+	defer s.Close()
+	c := s.Client()
+	for i := 1; i <= 101; i++ {
+		resp, err := c.Get(s.URL + "/health")
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body) // read to the end, so the connection is reused
+		resp.Body.Close()
+		if want := i == 100; resp.Close != want {
+			t.Fatalf("request %d: Connection close %v, want %v", i, resp.Close, want)
+		}
+	}
+}
+
+func newRouter(t *testing.T, edit func(*Server)) *Server {
+	t.Helper()
+	s := NewUnstartedLlamaCPP(testModel())
+	s.Router = true
+	s.RouterModels = []string{"other"}
+	if edit != nil {
+		edit(s)
+	}
+	s.Start()
+	t.Cleanup(s.Close)
+	return s
+}
+
+func props(t *testing.T, s *Server, model string) (int, map[string]any) {
+	t.Helper()
+	path := "/props"
+	if model != "" {
+		path += "?model=" + model
+	}
+	resp, raw := do(t, s, "GET", path, nil)
+	var m map[string]any
+	json.Unmarshal(raw, &m)
+	return resp.StatusCode, m
+}
+
+func TestLlamaRouterProps(t *testing.T) {
+	s := newRouter(t, nil)
+	status, p := props(t, s, "")
+	if _, hasModalities := p["modalities"]; status != 200 || p["role"] != "router" || hasModalities || p["model_alias"] != "llama-server" {
+		t.Errorf("router /props = %d %v, want the router's own props without modalities", status, p)
+	}
+	if status, p := props(t, s, "nope"); status != 400 || !strings.Contains(p["error"].(map[string]any)["message"].(string), "model 'nope' not found") {
+		t.Errorf("unknown model: %d %v", status, p)
+	}
+	if s.LoadedModel() != "" || s.Loads() != 0 {
+		t.Errorf("a router starts with nothing loaded; loaded %q after %d loads", s.LoadedModel(), s.Loads())
+	}
+}
+
+func TestLlamaRouterNeedsAModel(t *testing.T) {
+	s := newRouter(t, nil)
+	for _, path := range []string{"/tokenize", "/apply-template", "/completion"} {
+		body := map[string]any{"content": "4"}
+		switch path {
+		case "/apply-template":
+			body = map[string]any{"messages": []any{map[string]any{"role": "user", "content": "hello"}}}
+		case "/completion":
+			body = llamaBody(textPrompt, 8)
+			body["model"] = ""
+		}
+		resp, raw := do(t, s, "POST", path, body)
+		if resp.StatusCode != 400 || errMessage(raw) != "model name is missing from the request" {
+			t.Errorf("%s without a model: %d %s", path, resp.StatusCode, raw)
+		}
+	}
+}
+
+// A request for an unloaded model loads it (taking LoadDelay) and, unless
+// the marker is pinned (LLAMA_MEDIA_MARKER), draws a new media marker.
+func TestLlamaRouterAutoload(t *testing.T) {
+	for _, pin := range []bool{false, true} {
+		s := newRouter(t, func(s *Server) { s.LoadDelay = 30 * time.Millisecond; s.PinMarker = pin })
+		start := time.Now()
+		_, a := props(t, s, DefaultModelID)
+		if took := time.Since(start); took < 30*time.Millisecond || s.LoadedModel() != DefaultModelID {
+			t.Errorf("first /props took %v and loaded %q, want a load of %q", took, s.LoadedModel(), DefaultModelID)
+		}
+		_, again := props(t, s, DefaultModelID)
+		_, b := props(t, s, "other")
+		if s.Loads() != 2 || s.LoadedModel() != "other" || a["model_alias"] != DefaultModelID || b["model_alias"] != "other" {
+			t.Errorf("loads %d loaded %q aliases %v %v", s.Loads(), s.LoadedModel(), a["model_alias"], b["model_alias"])
+		}
+		if a["media_marker"] != again["media_marker"] || (a["media_marker"] == b["media_marker"]) != pin {
+			t.Errorf("PinMarker %v: markers %v, %v, then %v after a reload", pin, a["media_marker"], again["media_marker"], b["media_marker"])
+		}
+		_, raw := do(t, s, "GET", "/v1/models", nil)
+		var list struct {
+			Data []struct {
+				ID     string
+				Status struct{ Value string }
+				Meta   *json.RawMessage
+			}
+		}
+		json.Unmarshal(raw, &list)
+		if len(list.Data) != 2 || list.Data[0].Status.Value != "unloaded" || list.Data[1].Status.Value != "loaded" ||
+			list.Data[0].Meta != nil || list.Data[1].Meta == nil {
+			t.Errorf("/v1/models = %s", raw)
+		}
+	}
+}
+
+// With --models-max 1 a load while the loaded model is busy is refused.
+func TestLlamaRouterLoadWhileBusy(t *testing.T) {
+	m := testModel()
+	release := make(chan struct{})
+	m.Delay = func(string) time.Duration {
+		<-release
+		return 0
+	}
+	s := NewUnstartedLlamaCPP(m)
+	s.Router, s.RouterModels = true, []string{"other"}
+	s.Start()
+	defer s.Close()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		do(t, s, "POST", "/completion", llamaBody(textPrompt, 8))
+	}()
+	for s.Count("/completion") == 0 || s.LoadedModel() == "" {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(10 * time.Millisecond) // the completion is past routing, thinking
+	resp, raw := do(t, s, "POST", "/tokenize", map[string]any{"model": "other", "content": "4"})
+	close(release)
+	wg.Wait()
+	if resp.StatusCode != http.StatusInternalServerError || errMessage(raw) != "model limit reached, try again later" {
+		t.Errorf("load while busy: %d %s, want 500 model limit reached", resp.StatusCode, raw)
+	}
+	// Once idle, the load goes through.
+	if resp, raw := do(t, s, "POST", "/tokenize", map[string]any{"model": "other", "content": "4"}); resp.StatusCode != 200 {
+		t.Errorf("load when idle: %d %s", resp.StatusCode, raw)
+	}
+}
