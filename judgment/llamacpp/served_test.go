@@ -29,7 +29,9 @@ func TestOpenRefusesUnservedModel(t *testing.T) {
 		{name: "single-model, names every served name", model: &judgmenttest.Model{Aliases: []string{"g4"}}, open: "typo",
 			wantServed: []string{judgmenttest.DefaultModelID, "g4"}},
 		{name: "no /v1/models: /props alone decides", open: "typo", wantServed: []string{judgmenttest.DefaultModelID},
-			knobs: func(s *judgmenttest.Server) { s.Inject(judgmenttest.Fault{Path: "/v1/models", Status: 404, Body: "{}"}) }},
+			knobs: func(s *judgmenttest.Server) {
+				s.Inject(judgmenttest.Fault{Path: "/v1/models", Status: 404, Body: "{}"})
+			}},
 		{name: "router, unknown model", open: "typo", wantServed: []string{judgmenttest.DefaultModelID, "other"},
 			knobs: func(s *judgmenttest.Server) { s.Router, s.RouterModels = true, []string{"other"} }},
 		{name: "router, a listed model", open: "other",
