@@ -395,19 +395,19 @@ func (s *Server) llamaCompletion(x *exchange) {
 	if s.Router {
 		served = stringField(m, "model")
 	}
-	x.raw(http.StatusOK, "application/json", s.llamaCompletionBody(d, top, evaluated, x.tamper, served))
+	x.raw(http.StatusOK, "application/json", s.model.llamaCompletionBody(d, top, evaluated, x.tamper, served))
 }
 
 // llamaCompletionBody writes the /completion answer by hand: with a full
 // vocabulary the logprob list is the bulk of the bytes.
-func (s *Server) llamaCompletionBody(d dist, top []entry, evaluated int, t Tamper, served string) []byte {
-	first, hasFirst := s.model.Vocab["0"]
+func (m *model) llamaCompletionBody(d dist, top []entry, evaluated int, t Tamper, served string) []byte {
+	first, hasFirst := m.Vocab["0"]
 	b := make([]byte, 0, 256+len(top)*130) // a Gemma-size filler entry is about 125 bytes
 	// n_predict 0 still generates one token, the greedy pick (llama-server
 	// v0.5.0): tokens_predicted 1, content its text.
 	content := ""
 	if len(top) > 0 {
-		content = s.model.tokenString(top[0].id)
+		content = m.tokenString(top[0].id)
 	}
 	b = append(b, `{"index":0,"content":`...)
 	b = appendString(b, content)
@@ -420,11 +420,14 @@ func (s *Server) llamaCompletionBody(d dist, top []entry, evaluated int, t Tampe
 	b = append(b, `,"truncated":false,"stop_type":"limit","stopping_word":"","tokens_cached":0,"completion_probabilities":[{`...)
 	fillerLP := appendFloat(nil, d.filler) // every filler shares one logprob
 	entryBody := func(b []byte, e entry, lit string) []byte {
-		if prefix, ok := s.model.fillerPrefix(e.id); ok && lit == "" {
+		if prefix, ok := m.fillerPrefix(e.id); ok && lit == "" {
 			b = append(b, prefix...)
+			if m.RealShape {
+				return appendFloat(b, e.logprob)
+			}
 			return append(b, fillerLP...)
 		}
-		b = appendEntryPrefix(b, e.id, s.model.tokenString(e.id))
+		b = appendEntryPrefix(b, e.id, m.tokenString(e.id))
 		if lit != "" {
 			return append(b, lit...)
 		}
@@ -437,6 +440,27 @@ func (s *Server) llamaCompletionBody(d dist, top []entry, evaluated int, t Tampe
 	b = append(b, `"top_logprobs":[`...)
 	b = appendTopLogprobs(b, top, first, hasFirst, t, entryBody)
 	return append(b, "]}]}"...)
+}
+
+// RealSizeCompletion returns the body of a full-vocabulary /completion
+// answer of a real llama-server's size and shape, for benchmarks of a
+// decoder: what the fake server answers for prompt with n_probs 262144
+// when m has RealShape set (m nil = the zero Model; RealShape is set on a
+// copy, and NVocab 0 means 262,144). With the default vocabulary the body
+// has 262,144 entries, ids 0..262143 once each in a shuffled order with
+// distinct logprobs, a total mass of 1.0000000000010 and about 26 MB, as
+// llama-server v0.5.0 answers with Gemma 4's tokenizer. The same
+// arguments give the same bytes.
+func RealSizeCompletion(m *Model, prompt string) []byte {
+	var c Model
+	if m != nil {
+		c = *m
+	}
+	c.RealShape = true
+	mm := newModel(&c)
+	d := mm.distribution(prompt, nil)
+	top := d.top(mm, mm.NVocab)
+	return mm.llamaCompletionBody(d, top, mm.countTokens(prompt, 0), TamperNone, mm.ID)
 }
 
 // appendEntryPrefix appends one llama.cpp logprob entry up to its logprob

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,6 +66,17 @@ type Model struct {
 	// ImageTokens is the number of prompt tokens one image costs
 	// (0 = DefaultImageTokens).
 	ImageTokens int
+
+	// RealShape gives the full-vocabulary answer the shape of a real
+	// llama-server's (v0.5.0, Gemma 4 tokenizer): the non-control tokens
+	// other than OffToken carry distinct logprobs spread over some 70 nats,
+	// so the ids come out in a shuffled order, not ascending; their token
+	// strings vary in length and include multi-byte UTF-8; and the whole
+	// distribution sums to 1 + 1e-12 (the real float32 logprobs sum to
+	// 1.0000000000010), not exactly 1. Every id 0..NVocab-1 still comes
+	// once. Off by default, so small tests keep their simple, cheaper
+	// answer; see [RealSizeCompletion].
+	RealShape bool
 
 	// OffToken is the id of the most likely non-control token (0 =
 	// DefaultOffToken). It carries half of the non-control mass (all of it
@@ -236,6 +248,11 @@ type model struct {
 	fillerOnceIDs sync.Once
 	fillerIDs     []int // the filler ids, ascending; see fillers
 
+	realOnce  sync.Once
+	realOrder []int     // RealShape: the filler ids, most likely first
+	realLogW  []float64 // RealShape: log share of the filler mass, by rank
+	realRank  []int32   // RealShape: rank of each filler id (-1 otherwise)
+
 	fillerOnce sync.Once
 	fillerJSON []byte  // the llama.cpp entry prefix of every filler, concatenated
 	fillerEnd  []int32 // fillerEnd[i] ends the prefix of fillers[i] in fillerJSON
@@ -390,7 +407,63 @@ func (m *model) tokenString(id int) string {
 	if id == m.OffToken {
 		return " The"
 	}
+	if m.RealShape {
+		return realToken(id)
+	}
 	return "<unused" + strconv.Itoa(id) + ">"
+}
+
+// realExcess is how far a RealShape distribution sums above 1, as the
+// real server's float32 logprobs do.
+const realExcess = 1e-12
+
+// realSpread is the logprob range, in nats, of a RealShape answer's
+// fillers (the real one spans about -25 to -95).
+const realSpread = 70.0
+
+// realToken is a RealShape filler's text: a word-like piece of one to
+// eleven letters after a space, every seventh a run of Devanagari (three
+// UTF-8 bytes a letter), as a real vocabulary mixes them.
+func realToken(id int) string {
+	n := 1 + id%11
+	b := make([]byte, 0, 1+3*n)
+	b = append(b, ' ')
+	for i := range n {
+		k := (id/11 + i*7) % 26
+		if id%7 == 0 {
+			b = utf8.AppendRune(b, rune(0x915+k))
+		} else {
+			b = append(b, byte('a'+k))
+		}
+	}
+	return string(b)
+}
+
+// realTables builds the RealShape filler order (a fixed shuffle of the
+// fillers) and their log shares: exp(-realSpread·r/n), normalised.
+func (m *model) realTables() {
+	m.realOnce.Do(func() {
+		fillers := m.fillers()
+		m.realOrder = slices.Clone(fillers)
+		r := rand.New(rand.NewPCG(262144, 1))
+		r.Shuffle(len(m.realOrder), func(i, j int) { m.realOrder[i], m.realOrder[j] = m.realOrder[j], m.realOrder[i] })
+		n := float64(len(fillers))
+		m.realLogW = make([]float64, len(fillers))
+		z := 0.0
+		for i := range m.realLogW {
+			m.realLogW[i] = -realSpread * float64(i) / n
+			z += math.Exp(m.realLogW[i])
+		}
+		logZ := math.Log(z)
+		m.realRank = make([]int32, m.NVocab)
+		for i := range m.realRank {
+			m.realRank[i] = -1
+		}
+		for i, id := range m.realOrder {
+			m.realLogW[i] -= logZ
+			m.realRank[id] = int32(i)
+		}
+	})
 }
 
 // entry is one token of a next-token distribution.
@@ -403,7 +476,7 @@ type entry struct {
 type dist struct {
 	controls map[int]float64 // control id -> logprob
 	off      float64         // logprob of OffToken
-	filler   float64         // logprob of each filler token
+	filler   float64         // logprob of each filler token (RealShape: of the filler mass)
 }
 
 func (m *model) distribution(prompt string, images [][]byte) dist {
@@ -422,9 +495,17 @@ func (m *model) distribution(prompt string, images [][]byte) dist {
 		mass += math.Exp(lp)
 	}
 	rest := max(1-mass, 1e-12)
-	if m.nFillers == 0 {
+	if m.RealShape {
+		rest += realExcess
+	}
+	switch {
+	case m.nFillers == 0:
 		d.off = math.Log(rest)
-	} else {
+	case m.RealShape:
+		m.realTables()
+		d.off = math.Log(rest / 2)
+		d.filler = math.Log(rest / 2)
+	default:
 		d.off = math.Log(rest / 2)
 		d.filler = math.Log(rest / 2 / float64(m.nFillers))
 	}
@@ -439,6 +520,9 @@ func (d dist) logprob(m *model, id int) float64 {
 	if id == m.OffToken {
 		return d.off
 	}
+	if m.RealShape {
+		return d.filler + m.realLogW[m.realRank[id]]
+	}
 	return d.filler
 }
 
@@ -451,13 +535,19 @@ func (d dist) top(m *model, n int) []entry {
 	}
 	all = append(all, entry{m.OffToken, d.off})
 	sortEntries(all)
-	// Fillers all share one logprob and come in id order, so merge them in.
+	// The fillers come sorted already (all sharing one logprob, in id
+	// order; RealShape: by rank), so merge them in.
 	fillers := m.fillers()
+	filler := func(i int) entry { return entry{fillers[i], d.filler} }
+	if m.RealShape {
+		fillers = m.realOrder
+		filler = func(i int) entry { return entry{fillers[i], d.filler + m.realLogW[i]} }
+	}
 	out := make([]entry, 0, n)
 	fi := 0
 	for _, e := range all {
-		for fi < len(fillers) && len(out) < n && (d.filler > e.logprob || (d.filler == e.logprob && fillers[fi] < e.id)) {
-			out = append(out, entry{fillers[fi], d.filler})
+		for fi < len(fillers) && len(out) < n && less(filler(fi), e) {
+			out = append(out, filler(fi))
 			fi++
 		}
 		if len(out) == n {
@@ -466,7 +556,7 @@ func (d dist) top(m *model, n int) []entry {
 		out = append(out, e)
 	}
 	for ; fi < len(fillers) && len(out) < n; fi++ {
-		out = append(out, entry{fillers[fi], d.filler})
+		out = append(out, filler(fi))
 	}
 	return out
 }

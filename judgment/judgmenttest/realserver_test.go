@@ -1,14 +1,17 @@
 package judgmenttest
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 // The tests here pin behaviours measured against llama-server v0.5.0
@@ -231,5 +234,92 @@ func TestLlamaRouterLoadWhileBusy(t *testing.T) {
 	// Once idle, the load goes through.
 	if resp, raw := do(t, s, "POST", "/tokenize", map[string]any{"model": "other", "content": "4"}); resp.StatusCode != 200 {
 		t.Errorf("load when idle: %d %s", resp.StatusCode, raw)
+	}
+}
+
+// The real full-vocabulary answer (llama-server v0.5.0, Gemma 4's
+// tokenizer) is 26.5 MB: 262,144 entries, ids 0..262143 once each, sorted
+// by logprob with the ids shuffled, total mass 1.0000000000010.
+func TestRealSizeCompletionHasTheRealShape(t *testing.T) {
+	body := RealSizeCompletion(nil, "")
+	if n := len(body); n < 20e6 || n > 32e6 {
+		t.Errorf("body is %d bytes, want about 26.5 MB", n)
+	}
+	var c struct {
+		TokensPredicted int `json:"tokens_predicted"`
+		Probs           []struct {
+			Top []struct {
+				ID      int     `json:"id"`
+				Token   string  `json:"token"`
+				Bytes   []int   `json:"bytes"`
+				Logprob float64 `json:"logprob"`
+			} `json:"top_logprobs"`
+		} `json:"completion_probabilities"`
+	}
+	if err := json.Unmarshal(body, &c); err != nil {
+		t.Fatal(err)
+	}
+	top := c.Probs[0].Top
+	if len(top) != DefaultNVocab {
+		t.Fatalf("%d entries, want %d", len(top), DefaultNVocab)
+	}
+	seen := make([]bool, DefaultNVocab)
+	ascending, distinct, multibyte := 0, map[float64]bool{}, 0
+	var mass, comp float64 // Neumaier's compensated sum
+	for i, e := range top {
+		if e.ID < 0 || e.ID >= DefaultNVocab || seen[e.ID] {
+			t.Fatalf("entry %d: id %d out of range or repeated", i, e.ID)
+		}
+		seen[e.ID] = true
+		if i > 0 && e.ID > top[i-1].ID {
+			ascending++
+		}
+		if i > 0 && e.Logprob > top[i-1].Logprob {
+			t.Fatalf("entry %d not sorted most likely first", i)
+		}
+		if len(e.Bytes) != len(e.Token) {
+			t.Fatalf("entry %d: bytes %v do not spell %q", i, e.Bytes, e.Token)
+		}
+		if len(e.Token) > utf8.RuneCountInString(e.Token) {
+			multibyte++
+		}
+		distinct[e.Logprob] = true
+		p := math.Exp(e.Logprob)
+		t := mass + p
+		if math.Abs(mass) >= math.Abs(p) {
+			comp += (mass - t) + p
+		} else {
+			comp += (p - t) + mass
+		}
+		mass = t
+	}
+	mass += comp
+	if ascending > DefaultNVocab*3/4 {
+		t.Errorf("%d of %d ids follow a smaller one: want a shuffled order, as sorted by logprob", ascending, DefaultNVocab)
+	}
+	if len(distinct) < DefaultNVocab*9/10 || multibyte == 0 {
+		t.Errorf("%d distinct logprobs, %d multi-byte tokens: want nearly all distinct and some multi-byte", len(distinct), multibyte)
+	}
+	if math.Abs(mass-(1+1e-12)) > 1e-13 {
+		t.Errorf("total mass %.16f, want 1.0000000000010", mass)
+	}
+	if c.TokensPredicted != 1 {
+		t.Errorf("tokens_predicted %d, want 1", c.TokensPredicted)
+	}
+	if !bytes.Equal(body, RealSizeCompletion(nil, "")) {
+		t.Error("two calls give different bytes")
+	}
+}
+
+// The fake server answers with the same shape when Model.RealShape is set,
+// so a client's full-vocabulary path meets it on the wire.
+func TestLlamaRealShapeServed(t *testing.T) {
+	m := CheckModel()
+	m.NVocab, m.RealShape = 0, true // the full Gemma 4 size
+	s := NewLlamaCPP(m)
+	defer s.Close()
+	resp, raw := do(t, s, "POST", "/completion", llamaBody(textPrompt, DefaultNVocab))
+	if resp.StatusCode != 200 || !bytes.Equal(raw, RealSizeCompletion(m, textPrompt)) {
+		t.Errorf("status %d: the served answer differs from RealSizeCompletion", resp.StatusCode)
 	}
 }
