@@ -39,8 +39,12 @@ const (
 	alias      = "gemma-4-tinyrand-mm"
 	modelFile  = "tiny-gemma4vocab.gguf"
 	mmprojFile = "mmproj-tiny-gemma4vocab.gguf"
-	// slots is -np: two judgments in flight on two cores.
-	slots = "2"
+	// slots is -np: the orderings study's one request beside the sweep's
+	// two at its second level.
+	slots = "3"
+	// concurrency is TYPEVET_IMAGE_CONCURRENCY: two judgments in flight
+	// on two cores.
+	concurrency = "2"
 )
 
 // binary returns the llama-server binary and its models directory, or
@@ -68,13 +72,18 @@ func binary(t *testing.T) (bin, models string) {
 	return bin, models
 }
 
-// server is one llama-server process behind a counting proxy.
+// server is one llama-server process.
 type server struct {
 	cmd  *exec.Cmd
 	done chan error
 	log  string
-	url  string // the proxy's URL: every request is counted
 	real string // the server's own URL
+}
+
+// front is a counting proxy before a server: each client of the test gets
+// its own, so its requests are counted apart.
+type front struct {
+	url string
 
 	mu     sync.Mutex
 	counts map[string]int // "METHOD /path STATUS" -> requests
@@ -88,8 +97,7 @@ func start(t *testing.T, bin string, args ...string) *server {
 	require.NoError(t, err)
 	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 	l.Close()
-	s := &server{log: filepath.Join(t.TempDir(), "llama-server.log"), real: "http://127.0.0.1:" + port,
-		counts: map[string]int{}, done: make(chan error, 1)}
+	s := &server{log: filepath.Join(t.TempDir(), "llama-server.log"), real: "http://127.0.0.1:" + port, done: make(chan error, 1)}
 	logf, err := os.Create(s.log)
 	require.NoError(t, err)
 	args = append(args, "--host", "127.0.0.1", "--port", port, "-c", "16384", "-np", slots, "-t", "2")
@@ -98,21 +106,6 @@ func start(t *testing.T, bin string, args ...string) *server {
 	require.NoError(t, s.cmd.Start())
 	go func() { s.done <- s.cmd.Wait(); logf.Close() }()
 	t.Cleanup(func() { s.stop(t) })
-
-	target, _ := url.Parse(s.real)
-	proxy := httputil.NewSingleHostReverseProxy(target)
-	front := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &statusWriter{ResponseWriter: w, status: 200}
-		proxy.ServeHTTP(rec, r)
-		s.mu.Lock()
-		s.counts[fmt.Sprintf("%s %s %d", r.Method, r.URL.Path, rec.status)]++
-		s.mu.Unlock()
-	})}
-	pl, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	go front.Serve(pl)
-	t.Cleanup(func() { front.Close() })
-	s.url = "http://" + pl.Addr().String()
 
 	deadline := time.Now().Add(90 * time.Second)
 	for {
@@ -132,6 +125,27 @@ func start(t *testing.T, bin string, args ...string) *server {
 			t.Fatalf("llama-server /health not 200 after 90 s\n%s", tail(s.log))
 		}
 	}
+}
+
+// front starts a counting proxy before s.
+func (s *server) front(t *testing.T) *front {
+	t.Helper()
+	target, _ := url.Parse(s.real)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	f := &front{counts: map[string]int{}}
+	hs := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusWriter{ResponseWriter: w, status: 200}
+		proxy.ServeHTTP(rec, r)
+		f.mu.Lock()
+		f.counts[fmt.Sprintf("%s %s %d", r.Method, r.URL.Path, rec.status)]++
+		f.mu.Unlock()
+	})}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	go hs.Serve(l)
+	t.Cleanup(func() { hs.Close() })
+	f.url = "http://" + l.Addr().String()
+	return f
 }
 
 type statusWriter struct {
@@ -158,11 +172,11 @@ func (s *server) stop(t *testing.T) {
 }
 
 // take returns the request counts since the last take and clears them.
-func (s *server) take() map[string]int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.counts
-	s.counts = map[string]int{}
+func (f *front) take() map[string]int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	c := f.counts
+	f.counts = map[string]int{}
 	return c
 }
 
@@ -201,9 +215,9 @@ func build(t *testing.T) (root, bin string) {
 }
 
 // command runs one built command in the repository root with the
-// environment cleared of TYPEVET_* and set to env.
+// environment cleared of TYPEVET_* and set to env; -1 when it could not
+// run. It may run on another goroutine.
 func command(t *testing.T, root, bin, name string, env map[string]string, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
 	cmd := exec.Command(filepath.Join(bin, name), args...)
 	cmd.Dir = root
 	for _, kv := range os.Environ() {
@@ -223,7 +237,8 @@ func command(t *testing.T, root, bin, name string, env map[string]string, args .
 	case errors.As(err, &ee):
 		code = ee.ExitCode()
 	default:
-		t.Fatalf("%s: %v", name, err)
+		t.Errorf("%s: %v", name, err)
+		code = -1
 	}
 	return code, out.String(), errb.String()
 }
@@ -265,8 +280,9 @@ func pinsServer(t *testing.T, raw []byte) string {
 
 // TestRealLlamaServer runs the commands end to end against a real
 // single-model llama-server: the refusal of a model it does not serve
-// (it ignores the request's model), the seven-case check-match slice, a
-// one-row orderings study on it and a two-level throughput sweep.
+// (it ignores the request's model), the seven-case check-match slice, then
+// side by side a one-row orderings study on it (one request at a time) and
+// a two-level throughput sweep, so both of the server's slots stay busy.
 func TestRealLlamaServer(t *testing.T) {
 	llama, models := binary(t)
 	began := time.Now()
@@ -274,77 +290,85 @@ func TestRealLlamaServer(t *testing.T) {
 	srv := start(t, llama, "-m", filepath.Join(models, modelFile), "--mmproj", filepath.Join(models, mmprojFile), "--alias", alias)
 	t.Logf("build and server start: %.1f s", time.Since(began).Seconds())
 	dir := t.TempDir()
-	env := map[string]string{
-		"TYPEVET_BACKEND":                 "llama_cpp",
-		"TYPEVET_LLAMA__BASE_URL":         srv.url,
-		"TYPEVET_LLAMA__MULTIMODAL_MODEL": alias,
-		"TYPEVET_IMAGE_CONCURRENCY":       slots,
+	envFor := func(f *front, model string) map[string]string {
+		return map[string]string{
+			"TYPEVET_BACKEND":                 "llama_cpp",
+			"TYPEVET_LLAMA__BASE_URL":         f.url,
+			"TYPEVET_LLAMA__MULTIMODAL_MODEL": model,
+			"TYPEVET_IMAGE_CONCURRENCY":       concurrency,
+		}
 	}
-	// step runs f and logs its wall time and the requests the server
-	// answered, which it returns.
-	step := func(name string, f func()) map[string]int {
-		t.Helper()
+	// run runs one command through its own counting proxy f and logs its
+	// wall time and the requests the server answered, which it returns. It
+	// may run on another goroutine.
+	run := func(f *front, name string, model string, args ...string) (code int, stdout, stderr string, counts map[string]int) {
 		at := time.Now()
-		f()
-		c := srv.take()
-		t.Logf("%s: %.1f s; requests: %s", name, time.Since(at).Seconds(), formatCounts(c))
-		return c
+		code, stdout, stderr = command(t, root, bin, name, envFor(f, model), args...)
+		counts = f.take()
+		t.Logf("%s %s: exit %d, %.1f s; requests: %s", name, strings.Join(args, " "), code, time.Since(at).Seconds(), formatCounts(counts))
+		return code, stdout, stderr, counts
 	}
 
-	c := step("mistyped model refused", func() {
-		typo := map[string]string{}
-		for k, v := range env {
-			typo[k] = v
-		}
-		typo["TYPEVET_LLAMA__MULTIMODAL_MODEL"] = "gemma-4-tinyrand-typo"
-		path := filepath.Join(dir, "typo.json")
-		code, _, stderr := command(t, root, bin, "checkmatch", typo, "-receipt", path, "-rows", "1")
-		assert.Equal(t, 2, code, stderr)
-		assert.Contains(t, stderr, `names model "gemma-4-tinyrand-typo", which the llama.cpp server does not serve (it serves "`+alias+`")`)
-		assert.NoFileExists(t, path)
-	})
+	typo := filepath.Join(dir, "typo.json")
+	code, _, stderr, c := run(srv.front(t), "checkmatch", "gemma-4-tinyrand-typo", "-receipt", typo, "-rows", "1")
+	assert.Equal(t, 2, code, stderr)
+	assert.Contains(t, stderr, `names model "gemma-4-tinyrand-typo", which the llama.cpp server does not serve (it serves "`+alias+`")`)
+	assert.NoFileExists(t, typo)
 	assert.Zero(t, c["POST /completion 200"]+c["POST /tokenize 200"], "no scoring request before the refusal")
 
 	single := filepath.Join(dir, "check_match_seed1.json")
-	step("checkmatch (7 cases, seed 1)", func() {
-		code, stdout, stderr := command(t, root, bin, "checkmatch", env, "-receipt", single, "-rows", "1", "-seed", strconv.Itoa(checkmatch.OrderingsSeed))
-		require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-		r, pins := readCheckMatch(t, single)
+	code, stdout, stderr, c := run(srv.front(t), "checkmatch", alias, "-receipt", single, "-rows", "1", "-seed", strconv.Itoa(checkmatch.OrderingsSeed))
+	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
+	r, pins := readCheckMatch(t, single)
+	require.Nil(t, r.Stopped)
+	require.Len(t, r.Cases, 7)
+	assert.Equal(t, 7*4, c["POST /completion 200"], "four questions a case")
+	t.Logf("checkmatch pins.server: %s", pins)
+	assert.Contains(t, pins, `"model_alias":"`+alias+`"`)
+
+	// The orderings study sends one request at a time; the sweep beside
+	// it keeps the second slot busy. Each is checked once both ended.
+	type result struct {
+		code           int
+		stdout, stderr string
+	}
+	var ord, sweep result
+	orderings := filepath.Join(dir, "orderings.json")
+	prefix := filepath.Join(dir, "sweep")
+	ordFront, sweepFront := srv.front(t), srv.front(t)
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		ord.code, ord.stdout, ord.stderr, _ = run(ordFront, "orderings", alias, "-receipt", orderings, "-rows", "1", "-single", single)
+	}()
+	go func() {
+		defer wg.Done()
+		sweep.code, sweep.stdout, sweep.stderr, _ = run(sweepFront, "throughput", alias, "-levels", "1,2", "-rows", "1", "-receipt-prefix", prefix)
+	}()
+	wg.Wait()
+
+	require.Equal(t, 0, ord.code, "orderings stdout:\n%s\nstderr:\n%s", ord.stdout, ord.stderr)
+	raw, err := os.ReadFile(orderings)
+	require.NoError(t, err)
+	or, err := checkmatch.ReadOrderingsReceipt(bytes.NewReader(raw))
+	require.NoError(t, err)
+	require.Nil(t, or.Stopped)
+	require.NotEmpty(t, or.Cases)
+	st, err := checkmatch.OrderingsStatistics(or.Cases)
+	require.NoError(t, err)
+	require.NotNil(t, or.Statistics)
+	assert.Equal(t, st, *or.Statistics, "the orderings statistics recompute from the cases")
+	t.Logf("orderings pins.server: %s", pinsServer(t, raw))
+
+	require.Equal(t, 0, sweep.code, "throughput stdout:\n%s\nstderr:\n%s", sweep.stdout, sweep.stderr)
+	for _, level := range []string{"1", "2"} {
+		r, pins := readCheckMatch(t, prefix+"_c"+level+".json")
 		require.Nil(t, r.Stopped)
 		require.Len(t, r.Cases, 7)
-		t.Logf("checkmatch pins.server: %s", pins)
-		assert.Contains(t, pins, alias)
-	})
-
-	step("orderings (1 row)", func() {
-		path := filepath.Join(dir, "orderings.json")
-		code, stdout, stderr := command(t, root, bin, "orderings", env, "-receipt", path, "-rows", "1", "-single", single)
-		require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-		raw, err := os.ReadFile(path)
-		require.NoError(t, err)
-		r, err := checkmatch.ReadOrderingsReceipt(bytes.NewReader(raw))
-		require.NoError(t, err)
-		require.Nil(t, r.Stopped)
-		require.NotEmpty(t, r.Cases)
-		st, err := checkmatch.OrderingsStatistics(r.Cases)
-		require.NoError(t, err)
-		require.NotNil(t, r.Statistics)
-		assert.Equal(t, st, *r.Statistics, "the statistics recompute from the cases")
-		t.Logf("orderings pins.server: %s", pinsServer(t, raw))
-	})
-
-	step("throughput (levels 1,2)", func() {
-		prefix := filepath.Join(dir, "sweep")
-		code, stdout, stderr := command(t, root, bin, "throughput", env, "-levels", "1,2", "-rows", "1", "-receipt-prefix", prefix)
-		require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
-		for _, level := range []string{"1", "2"} {
-			r, pins := readCheckMatch(t, prefix+"_c"+level+".json")
-			require.Nil(t, r.Stopped)
-			require.Len(t, r.Cases, 7)
-			require.NotNil(t, r.Throughput)
-			t.Logf("throughput c%s pins.server: %s", level, pins)
-		}
-	})
+		require.NotNil(t, r.Throughput)
+		t.Logf("throughput c%s pins.server: %s", level, pins)
+	}
 	t.Logf("single-model live test: %.1f s", time.Since(began).Seconds())
 }
 
@@ -364,7 +388,7 @@ func TestRealLlamaRouter(t *testing.T) {
 		require.NoError(t, os.Symlink(filepath.Join(models, modelFile), filepath.Join(sub, name+".gguf")))
 		require.NoError(t, os.Symlink(filepath.Join(models, mmprojFile), filepath.Join(sub, "mmproj-"+name+".gguf")))
 	}
-	srv := start(t, llama, "--models-dir", dir, "--models-max", "1")
+	srv := start(t, llama, "--models-dir", dir, "--models-max", "1").front(t)
 	ctx := context.Background()
 	sess, err := llamacpp.Open(ctx, llamacpp.Settings{BaseURL: srv.url, Timeout: 5 * time.Minute}, llamacpp.OpenOptions{Model: "tiny-a"})
 	require.NoError(t, err)
