@@ -41,6 +41,11 @@ func (e *UnservedModelError) Error() string {
 func (c *Client) servedNames(ctx context.Context, props Props) []string {
 	var names []string
 	add := func(s string) {
+		for _, secret := range c.secrets {
+			if secret != "" && strings.Contains(s, secret) {
+				s = "[redacted]" // a name that echoes a secret is not repeated
+			}
+		}
 		if s != "" && !slices.Contains(names, s) {
 			names = append(names, s)
 		}

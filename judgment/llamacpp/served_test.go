@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 )
@@ -67,5 +69,17 @@ func TestUnservedModelErrorMessage(t *testing.T) {
 	err := &llamacpp.UnservedModelError{Model: "x", Served: []string{"a", "b"}}
 	if got, want := err.Error(), "llama.cpp server does not serve model 'x'; it serves 'a', 'b'"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
+// A served name that holds the API key is never repeated in the refusal.
+func TestUnservedModelErrorHidesSecrets(t *testing.T) {
+	const key = "sk-served-0123456789"
+	srv := newServer(t, &judgmenttest.Model{ID: "model-" + key}, nil)
+	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: srv.URL, Auth: backendhttp.Auth{APIKey: key}},
+		llamacpp.OpenOptions{Model: "typo"})
+	var ue *llamacpp.UnservedModelError
+	if !errors.As(err, &ue) || strings.Contains(err.Error(), key) || !slices.Equal(ue.Served, []string{"[redacted]"}) {
+		t.Fatalf("Open error = %v, want the refusal without the key", err)
 	}
 }
