@@ -41,10 +41,15 @@ func (e *UnservedModelError) Error() string {
 func (c *Client) servedNames(ctx context.Context, props Props) []string {
 	var names []string
 	add := func(s string) {
-		for _, secret := range c.secrets {
-			if secret != "" && strings.Contains(s, secret) {
-				s = "[redacted]" // a name that echoes a secret is not repeated
+		// A name that echoes a secret is not repeated: the key anywhere, a
+		// header value as the whole name (as errors mask them).
+		for _, k := range c.masks.Keys {
+			if k != "" && strings.Contains(s, k) {
+				s = "[redacted]"
 			}
+		}
+		if slices.Contains(c.masks.HeaderValues, s) {
+			s = "[redacted]"
 		}
 		if s != "" && !slices.Contains(names, s) {
 			names = append(names, s)
