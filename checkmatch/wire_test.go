@@ -387,6 +387,13 @@ func TestTypevetWire(t *testing.T) {
 	}
 }
 
+// llamaOnlyTypevetGo are the llama.cpp requests typevet-go sends and
+// typevet does not, each for a check typevet lacks: GET /v1/models when a session
+// opens, to refuse a model the server does not serve before the first
+// scoring request (issue #19: a single-model llama-server ignores the
+// request's model).
+var llamaOnlyTypevetGo = map[string]bool{"GET /v1/models": true}
+
 // checkWireRequests compares the scoring bodies one by one, in order, and
 // every other request typevet-go sent with one typevet sent.
 func checkWireRequests(t *testing.T, fixture []wireFixtureRequest, got []wireRequest, scoring string, pngs [][]byte) {
@@ -420,7 +427,7 @@ func checkWireRequests(t *testing.T, fixture []wireFixtureRequest, got []wireReq
 				t.Fatalf("%s %s: body is not JSON: %v", g.method, g.target, err)
 			}
 		}
-		if !other[g.method+" "+g.target+" "+fmt.Sprint(toks)] {
+		if !other[g.method+" "+g.target+" "+fmt.Sprint(toks)] && !(scoring == "/completion" && llamaOnlyTypevetGo[g.method+" "+g.target]) {
 			t.Errorf("%s %s %s: typevet sent no such request", g.method, g.target, g.body)
 		}
 	}

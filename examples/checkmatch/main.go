@@ -57,7 +57,9 @@
 // JSON lines instead.
 //
 // Exit status: 0 when every case was judged and the receipt written; 2 on a
-// usage error (nothing sent, nothing written); 1 otherwise, including a run
+// usage error (nothing sent, nothing written), which includes a model the
+// llama.cpp server does not serve (refused before the first scoring
+// request); 1 otherwise, including a run
 // that stopped on a backend failure or Ctrl-C, whose receipt is still
 // written with every earlier outcome. `go run` reports a status of 2 as
 // "exit status 2" and exits 1 itself; a built binary exits 2.
@@ -247,12 +249,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	}
 	// Contact the server (the llama.cpp probe, the server entry) before
 	// rendering, so a missing server fails at once.
-	sess, err := backend.Open(ctx, cfg.settings, "")
+	sess, err := cli.OpenSession(ctx, cfg.settings, "-model")
 	if err != nil {
 		if ctx.Err() != nil {
 			return cli.ErrInterrupted
 		}
-		return cli.Explain(fmt.Errorf("open %s session: %w", cfg.settings.Backend, err), "", cfg.settings, cfg.name)
+		return cli.Explain(err, "", cfg.settings, cfg.name)
 	}
 	defer sess.Close()
 	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)

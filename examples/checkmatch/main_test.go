@@ -508,3 +508,25 @@ func TestNoServerBeforeRender(t *testing.T) {
 		})
 	}
 }
+
+// A single-model llama-server ignores the request's model: a mistyped
+// TYPEVET_LLAMA__MULTIMODAL_MODEL is refused before the first scoring
+// request, exit 2, nothing written, the message naming the variable, the
+// flag and the model the server serves.
+func TestUnservedModelRefused(t *testing.T) {
+	for _, viaFlag := range []bool{false, true} {
+		srv, env := llamaEnv(t)
+		path := filepath.Join(t.TempDir(), "r.json")
+		args := []string{"-receipt", path, "-rows", "1"}
+		if viaFlag {
+			args = append(args, "-model", "gemma-4-typo")
+		} else {
+			env[envLlamaModel] = "gemma-4-typo"
+		}
+		r := runCmd(t, args, env)
+		assert.Equal(t, 2, r.code, r.stderr)
+		assert.Contains(t, r.stderr, `TYPEVET_LLAMA__MULTIMODAL_MODEL (or -model) names model "gemma-4-typo", which the llama.cpp server does not serve (it serves "`+judgmenttest.DefaultModelID+`")`)
+		assert.Zero(t, srv.Count("/completion")+srv.Count("/tokenize"), "no scoring request")
+		assert.NoFileExists(t, path)
+	}
+}

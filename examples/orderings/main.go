@@ -56,7 +56,9 @@
 // prints the receipt path and SHA-256 and the statistics block.
 //
 // Exit status: 0 when every case was scored and the receipt written; 2 on a
-// refused setting (nothing sent, nothing written); 1 otherwise, including a
+// refused setting (nothing sent, nothing written), which includes a model
+// the llama.cpp server does not serve (refused before the first scoring
+// request); 1 otherwise, including a
 // study stopped by a backend failure or Ctrl-C, whose receipt is still
 // written with every case scored before it. A second Ctrl-C quits at once
 // and writes nothing. `go run` reports a status of 2 as "exit status 2"
@@ -249,9 +251,9 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	sess, err := backend.Open(ctx, cfg.settings, "")
+	sess, err := cli.OpenSession(ctx, cfg.settings, "-model")
 	if err != nil {
-		return cli.Explain(fmt.Errorf("open %s session: %w", cfg.settings.Backend, err), "", cfg.settings, cfg.name)
+		return cli.Explain(err, "", cfg.settings, cfg.name)
 	}
 	defer sess.Close()
 	rc, err := cli.NewRunContext(ctx, sess, snap, "", cfg.stated)

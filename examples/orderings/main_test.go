@@ -332,3 +332,17 @@ func TestStudyReader(t *testing.T) {
 	assert.Nil(t, rec.Stopped)
 	assert.Len(t, rec.Cases, 7)
 }
+
+// A model the single-model llama-server does not serve is refused before
+// the first scoring request (exit 2).
+func TestUnservedModelRefused(t *testing.T) {
+	srv, env := llamaEnv(t)
+	env[envLlamaModel] = "gemma-4-typo"
+	path := filepath.Join(t.TempDir(), "orderings.json")
+	env[envReceipt] = path
+	r := runCmd(t, []string{"-single", writeSingle(t, 1, nil)}, env)
+	assert.Equal(t, 2, r.code, r.stderr)
+	assert.Contains(t, r.stderr, `TYPEVET_LLAMA__MULTIMODAL_MODEL (or -model) names model "gemma-4-typo", which the llama.cpp server does not serve`)
+	assert.Zero(t, srv.Count("/completion")+srv.Count("/tokenize"), "no scoring request")
+	assert.NoFileExists(t, path)
+}

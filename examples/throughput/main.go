@@ -56,7 +56,9 @@
 // variable's name, since its receipts could not be written.
 //
 // Exit status: 0 when every level judged every case; 2 on a usage error
-// (nothing sent, nothing written); 1 otherwise. A level stopped by a
+// (nothing sent, nothing written), which includes a model the llama.cpp
+// server does not serve (refused before the first scoring request); 1
+// otherwise. A level stopped by a
 // backend failure still writes its receipt and ends the sweep. So does
 // Ctrl-C (the level's after-run /metrics read still happens, for at most
 // 10 s); a second Ctrl-C quits at once and writes nothing more. `go run`
@@ -253,9 +255,9 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	}
 	// Contact the server before rendering, so a missing server fails at
 	// once.
-	sess, err := backend.Open(ctx, cfg.settings, "")
+	sess, err := cli.OpenSession(ctx, cfg.settings, "-model")
 	if err != nil {
-		return cli.Explain(fmt.Errorf("open %s session: %w", cfg.settings.Backend, err), "", cfg.settings, cfg.name)
+		return cli.Explain(err, "", cfg.settings, cfg.name)
 	}
 	defer sess.Close()
 	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)

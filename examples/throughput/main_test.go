@@ -263,3 +263,20 @@ func FuzzParseLevels(f *testing.F) {
 		}
 	})
 }
+
+// A model the single-model llama-server does not serve is refused before
+// the first scoring request (exit 2); throughput has no -model flag, so
+// the message names the variable alone.
+func TestUnservedModelRefused(t *testing.T) {
+	srv := judgmenttest.NewLlamaCPP(&judgmenttest.Model{NVocab: 64})
+	t.Cleanup(srv.Close)
+	prefix := filepath.Join(t.TempDir(), "sweep")
+	r := runCmd(t, []string{"-levels", "1,2", "-rows", "1", "-receipt-prefix", prefix}, map[string]string{
+		"TYPEVET_BACKEND": "llama_cpp", "TYPEVET_LLAMA__BASE_URL": srv.URL,
+		"TYPEVET_LLAMA__MULTIMODAL_MODEL": "gemma-4-typo",
+	})
+	assert.Equal(t, 2, r.code, r.stderr)
+	assert.Contains(t, r.stderr, `TYPEVET_LLAMA__MULTIMODAL_MODEL (or -model) names model "gemma-4-typo", which the llama.cpp server does not serve`)
+	assert.Zero(t, srv.Count("/completion")+srv.Count("/tokenize"), "no scoring request")
+	assert.NoFileExists(t, prefix+"_c1.json")
+}

@@ -20,6 +20,21 @@
 // router marker, typevet #322); a top-level multimodal_data beside a string
 // prompt is accepted and the image silently dropped, as the real server does.
 //
+// The llama.cpp fake behaves as llama-server v0.5.0 (commit de3ff81) was
+// measured to: a single-model server ignores every request's "model"; the
+// media marker is "<__media_" + 32 letters and digits + "__>", random per
+// server; n_predict 0 still generates one token (tokens_predicted 1); a
+// wrong method is HTTP 404 not_found_error like an unknown path; malformed
+// JSON is HTTP 500 server_error; an image on a model without a projector is
+// HTTP 400; /apply-template renders Gemma 4's thinking system turn and no
+// "<bos>"; the control strings have Gemma 4's real token ids; a connection
+// closes after 100 requests. [Server.Router] plays a router
+// (--models-max 1): router props, a required model name, autoload with a
+// new marker per load ([Server.PinMarker] plays LLAMA_MEDIA_MARKER) and
+// HTTP 500 "model limit reached" for a load while busy. [Model.RealShape]
+// and [RealSizeCompletion] give a full-vocabulary answer the real one's
+// size and shape, for decoder benchmarks.
+//
 // The vLLM fake serves POST /tokenize, POST /v1/chat/completions,
 // GET /v1/models, GET /version, GET /metrics (and /health). A scoring answer
 // lists the sampled token and each requested logprob_token_ids entry in

@@ -36,6 +36,13 @@ func golden(t *testing.T, name string, got []byte) {
 // send is a reviewed change.
 func TestGoldenAnswers(t *testing.T) {
 	small := func() *Model { m := testModel(); m.NVocab = 40; return m }
+	// The marker is random per server unless seeded.
+	seeded := func(m *Model) *Server {
+		s := NewUnstartedLlamaCPP(m)
+		s.MarkerSeed = 1
+		s.Start()
+		return s
+	}
 	tests := []struct {
 		name  string
 		start func(*Model) *Server
@@ -46,7 +53,7 @@ func TestGoldenAnswers(t *testing.T) {
 		{"llama_completion_top5", NewLlamaCPP, "/completion", llamaBody(textPrompt, 5)},
 		{"vllm_chat_text", NewVLLM, "/v1/chat/completions", chatBody(userText, 236771, 236770)},
 		{"vllm_tokenize", NewVLLM, "/tokenize", map[string]any{"model": DefaultModelID, "prompt": "0", "add_special_tokens": false}},
-		{"llama_props", NewLlamaCPP, "/props", nil},
+		{"llama_props", seeded, "/props", nil},
 		{"llama_models", NewLlamaCPP, "/v1/models", nil},
 		{"vllm_models", NewVLLM, "/v1/models", nil},
 	}

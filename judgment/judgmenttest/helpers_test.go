@@ -106,6 +106,7 @@ func chatBody(content any, ids ...int) map[string]any {
 // completion is the part of a llama.cpp /completion answer tests read.
 type completion struct {
 	Model           string `json:"model"`
+	Content         string `json:"content"`
 	TokensEvaluated int    `json:"tokens_evaluated"`
 	TokensPredicted int    `json:"tokens_predicted"`
 	Probs           []struct {

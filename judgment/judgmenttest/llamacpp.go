@@ -2,6 +2,7 @@ package judgmenttest
 
 import (
 	"encoding/base64"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,7 +13,10 @@ import (
 type Template int
 
 const (
-	// TemplateGemma4 renders Gemma 4 turns: "<|turn>user\n…<turn|>\n<|turn>model\n".
+	// TemplateGemma4 renders Gemma 4 turns as llama-server v0.5.0 renders
+	// Gemma 4's template on /apply-template: a system turn holding the
+	// thinking switch, then "<|turn>user\n…<turn|>\n<|turn>model\n", no
+	// "<bos>".
 	TemplateGemma4 Template = iota
 	// TemplateGemma3 renders Gemma 3 turns: "<start_of_turn>user\n…<end_of_turn>\n<start_of_turn>model\n".
 	TemplateGemma3
@@ -50,7 +54,9 @@ func (t Template) render(msgs [][2]string, addGenerationPrompt bool) string {
 	}
 	switch t {
 	case TemplateGemma4:
-		b.WriteString("<bos>")
+		if len(msgs) == 0 || msgs[0][0] != "system" {
+			b.WriteString("<|turn>system\n<|think|><turn|>\n")
+		}
 		for _, m := range msgs {
 			turn("<|turn>", "<turn|>", gemmaRole(m[0]), m[1])
 		}
@@ -95,6 +101,27 @@ func (x *exchange) llamaBad(msg string) {
 	x.json(http.StatusBadRequest, llamaError(400, msg, "invalid_request_error"))
 }
 
+// llamaNotFound is llama-server's answer to an unknown path or a wrong
+// method, byte for byte (its keys in this order).
+const llamaNotFound = `{"error":{"message":"File Not Found","type":"not_found_error","code":404}}`
+
+// llamaObject decodes a request body as llama-server does: text that is
+// not JSON is HTTP 500 server_error (nlohmann's parse error); JSON that is
+// not one object is HTTP 400. false means an answer was written.
+func (x *exchange) llamaObject() (map[string]any, bool) {
+	if !json.Valid(x.body) {
+		x.json(http.StatusInternalServerError, llamaError(500,
+			"[json.exception.parse_error.101] parse error: syntax error while parsing the request body", "server_error"))
+		return nil, false
+	}
+	m, err := object(x.body)
+	if err != nil {
+		x.llamaBad(err.Error())
+		return nil, false
+	}
+	return m, true
+}
+
 // Default knob values.
 const (
 	defaultBuildInfo = "b11277-eae11d221"
@@ -127,10 +154,9 @@ func (s *Server) llamaRoute(x *exchange) {
 	}
 	e, ok := routes[x.r.URL.Path]
 	switch {
-	case !ok:
-		x.json(http.StatusNotFound, llamaError(404, "File Not Found", "not_found_error"))
-	case x.r.Method != e.method:
-		x.json(http.StatusMethodNotAllowed, llamaError(405, "Method Not Allowed", "invalid_request_error"))
+	case !ok || x.r.Method != e.method:
+		// llama-server answers a wrong method like an unknown path.
+		x.raw(http.StatusNotFound, "application/json; charset=utf-8", []byte(llamaNotFound))
 	default:
 		e.handle(x)
 	}
@@ -138,52 +164,70 @@ func (s *Server) llamaRoute(x *exchange) {
 
 func (s *Server) llamaHealth(x *exchange) { x.json(http.StatusOK, map[string]string{"status": "ok"}) }
 
-// knownModel refuses a request naming a model the router does not serve;
-// an empty or absent name is the default model.
+// knownModel refuses a vLLM request naming a model the server does not
+// serve; an empty or absent name is the default model. (llama.cpp:
+// [exchange.routeModel].)
 func (s *Server) knownModel(x *exchange, v any) bool {
 	name, _ := v.(string)
 	if v == nil || name == "" || s.model.accepts(name) {
 		return true
 	}
-	if s.backend == "llama.cpp" {
-		x.llamaBad("model '" + name + "' not found")
-	} else {
-		x.json(http.StatusNotFound, vllmError(404, "The model `"+name+"` does not exist.", "NotFoundError"))
-	}
+	x.json(http.StatusNotFound, vllmError(404, "The model `"+name+"` does not exist.", "NotFoundError"))
 	return false
 }
 
+func (s *Server) buildInfo() string {
+	if s.BuildInfo != "" {
+		return s.BuildInfo
+	}
+	return defaultBuildInfo
+}
+
+// modelMeta is the /v1/models meta block of the served model.
+func (s *Server) modelMeta() map[string]any {
+	return map[string]any{"vocab_type": 1, "n_vocab": s.model.NVocab, "n_ctx_train": 262144,
+		"n_embd": 5376, "n_params": 30697345024, "size": 18500000000}
+}
+
 func (s *Server) llamaProps(x *exchange) {
-	if m := x.r.URL.Query().Get("model"); !s.knownModel(x, m) {
+	name := x.r.URL.Query().Get("model")
+	if s.Router && name == "" {
+		x.json(http.StatusOK, s.routerProps())
 		return
 	}
-	build := s.BuildInfo
-	if build == "" {
-		build = defaultBuildInfo
+	release, ok := x.routeModel(name)
+	if !ok {
+		return
+	}
+	defer release()
+	alias := s.model.ID
+	if s.Router {
+		alias = name
 	}
 	x.json(http.StatusOK, map[string]any{
 		"default_generation_settings": map[string]any{"n_ctx": s.nCtx(), "params": map[string]any{"n_predict": -1, "temperature": 0.8}},
 		"total_slots":                 1,
-		"model_alias":                 s.model.ID,
+		"model_alias":                 alias,
 		"model_path":                  "/models/" + s.model.ID + ".gguf",
 		"modalities":                  map[string]bool{"vision": !s.model.TextOnly, "audio": false},
 		"chat_template":               "{# " + s.Template.String() + " #}",
 		"bos_token":                   "<bos>",
 		"eos_token":                   "<eos>",
-		"build_info":                  build,
+		"build_info":                  s.buildInfo(),
 		"media_marker":                s.CurrentMarker(),
 	})
 }
 
 func (s *Server) llamaApplyTemplate(x *exchange) {
-	m, err := object(x.body)
-	if err != nil {
-		x.llamaBad(err.Error())
+	m, ok := x.llamaObject()
+	if !ok {
 		return
 	}
-	if !s.knownModel(x, m["model"]) {
+	release, ok := x.routeModel(stringField(m, "model"))
+	if !ok {
 		return
 	}
+	defer release()
 	raw, _ := m["messages"].([]any)
 	if len(raw) == 0 {
 		x.llamaBad("'messages' is required")
@@ -205,14 +249,15 @@ func (s *Server) llamaApplyTemplate(x *exchange) {
 }
 
 func (s *Server) llamaTokenize(x *exchange) {
-	m, err := object(x.body)
-	if err != nil {
-		x.llamaBad(err.Error())
+	m, ok := x.llamaObject()
+	if !ok {
 		return
 	}
-	if !s.knownModel(x, m["model"]) {
+	release, ok := x.routeModel(stringField(m, "model"))
+	if !ok {
 		return
 	}
+	defer release()
 	content, ok := m["content"].(string)
 	if !ok {
 		x.llamaBad("judgmenttest: /tokenize: field \"content\" must be a string")
@@ -226,6 +271,10 @@ func (s *Server) llamaTokenize(x *exchange) {
 }
 
 func (s *Server) llamaModels(x *exchange) {
+	if s.Router {
+		x.json(http.StatusOK, s.routerModelList())
+		return
+	}
 	aliases := s.model.Aliases
 	if aliases == nil {
 		aliases = []string{}
@@ -235,8 +284,7 @@ func (s *Server) llamaModels(x *exchange) {
 		"created": 1767225600, "owned_by": "llamacpp",
 	}
 	if !s.HideVocab {
-		entry["meta"] = map[string]any{"vocab_type": 1, "n_vocab": s.model.NVocab, "n_ctx_train": 262144,
-			"n_embd": 5376, "n_params": 30697345024, "size": 18500000000}
+		entry["meta"] = s.modelMeta()
 	}
 	x.json(http.StatusOK, map[string]any{"object": "list", "data": []any{entry}})
 }
@@ -259,9 +307,8 @@ var completionRules = []rule{
 }
 
 func (s *Server) llamaCompletion(x *exchange) {
-	m, err := object(x.body)
-	if err != nil {
-		x.llamaBad(err.Error())
+	m, ok := x.llamaObject()
+	if !ok {
 		return
 	}
 	// A top-level multimodal_data is accepted and ignored, as the real
@@ -270,9 +317,11 @@ func (s *Server) llamaCompletion(x *exchange) {
 		x.llamaBad(err.Error())
 		return
 	}
-	if !s.knownModel(x, m["model"]) {
+	release, ok := x.routeModel(stringField(m, "model"))
+	if !ok {
 		return
 	}
+	defer release()
 	nProbs, _ := integer(m["n_probs"])
 
 	var prompt string // what the model reads, markers as "<__media__>"
@@ -311,8 +360,7 @@ func (s *Server) llamaCompletion(x *exchange) {
 			images = append(images, img)
 		}
 		if len(images) > 0 && s.model.TextOnly {
-			x.json(http.StatusInternalServerError, llamaError(500,
-				"image input is not supported - hint: if this is unexpected, you may need to provide the mmproj", "server_error"))
+			x.llamaBad("Multimodal data provided, but model does not support multimodal requests.")
 			return
 		}
 		marker := s.CurrentMarker()
@@ -343,26 +391,43 @@ func (s *Server) llamaCompletion(x *exchange) {
 		}
 		s.mu.Unlock()
 	}
-	x.raw(http.StatusOK, "application/json", s.llamaCompletionBody(d, top, evaluated, x.tamper))
+	served := s.model.ID
+	if s.Router {
+		served = stringField(m, "model")
+	}
+	x.raw(http.StatusOK, "application/json", s.model.llamaCompletionBody(d, top, evaluated, x.tamper, served))
 }
 
 // llamaCompletionBody writes the /completion answer by hand: with a full
 // vocabulary the logprob list is the bulk of the bytes.
-func (s *Server) llamaCompletionBody(d dist, top []entry, evaluated int, t Tamper) []byte {
-	first, hasFirst := s.model.Vocab["0"]
+func (m *model) llamaCompletionBody(d dist, top []entry, evaluated int, t Tamper, served string) []byte {
+	first, hasFirst := m.Vocab["0"]
 	b := make([]byte, 0, 256+len(top)*130) // a Gemma-size filler entry is about 125 bytes
-	b = append(b, `{"index":0,"content":"","tokens":[],"id_slot":0,"stop":true,"model":`...)
-	b = appendString(b, s.model.ID)
-	b = append(b, `,"tokens_predicted":0,"tokens_evaluated":`...)
+	// n_predict 0 still generates one token, the greedy pick (llama-server
+	// v0.5.0): tokens_predicted 1, content its text.
+	content := ""
+	if len(top) > 0 {
+		content = m.tokenString(top[0].id)
+	}
+	b = append(b, `{"index":0,"content":`...)
+	b = appendString(b, content)
+	b = append(b, `,"tokens":[],"id_slot":0,"stop":true,"model":`...)
+	b = appendString(b, served)
+	b = append(b, `,"tokens_predicted":1,"tokens_evaluated":`...)
 	b = strconv.AppendInt(b, int64(evaluated), 10)
-	b = append(b, `,"has_new_line":false,"truncated":false,"stop_type":"limit","stopping_word":"","tokens_cached":0,"completion_probabilities":[{`...)
+	b = append(b, `,"has_new_line":`...)
+	b = strconv.AppendBool(b, strings.Contains(content, "\n"))
+	b = append(b, `,"truncated":false,"stop_type":"limit","stopping_word":"","tokens_cached":0,"completion_probabilities":[{`...)
 	fillerLP := appendFloat(nil, d.filler) // every filler shares one logprob
 	entryBody := func(b []byte, e entry, lit string) []byte {
-		if prefix, ok := s.model.fillerPrefix(e.id); ok && lit == "" {
+		if prefix, ok := m.fillerPrefix(e.id); ok && lit == "" {
 			b = append(b, prefix...)
+			if m.RealShape {
+				return appendFloat(b, e.logprob)
+			}
 			return append(b, fillerLP...)
 		}
-		b = appendEntryPrefix(b, e.id, s.model.tokenString(e.id))
+		b = appendEntryPrefix(b, e.id, m.tokenString(e.id))
 		if lit != "" {
 			return append(b, lit...)
 		}
@@ -377,6 +442,27 @@ func (s *Server) llamaCompletionBody(d dist, top []entry, evaluated int, t Tampe
 	return append(b, "]}]}"...)
 }
 
+// RealSizeCompletion returns the body of a full-vocabulary /completion
+// answer of a real llama-server's size and shape, for benchmarks of a
+// decoder: what the fake server answers for prompt with n_probs 262144
+// when m has RealShape set (m nil = the zero Model; RealShape is set on a
+// copy, and NVocab 0 means 262,144). With the default vocabulary the body
+// has 262,144 entries, ids 0..262143 once each in a shuffled order with
+// distinct logprobs, a total mass of 1.0000000000010 and about 26 MB, as
+// llama-server v0.5.0 answers with Gemma 4's tokenizer. The same
+// arguments give the same bytes.
+func RealSizeCompletion(m *Model, prompt string) []byte {
+	var c Model
+	if m != nil {
+		c = *m
+	}
+	c.RealShape = true
+	mm := newModel(&c)
+	d := mm.distribution(prompt, nil)
+	top := d.top(mm, mm.NVocab)
+	return mm.llamaCompletionBody(d, top, mm.countTokens(prompt, 0), TamperNone, mm.ID)
+}
+
 // appendEntryPrefix appends one llama.cpp logprob entry up to its logprob
 // value: "id":N,"token":T,"bytes":[...],"logprob":
 func appendEntryPrefix(b []byte, id int, tok string) []byte {
@@ -387,4 +473,10 @@ func appendEntryPrefix(b []byte, id int, tok string) []byte {
 	b = append(b, `,"bytes":`...)
 	b = appendBytes(b, tok)
 	return append(b, `,"logprob":`...)
+}
+
+// stringField returns m[key] when it is a string, else "".
+func stringField(m map[string]any, key string) string {
+	v, _ := m[key].(string)
+	return v
 }

@@ -3,6 +3,7 @@ package judgmenttest
 import (
 	"math"
 	"net/http"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -48,17 +49,32 @@ func TestLlamaProps(t *testing.T) {
 	}
 }
 
-func TestLlamaGeneratedMarkerIsDeterministic(t *testing.T) {
+// llama-server v0.5.0 draws "<__media_" + 32 letters and digits + "__>"
+// per process, single-model or router; a seed makes the fake's repeatable.
+func TestLlamaGeneratedMarker(t *testing.T) {
+	realForm := regexp.MustCompile(`^<__media_[A-Za-z0-9]{32}__>$`)
 	marker := func(seed uint64) string {
 		s := NewUnstartedLlamaCPP(nil)
 		s.MarkerSeed = seed
 		s.Start()
 		defer s.Close()
-		return s.CurrentMarker()
+		_, raw := do(t, s, "GET", "/props", nil)
+		return decode[struct {
+			M string `json:"media_marker"`
+		}](t, raw).M
 	}
 	a, b, c := marker(1), marker(1), marker(2)
-	if a != b || a == c || !markerRE.MatchString(a) || len(a) != len("<__media_NaJbOnuq8__>") {
-		t.Errorf("markers %q %q %q: want a router-like marker that depends only on the seed", a, b, c)
+	if a != b || a == c {
+		t.Errorf("seeded markers %q %q %q: want them to depend only on the seed", a, b, c)
+	}
+	u, v := marker(0), marker(0)
+	if u == v {
+		t.Errorf("unseeded markers %q %q: want one per server, as per process", u, v)
+	}
+	for _, m := range []string{a, c, u, v} {
+		if !realForm.MatchString(m) {
+			t.Errorf("marker %q: want <__media_ + 32 letters and digits + __>", m)
+		}
 	}
 }
 
@@ -68,7 +84,9 @@ func TestLlamaApplyTemplate(t *testing.T) {
 		template Template
 		want     string
 	}{
-		{"gemma4", TemplateGemma4, "<bos><|turn>user\nhello<turn|>\n<|turn>model\n"},
+		// llama-server v0.5.0 with Gemma 4's template: a thinking system
+		// turn and no <bos>.
+		{"gemma4", TemplateGemma4, "<|turn>system\n<|think|><turn|>\n<|turn>user\nhello<turn|>\n<|turn>model\n"},
 		{"gemma3", TemplateGemma3, "<bos><start_of_turn>user\nhello<end_of_turn>\n<start_of_turn>model\n"},
 		{"chatml", TemplateChatML, "<|im_start|>user\nhello<|im_end|>\n<|im_start|>assistant\n"},
 		{"mixed", TemplateMixed, "<|im_start|>system\n<|im_end|>\n<bos><start_of_turn>user\nhello<end_of_turn>\n<start_of_turn>model\n"},
@@ -105,7 +123,9 @@ func TestLlamaTokenize(t *testing.T) {
 		{"control 1", "1", false, []int{236770}},
 		{"control 2", "2", false, []int{236778}},
 		{"control 3", "3", false, []int{236800}},
-		{"letter", "B", false, []int{236901}},
+		{"letter B", "B", false, []int{236799}},
+		{"control 4", "4", false, []int{236812}},
+		{"letter A", "A", false, []int{236776}},
 		{"two digits are two tokens", "10", false, []int{236770, 236771}},
 		{"text outside the vocabulary", "a", false, []int{textTokenBase + 'a'}},
 		{"bos with add_special", "0", true, []int{bosID, 236771}},
@@ -185,8 +205,11 @@ func TestLlamaCompletionFullDistribution(t *testing.T) {
 	if c.Probs[0].ID != top[0].ID || top[0].ID != DefaultOffToken || !near(top[0].Logprob, math.Log(0.4)) {
 		t.Errorf("sampled id %d, first listed %d (%v), want the off token at log 0.4", c.Probs[0].ID, top[0].ID, top[0].Logprob)
 	}
-	if c.TokensEvaluated != utf8.RuneCountInString(textPrompt) || c.TokensPredicted != 0 || c.Model != DefaultModelID {
-		t.Errorf("tokens_evaluated %d predicted %d model %q", c.TokensEvaluated, c.TokensPredicted, c.Model)
+	// n_predict 0 still generates one token, the greedy pick
+	// (llama-server v0.5.0 answers tokens_predicted 1).
+	if c.TokensEvaluated != utf8.RuneCountInString(textPrompt) || c.TokensPredicted != 1 || c.Model != DefaultModelID ||
+		c.Content != " The" {
+		t.Errorf("tokens_evaluated %d predicted %d content %q model %q, want 1 token, the off token", c.TokensEvaluated, c.TokensPredicted, c.Content, c.Model)
 	}
 
 	// n_probs below the vocabulary gives the n most likely tokens.
@@ -326,7 +349,6 @@ func TestLlamaCompletionBodyChecks(t *testing.T) {
 		{"missing cache_prompt", "the default caches", func(b map[string]any) { delete(b, "cache_prompt") }, `missing field "cache_prompt"`},
 		{"unexpected field", "", func(b map[string]any) { b["seed"] = 1 }, `unexpected field "seed"`},
 		{"token prompt", "", func(b map[string]any) { b["prompt"] = []int{1, 2} }, `"prompt" must be a string or an object`},
-		{"unknown model", "", func(b map[string]any) { b["model"] = "other" }, `model 'other' not found`},
 		{"nested prompt with an extra key", "", func(b map[string]any) {
 			b["prompt"] = map[string]any{"prompt_string": "x", "multimodal_data": []string{}, "x": 1}
 		}, `unexpected field "x"`},
@@ -351,8 +373,8 @@ func TestLlamaTextOnlyRefusesMedia(t *testing.T) {
 	s.Start()
 	defer s.Close()
 	resp, raw := do(t, s, "POST", "/completion", llamaBody(map[string]any{"prompt_string": "<__media__>\nq: x", "multimodal_data": []string{b64(pngBytes)}}, 64))
-	if resp.StatusCode != 500 || !strings.Contains(string(raw), "image input is not supported") {
-		t.Errorf("status %d body %s", resp.StatusCode, raw)
+	if resp.StatusCode != 400 || errMessage(raw) != "Multimodal data provided, but model does not support multimodal requests." {
+		t.Errorf("status %d body %s, want llama-server's 400 for an image without a projector", resp.StatusCode, raw)
 	}
 }
 
@@ -366,12 +388,16 @@ func TestLlamaRoutes(t *testing.T) {
 		{"GET", "/health", 200},
 		{"GET", "/models", 200},
 		{"GET", "/nope", 404},
-		{"GET", "/completion", 405},
-		{"POST", "/props", 405},
+		// llama-server answers a wrong method like an unknown path.
+		{"GET", "/completion", 404},
+		{"POST", "/props", 404},
+		{"DELETE", "/health", 404},
 	}
+	const notFound = `{"error":{"message":"File Not Found","type":"not_found_error","code":404}}`
 	for _, tt := range tests {
 		t.Run(tt.method+tt.path, func(t *testing.T) {
-			if resp, raw := do(t, s, tt.method, tt.path, nil); resp.StatusCode != tt.status {
+			resp, raw := do(t, s, tt.method, tt.path, nil)
+			if resp.StatusCode != tt.status || (tt.status == 404 && string(raw) != notFound) {
 				t.Errorf("status %d (%s), want %d", resp.StatusCode, raw, tt.status)
 			}
 		})

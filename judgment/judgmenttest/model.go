@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,13 +21,13 @@ import (
 // every control. A Model must not be changed after the server starts; its
 // functions are called from many goroutines at once.
 type Model struct {
-	// ID is the served model id ("" = DefaultModelID). Requests naming
-	// another id (other than one of Aliases) are refused like the real
-	// servers refuse an unknown model.
+	// ID is the served model id ("" = DefaultModelID). vLLM refuses
+	// requests naming another id (other than one of Aliases); a
+	// single-model llama.cpp fake ignores the name, as llama-server does
+	// (see Server.Router for a router).
 	ID string
 
-	// Aliases are extra ids the llama.cpp router accepts and lists in
-	// /v1/models.
+	// Aliases are extra ids vLLM accepts; llama.cpp /v1/models lists them.
 	Aliases []string
 
 	// NVocab is the vocabulary size (0 = DefaultNVocab). llama.cpp
@@ -66,6 +67,17 @@ type Model struct {
 	// (0 = DefaultImageTokens).
 	ImageTokens int
 
+	// RealShape gives the full-vocabulary answer the shape of a real
+	// llama-server's (v0.5.0, Gemma 4 tokenizer): the non-control tokens
+	// other than OffToken carry distinct logprobs spread over some 70 nats,
+	// so the ids come out in a shuffled order, not ascending; their token
+	// strings vary in length and include multi-byte UTF-8; and the whole
+	// distribution sums to 1 + 1e-12 (the real float32 logprobs sum to
+	// 1.0000000000010), not exactly 1. Every id 0..NVocab-1 still comes
+	// once. Off by default, so small tests keep their simple, cheaper
+	// answer; see [RealSizeCompletion].
+	RealShape bool
+
 	// OffToken is the id of the most likely non-control token (0 =
 	// DefaultOffToken). It carries half of the non-control mass (all of it
 	// when the vocabulary has no other token); on vLLM it is the sampled
@@ -100,19 +112,20 @@ var Controls = func() []string {
 	return c
 }()
 
-// DefaultVocab returns a fresh copy of the default control vocabulary. The
-// ids of "0".."3" are the real Gemma 4 ids (spec §2.2: 236771, 236770,
-// 236778, 236800); the ids of "4".."9" (236801..236806) and "A".."Z"
-// (236900..236925) are invented but distinct.
-func DefaultVocab() map[string]int {
-	v := map[string]int{"0": 236771, "1": 236770, "2": 236778, "3": 236800}
-	for i, c := range Controls[4:10] {
-		v[c] = 236801 + i
-	}
-	for i, c := range Controls[10:] {
-		v[c] = 236900 + i
-	}
-	return v
+// DefaultVocab returns a fresh copy of the default control vocabulary:
+// Gemma 4's real token id of each control string "0".."9", "A".."Z" (each
+// one token with add_special false, as llama-server v0.5.0 tokenizes them
+// with Gemma 4's tokenizer; "0" is 236771, "4" 236812, "A" 236776).
+func DefaultVocab() map[string]int { return maps.Clone(gemma4Controls) }
+
+// gemma4Controls is Gemma 4's id of each control string.
+var gemma4Controls = map[string]int{
+	"0": 236771, "1": 236770, "2": 236778, "3": 236800, "4": 236812, "5": 236810,
+	"6": 236825, "7": 236832, "8": 236828, "9": 236819, "A": 236776, "B": 236799,
+	"C": 236780, "D": 236796, "E": 236788, "F": 236811, "G": 236823, "H": 236814,
+	"I": 236777, "J": 236863, "K": 236855, "L": 236798, "M": 236792, "N": 236797,
+	"O": 236806, "P": 236791, "Q": 236935, "R": 236794, "S": 236773, "T": 236774,
+	"U": 236836, "V": 236847, "W": 236824, "X": 236917, "Y": 236874, "Z": 236953,
 }
 
 // Probs returns a control-string logprob map from probabilities in control
@@ -234,6 +247,11 @@ type model struct {
 
 	fillerOnceIDs sync.Once
 	fillerIDs     []int // the filler ids, ascending; see fillers
+
+	realOnce  sync.Once
+	realOrder []int     // RealShape: the filler ids, most likely first
+	realLogW  []float64 // RealShape: log share of the filler mass, by rank
+	realRank  []int32   // RealShape: rank of each filler id (-1 otherwise)
 
 	fillerOnce sync.Once
 	fillerJSON []byte  // the llama.cpp entry prefix of every filler, concatenated
@@ -389,7 +407,63 @@ func (m *model) tokenString(id int) string {
 	if id == m.OffToken {
 		return " The"
 	}
+	if m.RealShape {
+		return realToken(id)
+	}
 	return "<unused" + strconv.Itoa(id) + ">"
+}
+
+// realExcess is how far a RealShape distribution sums above 1, as the
+// real server's float32 logprobs do.
+const realExcess = 1e-12
+
+// realSpread is the logprob range, in nats, of a RealShape answer's
+// fillers (the real one spans about -25 to -95).
+const realSpread = 70.0
+
+// realToken is a RealShape filler's text: a word-like piece of one to
+// eleven letters after a space, every seventh a run of Devanagari (three
+// UTF-8 bytes a letter), as a real vocabulary mixes them.
+func realToken(id int) string {
+	n := 1 + id%11
+	b := make([]byte, 0, 1+3*n)
+	b = append(b, ' ')
+	for i := range n {
+		k := (id/11 + i*7) % 26
+		if id%7 == 0 {
+			b = utf8.AppendRune(b, rune(0x915+k))
+		} else {
+			b = append(b, byte('a'+k))
+		}
+	}
+	return string(b)
+}
+
+// realTables builds the RealShape filler order (a fixed shuffle of the
+// fillers) and their log shares: exp(-realSpread·r/n), normalised.
+func (m *model) realTables() {
+	m.realOnce.Do(func() {
+		fillers := m.fillers()
+		m.realOrder = slices.Clone(fillers)
+		r := rand.New(rand.NewPCG(262144, 1))
+		r.Shuffle(len(m.realOrder), func(i, j int) { m.realOrder[i], m.realOrder[j] = m.realOrder[j], m.realOrder[i] })
+		n := float64(len(fillers))
+		m.realLogW = make([]float64, len(fillers))
+		z := 0.0
+		for i := range m.realLogW {
+			m.realLogW[i] = -realSpread * float64(i) / n
+			z += math.Exp(m.realLogW[i])
+		}
+		logZ := math.Log(z)
+		m.realRank = make([]int32, m.NVocab)
+		for i := range m.realRank {
+			m.realRank[i] = -1
+		}
+		for i, id := range m.realOrder {
+			m.realLogW[i] -= logZ
+			m.realRank[id] = int32(i)
+		}
+	})
 }
 
 // entry is one token of a next-token distribution.
@@ -402,7 +476,7 @@ type entry struct {
 type dist struct {
 	controls map[int]float64 // control id -> logprob
 	off      float64         // logprob of OffToken
-	filler   float64         // logprob of each filler token
+	filler   float64         // logprob of each filler token (RealShape: of the filler mass)
 }
 
 func (m *model) distribution(prompt string, images [][]byte) dist {
@@ -421,9 +495,17 @@ func (m *model) distribution(prompt string, images [][]byte) dist {
 		mass += math.Exp(lp)
 	}
 	rest := max(1-mass, 1e-12)
-	if m.nFillers == 0 {
+	if m.RealShape {
+		rest += realExcess
+	}
+	switch {
+	case m.nFillers == 0:
 		d.off = math.Log(rest)
-	} else {
+	case m.RealShape:
+		m.realTables()
+		d.off = math.Log(rest / 2)
+		d.filler = math.Log(rest / 2)
+	default:
 		d.off = math.Log(rest / 2)
 		d.filler = math.Log(rest / 2 / float64(m.nFillers))
 	}
@@ -438,6 +520,9 @@ func (d dist) logprob(m *model, id int) float64 {
 	if id == m.OffToken {
 		return d.off
 	}
+	if m.RealShape {
+		return d.filler + m.realLogW[m.realRank[id]]
+	}
 	return d.filler
 }
 
@@ -450,13 +535,19 @@ func (d dist) top(m *model, n int) []entry {
 	}
 	all = append(all, entry{m.OffToken, d.off})
 	sortEntries(all)
-	// Fillers all share one logprob and come in id order, so merge them in.
+	// The fillers come sorted already (all sharing one logprob, in id
+	// order; RealShape: by rank), so merge them in.
 	fillers := m.fillers()
+	filler := func(i int) entry { return entry{fillers[i], d.filler} }
+	if m.RealShape {
+		fillers = m.realOrder
+		filler = func(i int) entry { return entry{fillers[i], d.filler + m.realLogW[i]} }
+	}
 	out := make([]entry, 0, n)
 	fi := 0
 	for _, e := range all {
-		for fi < len(fillers) && len(out) < n && (d.filler > e.logprob || (d.filler == e.logprob && fillers[fi] < e.id)) {
-			out = append(out, entry{fillers[fi], d.filler})
+		for fi < len(fillers) && len(out) < n && less(filler(fi), e) {
+			out = append(out, filler(fi))
 			fi++
 		}
 		if len(out) == n {
@@ -465,7 +556,7 @@ func (d dist) top(m *model, n int) []entry {
 		out = append(out, e)
 	}
 	for ; fi < len(fillers) && len(out) < n; fi++ {
-		out = append(out, entry{fillers[fi], d.filler})
+		out = append(out, filler(fi))
 	}
 	return out
 }

@@ -157,7 +157,7 @@ func fsum(x []float64) float64 {
 
 func TestTokensAndCounts(t *testing.T) {
 	m := newModel(&Model{NVocab: 64})
-	if got := m.tokens("0A é"); !slices.Equal(got, []int{236771, 236900, textTokenBase + ' ', textTokenBase + 'é'}) {
+	if got := m.tokens("0A é"); !slices.Equal(got, []int{236771, 236776, textTokenBase + ' ', textTokenBase + 'é'}) {
 		t.Errorf("tokens %v", got)
 	}
 	if m.countTokens("0A é", 2) != 4+2*DefaultImageTokens {

@@ -2,9 +2,11 @@ package judgmenttest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -30,16 +32,41 @@ type Server struct {
 	// (default TemplateGemma4).
 	Template Template
 	// MediaMarker is the first media marker llama.cpp /props reports
-	// ("" = a random-looking router marker like "<__media_NaJbOnuq8__>";
-	// set "<__media__>" for a single-model llama-server).
+	// ("" = a random one of the real form, "<__media_" + 32 letters and
+	// digits + "__>", which llama-server draws per process, single-model
+	// or router; set "<__media__>" to play an old server that has no
+	// random marker).
 	MediaMarker string
-	// MarkerSeed seeds the generated router markers.
+	// MarkerSeed seeds the generated markers; 0 draws a seed at Start, so
+	// each server has its own marker, as each llama-server process does.
 	MarkerSeed uint64
 	// RotateMarkerEvery, when positive, makes the llama.cpp router pick a
 	// new media marker after every N successful media /completion answers,
 	// as after a model reload (typevet issue #322). A request carrying the
 	// old marker then fails with HTTP 400 "Failed to tokenize prompt".
 	RotateMarkerEvery int
+	// Router makes the llama.cpp fake a router (llama-server --models-dir
+	// DIR --models-max 1): it serves Model.ID and RouterModels, all
+	// answering with the one Model, with no model loaded at Start.
+	// Every model-bound request must name a model (else HTTP 400 "model
+	// name is missing from the request"; an unknown name is HTTP 400
+	// "model '<name>' not found"); one naming a model that is not loaded
+	// loads it (LoadDelay) and draws a new media marker unless PinMarker is
+	// set; a load while the loaded model has requests in flight is HTTP 500
+	// "model limit reached, try again later". /props without a model
+	// answers the router's own props ("role":"router", no modalities);
+	// /v1/models lists every model with its load status. Without Router
+	// the fake is a single-model llama-server, which ignores the "model"
+	// of every request.
+	Router bool
+	// RouterModels are the router's models besides Model.ID.
+	RouterModels []string
+	// LoadDelay is how long a router load takes (0 = 20 ms; the real
+	// server takes seconds).
+	LoadDelay time.Duration
+	// PinMarker keeps the media marker across router loads, as starting
+	// llama-server with LLAMA_MEDIA_MARKER set does.
+	PinMarker bool
 	// BuildInfo is llama.cpp /props build_info ("" = "b11277-eae11d221").
 	BuildInfo string
 	// NCtx is the context size: llama.cpp n_ctx, vLLM max_model_len
@@ -84,7 +111,12 @@ type Server struct {
 	closed   bool
 	marker   string
 	rng      *rand.Rand
-	mediaOK  int // successful media answers since the last rotation
+	mediaOK  int           // successful media answers since the last rotation
+	loaded   string        // the router's loaded model, "" for none
+	loading  bool          // a router load is under way
+	loadDone chan struct{} // closed when that load ends
+	loads    int           // router loads so far
+	inFlight int           // model-bound requests past routing, not yet answered
 	faults   []*injected
 	records  []RecordedRequest
 	counters MetricCounters
@@ -147,6 +179,9 @@ func NewUnstartedVLLM(m *Model) *Server { return newServer("vLLM", m) }
 func newServer(backend string, m *Model) *Server {
 	s := &Server{backend: backend, model: newModel(m), closing: make(chan struct{})}
 	s.ts = httptest.NewUnstartedServer(http.HandlerFunc(s.serve))
+	s.ts.Config.ConnContext = func(ctx context.Context, _ net.Conn) context.Context {
+		return context.WithValue(ctx, connRequestsKey{}, new(atomic.Int64))
+	}
 	return s
 }
 
@@ -167,7 +202,11 @@ func (s *Server) Start() {
 		panic("judgmenttest: unknown Template")
 	}
 	s.started = true
-	s.rng = rand.New(rand.NewPCG(s.MarkerSeed, 322))
+	seed := s.MarkerSeed
+	if seed == 0 {
+		seed = rand.Uint64()
+	}
+	s.rng = rand.New(rand.NewPCG(seed, 322))
 	s.marker = s.MediaMarker
 	if s.marker == "" {
 		s.marker = s.newMarker()
@@ -254,7 +293,7 @@ const markerAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123
 func (s *Server) newMarker() string {
 	for {
 		b := []byte("<__media_")
-		for range 9 {
+		for range 32 {
 			b = append(b, markerAlphabet[s.rng.IntN(len(markerAlphabet))])
 		}
 		m := string(append(b, "__>"...))
@@ -311,6 +350,10 @@ func (s *Server) Counters() MetricCounters {
 	c.E2ESeconds = slices.Clone(c.E2ESeconds)
 	return c
 }
+
+// connRequestsKey keys a connection's request counter in the request
+// context.
+type connRequestsKey struct{}
 
 // exchange is one request being answered.
 type exchange struct {
@@ -397,6 +440,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 
+	// llama-server (cpp-httplib, keep-alive max 100) closes a connection
+	// after its 100th request.
+	if n, ok := r.Context().Value(connRequestsKey{}).(*atomic.Int64); ok && s.backend == "llama.cpp" &&
+		n.Add(1) >= keepAliveMaxPerCon {
+		w.Header().Set("Connection", "close")
+	}
 	x := &exchange{s: s, w: w, r: r, body: body}
 	s.respond(x, fault)
 

@@ -147,6 +147,7 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 	if len(req.Media) > 0 && staleMarker(err) {
 		if props, perr := c.capability(ctx, req.Model, true); perr == nil {
 			resp, err = c.exchange(ctx, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
+			err = staleAgain(err)
 		}
 	}
 	if err != nil {
@@ -258,6 +259,22 @@ func staleMarker(err error) bool {
 	var he *judgment.BackendHTTPError
 	return errors.As(err, &he) && he.StatusCode == http.StatusBadRequest &&
 		strings.Contains(strings.ToLower(he.BodySnippet), "failed to tokenize prompt")
+}
+
+// staleAgain marks the error of a resend that met a stale marker again
+// (the router reloaded the model between the re-probe and the resend,
+// e.g. while another client swaps models under --models-max 1): the
+// message says so and how to pin the marker; the class stays
+// BackendHttpError.
+func staleAgain(err error) error {
+	var stale *judgment.BackendHTTPError
+	if !staleMarker(err) || !errors.As(err, &stale) {
+		return err
+	}
+	he := *stale
+	he.Msg = "media marker went stale again after the re-probe of /props (the router keeps reloading the model; " +
+		"start llama-server with LLAMA_MEDIA_MARKER set to pin the marker across reloads): " + he.Msg
+	return &he
 }
 
 // capability returns the media capability of model, from the cache unless

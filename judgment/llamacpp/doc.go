@@ -17,7 +17,10 @@
 //     more on a fresh connection (all calls of this package are read-only);
 //   - stale media marker (typevet #322): when a media request gets HTTP 400
 //     "failed to tokenize prompt", /props is read once more, the cached
-//     marker replaced and the request sent once more.
+//     marker replaced and the request sent once more. When the resend
+//     meets a stale marker again (a router that keeps reloading), its
+//     [judgment.BackendHTTPError] says so and names LLAMA_MEDIA_MARKER,
+//     which pins the marker across a router's reloads.
 //
 // Nothing else is retried. Errors are the judgment package's classes:
 // [judgment.TransportError] ("llama.cpp request failed: ..."),

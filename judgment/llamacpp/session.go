@@ -56,9 +56,15 @@ type Session struct {
 //     AllowGemma3 is set, when a non-native family is refused with
 //     "unsupported served template for native vision: <family>".
 //
+// Between the two, GET /v1/models is read: when neither it (ids and
+// aliases) nor the /props model_alias lists the model, Open returns an
+// [*UnservedModelError] (a single-model llama-server ignores the request's
+// model and would answer as its own).
+//
 // Invalid settings give a [*backendhttp.SettingError]; HTTP failures the
 // judgment error classes, masked of the session's secrets ([Session.Masks]).
-// A [*ProbeError] is returned as is: its text is fixed and holds no secret.
+// A [*ProbeError] or [*UnservedModelError] is returned as is: its text
+// holds only model names.
 func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
 	c, err := NewClient(s, ClientOptions{HTTPClient: opts.HTTPClient, NVocab: opts.NVocab})
 	if err != nil {
@@ -73,7 +79,8 @@ func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
 		if c.owned {
 			c.http.CloseIdleConnections()
 		}
-		if _, probe := err.(*ProbeError); probe {
+		switch err.(type) {
+		case *ProbeError, *UnservedModelError:
 			return nil, err
 		}
 		return nil, c.masks.Mask(err)
@@ -84,10 +91,20 @@ func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
 func open(ctx context.Context, c *Client, model string, opts OpenOptions) (*Session, error) {
 	props, err := c.Props(ctx, model)
 	if err != nil {
+		// A router refuses an unknown model on /props with HTTP 400
+		// "model '<name>' not found"; say what it serves instead.
+		if unknownModel(err) {
+			if uerr := c.checkServed(ctx, model, Props{}); uerr != nil {
+				return nil, uerr
+			}
+		}
 		return nil, err
 	}
 	if !props.Vision {
 		return nil, &ProbeError{Msg: "model reports text-only input modalities"}
+	}
+	if err := c.checkServed(ctx, model, props); err != nil {
+		return nil, err
 	}
 	rendered, err := c.ApplyTemplate(ctx, model)
 	if err != nil {

@@ -28,8 +28,10 @@ func TestOpen(t *testing.T) {
 	if p := sess.Props(); p.MediaMarker != srv.CurrentMarker() || p.BuildInfo == "unknown" || p.NCtx == nil {
 		t.Errorf("Props = %+v, want the server's marker, build and n_ctx", p)
 	}
-	if n := srv.Count("/props") + srv.Count("/apply-template"); n != 2 || srv.Count("") != 2 {
-		t.Errorf("open made %d requests, want one /props and one /apply-template", srv.Count(""))
+	// /v1/models checks that the server serves the model: a single-model
+	// llama-server ignores the request's model.
+	if n := srv.Count("/props") + srv.Count("/v1/models") + srv.Count("/apply-template"); n != 3 || srv.Count("") != 3 {
+		t.Errorf("open made %d requests, want one /props, one /v1/models and one /apply-template", srv.Count(""))
 	}
 }
 
@@ -224,6 +226,7 @@ func TestOffOptionMassAndVocabRead(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.HideVocab = tt.hideVocab })
 			sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{NVocab: tt.nVocab})
+			opened := srv.Count("/v1/models") // Open's served-model check
 			req := judgmenttest.CheckRequest(nil)
 			req.Media = nil
 			req.Questions = judgmenttest.CheckQuestions()[:2]
@@ -236,7 +239,7 @@ func TestOffOptionMassAndVocabRead(t *testing.T) {
 					t.Fatalf("mass present = %v, want %v (%s)", got, tt.wantMass, tt.reason)
 				}
 			}
-			if got := srv.Count("/v1/models"); got != tt.wantModels {
+			if got := srv.Count("/v1/models") - opened; got != tt.wantModels {
 				t.Errorf("/v1/models reads = %d, want %d (%s)", got, tt.wantModels, tt.reason)
 			}
 		})

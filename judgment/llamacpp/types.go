@@ -15,9 +15,9 @@ type PropsResponse struct {
 		// Vision must be JSON true for image input.
 		Vision json.RawMessage `json:"vision"`
 	} `json:"modalities"`
-	// MediaMarker is the router's random media marker
-	// (e.g. "<__media_NaJbOnuq8__>"); a missing or empty value means
-	// "<__media__>".
+	// MediaMarker is the server's random media marker, drawn per process
+	// (and per router load): "<__media_" + 32 letters and digits + "__>";
+	// a missing or empty value (older servers) means "<__media__>".
 	MediaMarker json.RawMessage `json:"media_marker"`
 	// BuildInfo is the server build (e.g. "b11277-eae11d221"), for receipts.
 	BuildInfo json.RawMessage `json:"build_info"`
@@ -85,7 +85,9 @@ type CompletionRequest struct {
 	Prompt any `json:"prompt"`
 	// Model is the model id.
 	Model string `json:"model"`
-	// NPredict is 0: the server evaluates the prompt and generates nothing.
+	// NPredict is 0: the answer position's distribution is all typevet
+	// reads. llama-server still generates one token (its answer says
+	// tokens_predicted 1, content the greedy pick, e.g. "<channel|>").
 	NPredict int `json:"n_predict"`
 	// NProbs is the vocabulary size, so every control token comes back.
 	NProbs int `json:"n_probs"`
@@ -129,7 +131,8 @@ type CompletionResponse struct {
 	// TokensEvaluated is the prompt token count (the only sign an image was
 	// really attached); not a non-negative integer means unknown.
 	TokensEvaluated json.RawMessage `json:"tokens_evaluated"`
-	// TokensPredicted is the generated token count.
+	// TokensPredicted is the generated token count: 1 even with
+	// n_predict 0.
 	TokensPredicted json.RawMessage `json:"tokens_predicted"`
 }
 

@@ -1,0 +1,5 @@
+//go:build !race
+
+package livellama
+
+const raceEnabled = false

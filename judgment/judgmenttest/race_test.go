@@ -1,0 +1,5 @@
+//go:build race
+
+package judgmenttest
+
+const raceEnabled = true
