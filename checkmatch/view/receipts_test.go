@@ -1,0 +1,85 @@
+package view_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/fake"
+	"github.com/typevet/typevet-go/judgment/reader"
+)
+
+// mixedPort judges about a third of the checks (chosen by the image's
+// SHA-256) with the fake backend and skewed distributions, which answer
+// "consistent" with confidence, and the rest with the reader: an offline
+// run with wrong answers, false clears and varied confidences.
+type mixedPort struct{ reader, skewed judgment.Port }
+
+func (p mixedPort) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
+	if len(req.Media) > 0 {
+		if sum := sha256.Sum256(req.Media[0].Data); sum[0]%3 == 0 {
+			return p.skewed.Judge(ctx, req)
+		}
+	}
+	return p.reader.Judge(ctx, req)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var mixed = sync.OnceValues(func() (checkmatch.Receipt, error) {
+	slice, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, checkmatch.RowCount)
+	if err != nil {
+		return checkmatch.Receipt{}, err
+	}
+	port := mixedPort{
+		reader: reader.New(reader.Options{}),
+		skewed: fake.New(fake.Distributions{
+			"payee_matches": {True: ptr(0.83)},
+			"amounts_match": {True: ptr(0.71)},
+			"verdict":       {Weights: map[string]float64{"consistent": 6, "cannot_tell": 2, "amount_mismatch": 1, "payee_mismatch": 1}},
+			"legibility":    {Weights: map[string]float64{"2": 1, "3": 3, "4": 2}},
+		}),
+	}
+	seconds := 0.0
+	clock := func() float64 { seconds += 0.125; return seconds }
+	run, err := checkmatch.Run(context.Background(), port, "mixed-reader-fake", slice.Requests, checkmatch.RunOptions{Clock: clock})
+	if err != nil {
+		return checkmatch.Receipt{}, err
+	}
+	pins := slice.Pins()
+	pins.FinishedUTC = "2026-12-01T12:00:00.000000+00:00"
+	renderer := checkmatch.RendererPin()
+	pins.Renderer = &renderer
+	pins.Concurrency = 1
+	return checkmatch.BuildReceipt(run, checkmatch.ReceiptParts{Backend: "fake", Model: "mixed-reader-fake", Pins: pins})
+})
+
+// mixedReceipt returns the receipt of the mixed run (built once per test
+// binary).
+func mixedReceipt(tb testing.TB) checkmatch.Receipt {
+	tb.Helper()
+	r, err := mixed()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// typevetReceipt reads typevet's published vLLM receipt.
+func typevetReceipt(tb testing.TB) checkmatch.Receipt {
+	tb.Helper()
+	f, err := os.Open("testdata/check_match_vllm_receipt.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	r, err := checkmatch.ReadReceipt(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
