@@ -208,7 +208,7 @@ type legRow struct {
 	Count    int
 	Mean     string
 	Segments []legSegment
-	Counts   []int // per level
+	Counts   []int  // per level
 	Text     string // the row in words
 }
 
