@@ -195,7 +195,8 @@ func TestBrowser(t *testing.T) {
 	}
 	dir := t.TempDir()
 	site, err := view.Build([]view.Input{
-		{Name: "mixed_reader_fake.json", Receipt: ours},
+		{Name: "mixed_a.json", Receipt: ours},
+		{Name: "mixed_b.json", Receipt: mixedReceiptB(t)},
 		{Name: "check_match_vllm_receipt.json", Receipt: typevetReceipt(t)},
 	}, view.Options{})
 	if err != nil {
@@ -246,7 +247,7 @@ func TestBrowser(t *testing.T) {
 	shot(t, ctx, filepath.Join(shots, "receipt-phone.png"), false)
 
 	// typevet's receipt: every case marked, no image shown.
-	run(t, ctx, "open typevet page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(fileURL(filepath.Join(dir, "receipt-2.html"))))
+	run(t, ctx, "open typevet page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(fileURL(filepath.Join(dir, "receipt-3.html"))))
 	if n := eval[int](t, ctx, `document.querySelectorAll("#cases tbody tr .norender").length`); n != 140 {
 		t.Errorf("typevet receipt: %d rows marked not reproducible, want 140", n)
 	}
@@ -258,14 +259,23 @@ func TestBrowser(t *testing.T) {
 	if n := eval[int](t, ctx, `document.querySelectorAll("#cmp-cases tbody tr").length`); n != 140 {
 		t.Errorf("side-by-side table has %d rows, want 140", n)
 	}
-	if v := eval[[]int](t, ctx, imagesDecoded); v[1] != 0 {
-		t.Errorf("side-by-side page: %d of %d images not decoded", v[1], v[0])
+	if v := eval[[]int](t, ctx, imagesDecoded); v[0] != 140 || v[1] != 0 {
+		t.Errorf("side-by-side page: %d images, %d not decoded; want 140 decoded", v[0], v[1])
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll(".paired-test").length`); n != 1 {
+		t.Errorf("side-by-side page of two receipts of one render has %d paired tests, want 1", n)
 	}
 	kinds := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#cmp-cases tbody tr")).map(r => r.dataset.kind)`)
 	if i := slices.Index(kinds, "discordant"); i > 0 || slices.ContainsFunc(kinds[slices.IndexFunc(kinds, func(k string) bool { return k != "discordant" })+1:], func(k string) bool { return k == "discordant" }) {
 		t.Errorf("discordant cases are not first: %v", kinds)
 	}
 	shot(t, ctx, filepath.Join(shots, "compare.png"), false)
+
+	// Ours beside typevet's: paired by case id, no test across renderers.
+	run(t, ctx, "open side-by-side page with typevet's receipt", chromedp.Navigate(fileURL(filepath.Join(dir, "compare-1-3.html"))))
+	if n := eval[int](t, ctx, `document.querySelectorAll("#cmp-cases tbody tr").length`); n != 140 {
+		t.Errorf("side-by-side table with typevet's receipt has %d rows, want 140", n)
+	}
 
 	run(t, ctx, "open index", chromedp.Navigate(fileURL(filepath.Join(dir, "index.html"))))
 	time.Sleep(200 * time.Millisecond) // let late console messages arrive

@@ -171,7 +171,7 @@ type barRow struct {
 	Interval    string  // "[76.4%, 99.1%]"
 }
 
-func accuracyChart(cases []checkmatch.CaseRecord, variants []string) barChart {
+func accuracyChart(cases []checkmatch.CaseRecord, variants []string, iv intervals) barChart {
 	var ch barChart
 	for _, v := range variants {
 		right, n := 0, 0
@@ -185,11 +185,12 @@ func accuracyChart(cases []checkmatch.CaseRecord, variants []string) barChart {
 		}
 		acc := float64(right) / float64(n)
 		row := barRow{Label: v, Right: right, N: n, Value: pct(acc), Width: round2(100 * acc)}
-		if iv := proportion(right, n); iv != nil {
+		if rates, ok := iv.variant(v); ok && iv.err == nil && rates.Accuracy.Low != nil && rates.Accuracy.High != nil {
+			lo, hi := *rates.Accuracy.Low, *rates.Accuracy.High
 			row.HasInterval = true
-			row.Lo, row.Hi = round2(100*iv.Lo), round2(100*iv.Hi)
+			row.Lo, row.Hi = round2(100*lo), round2(100*hi)
 			row.Span = round2(row.Hi - row.Lo)
-			row.Interval = fmt.Sprintf("%s [%s, %s]", iv.Method, pct(iv.Lo), pct(iv.Hi))
+			row.Interval = proportionText(rates.Accuracy, iv.level)
 		}
 		ch.Rows = append(ch.Rows, row)
 	}

@@ -3,6 +3,9 @@ package view
 import (
 	"fmt"
 	"slices"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/stats"
 )
 
 // compareView is the side-by-side page of two receipts of one slice.
@@ -13,6 +16,7 @@ type compareView struct {
 	Paired      []field
 	Test        string // the paired test in words, "" when none
 	TestNote    string // why there is no test
+	Differences []compareMetric // paired differences B − A with intervals
 	SameSlice   string // whether the two judged the same images
 	Rows        []compareRow
 	OnlyA       []string // case ids only the first receipt has
@@ -39,7 +43,7 @@ type compareRow struct {
 }
 
 // compareView pairs the cases of a and b by case id.
-func (b *builder) compareView(va, vb *receiptView, ia, ib Input) *compareView {
+func (b *builder) compareView(va, vb *receiptView, ia, ib Input, cs comparison) *compareView {
 	c := &compareView{
 		Page:  fmt.Sprintf("compare-%d-%d.html", va.Index, vb.Index),
 		Title: fmt.Sprintf("%s vs %s", ia.Name, ib.Name),
@@ -120,16 +124,53 @@ func (b *builder) compareView(va, vb *receiptView, ia, ib Input) *compareView {
 		{Label: "Wrong in both", Value: fmt.Sprint(bothWrong)},
 		{Label: "Same correctness, other verdict", Value: fmt.Sprint(changed)},
 	}
-	if t := pairedResult(onlyA, onlyB); t != nil {
-		c.Test = t.Text
-	} else {
-		c.TestNote = "The paired test arrives with package checkmatch/stats (#14)."
+	if cs.err != nil {
+		c.TestNote = "No paired statistics: " + cs.err.Error() + "."
+		return c
+	}
+	d := cs.doc
+	m := d.McNemar
+	c.Test = fmt.Sprintf("Exact McNemar test over the %d pairs with the same case id and render: %d right → wrong, %d wrong → right, two-sided p = %.4g.", d.Pairs, m.B, m.C, m.PValue)
+	level := levelText(d.Bootstrap.Level)
+	add := func(name string, x stats.Difference, format func(float64) string) {
+		c.Differences = append(c.Differences, compareMetric{Name: name, A: differenceText(x, format, level)})
+	}
+	add("Accuracy", d.Differences.Accuracy, signedPct)
+	add("False-clear rate", d.Differences.FalseClearRate, signedPct)
+	for _, e := range d.Differences.Nouls {
+		add("ECE "+e.Name, e.Value.ECE, signed3)
+		add("ROC-AUC "+e.Name, e.Value.ROCAUC, signed3)
 	}
 	return c
 }
 
-// pairedResult is the paired test of the discordant counts.
-func pairedResult(onlyA, onlyB int) *pairedTest { return paired(onlyA, onlyB) }
+// comparison is the paired comparison of two receipts, or the error that
+// prevented it (receipts of other renders: a *stats.SliceError).
+type comparison struct {
+	doc stats.Comparison
+	err error
+}
+
+func compareStats(a, b checkmatch.Receipt, opts stats.Options) comparison {
+	doc, err := stats.Compare(a, b, opts)
+	return comparison{doc: doc, err: err}
+}
+
+// differenceText writes a paired difference with its bootstrap interval.
+func differenceText(x stats.Difference, format func(float64) string, level string) string {
+	if x.Difference == nil {
+		return "none"
+	}
+	s := format(*x.Difference)
+	if x.Low != nil && x.High != nil {
+		s += fmt.Sprintf(", %s paired bootstrap [%s, %s]", level, format(*x.Low), format(*x.High))
+	}
+	return s
+}
+
+func signedPct(x float64) string { return fmt.Sprintf("%+.1f points", 100*x) }
+
+func signed3(x float64) string { return fmt.Sprintf("%+.3f", x) }
 
 // metricText is a headline metric with its count and interval, on one line.
 func metricText(m metricView) string {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/stats"
 )
 
 // receiptView is everything the page of one receipt shows.
@@ -93,7 +94,7 @@ type probBar struct {
 
 // receiptView builds the view of input in, the index-th receipt of the
 // site, whose page is page.
-func (b *builder) receiptView(index int, page string, in Input) *receiptView {
+func (b *builder) receiptView(index int, page string, in Input, iv intervals) *receiptView {
 	r := in.Receipt
 	v := &receiptView{
 		Index:   index,
@@ -114,17 +115,15 @@ func (b *builder) receiptView(index int, page string, in Input) *receiptView {
 			{Label: "Discarded in flight", Value: strconv.Itoa(s.Discarded)},
 		}
 	}
-	v.Headline = headline(r)
-	if proportion(1, 2) == nil {
-		v.Intervals = intervalsNote
-	}
+	v.Headline = headline(r, iv)
+	v.Intervals = iv.note()
 	v.Reliability = []reliabilityChart{
 		reliability("payee_matches", "P(payee matches)", r.Metrics.Nouls.PayeeMatches),
 		reliability("amounts_match", "P(amounts match)", r.Metrics.Nouls.AmountsMatch),
 	}
 	v.Variants = variantsOf(r.Cases)
 	v.Confusion = confusion(r.Cases, v.Variants)
-	v.Accuracy = accuracyChart(r.Cases, v.Variants)
+	v.Accuracy = accuracyChart(r.Cases, v.Variants, iv)
 	v.Legibility = legibility(r.Metrics, r.Cases, v.Variants)
 
 	slice := b.renders[sliceKey{r.Pins.GeneratorSeed, r.Pins.RegisterRows}]
@@ -289,8 +288,8 @@ func throughputText(r checkmatch.Receipt) string {
 }
 
 // headline returns the headline metrics: the recorded values with the
-// counts behind them (counted from the cases) and their intervals.
-func headline(r checkmatch.Receipt) []metricView {
+// counts behind them and their intervals (package checkmatch/stats).
+func headline(r checkmatch.Receipt, iv intervals) []metricView {
 	m := r.Metrics
 	n := len(r.Cases)
 	right, cannot, cleared, counted := 0, 0, 0, 0
@@ -315,27 +314,36 @@ func headline(r checkmatch.Receipt) []metricView {
 			}
 		}
 	}
-	rate := func(name string, value *float64, k, n int, note string) metricView {
+	level := iv.level
+	share := func(name string, value *float64, k, n int, p stats.Proportion, note string) metricView {
 		mv := metricView{Name: name, Value: pctOrNone(value), Count: fmt.Sprintf("%d of %d", k, n), Note: note}
-		if iv := proportion(k, n); iv != nil {
-			mv.Interval = fmt.Sprintf("%s [%s, %s]", iv.Method, pct(iv.Lo), pct(iv.Hi))
+		if iv.err == nil {
+			mv.Interval = proportionText(p, level)
 		}
 		return mv
 	}
+	o := iv.doc.Overall
 	out := []metricView{
-		rate("Accuracy", m.Accuracy, right, n, "verdicts among the accepted ones"),
-		rate("False-clear rate", m.FalseClearRate, cleared, counted, "mismatch and unsigned checks answered consistent"),
-		rate("cannot_tell rate", m.CannotTellRate, cannot, n, "verdicts that were cannot_tell"),
-		rate("Noul–Choice agreement", m.NoulChoiceAgreement.Rate, agree, agreeCounted, "verdicts agreeing with both Nouls (cannot_tell not counted)"),
+		share("Accuracy", m.Accuracy, right, n, o.Accuracy, "verdicts among the accepted ones"),
+		share("False-clear rate", m.FalseClearRate, cleared, counted, o.FalseClearRate, "mismatch and unsigned checks answered consistent"),
+		share("cannot_tell rate", m.CannotTellRate, cannot, n, o.CannotTellRate, "verdicts that were cannot_tell"),
 	}
+	agreement := metricView{Name: "Noul–Choice agreement", Value: pctOrNone(m.NoulChoiceAgreement.Rate), Count: fmt.Sprintf("%d of %d", agree, agreeCounted), Note: "verdicts agreeing with both Nouls (cannot_tell not counted)"}
+	if iv.err == nil {
+		agreement.Interval = wilsonText(agree, agreeCounted, level)
+	}
+	out = append(out, agreement)
 	for _, nl := range []struct {
 		name string
 		s    checkmatch.NoulSummary
 	}{{"payee_matches", m.Nouls.PayeeMatches}, {"amounts_match", m.Nouls.AmountsMatch}} {
-		out = append(out,
-			metricView{Name: "ROC-AUC " + nl.name, Value: numOrNone(nl.s.ROCAUC, 3), Count: fmt.Sprintf("%d true, %d false", nl.s.Positives, nl.s.Negatives), Note: "ranking of the Noul confidence against the truth"},
-			metricView{Name: "ECE " + nl.name, Value: numOrNone(nl.s.ECE, 3), Count: fmt.Sprintf("%d cases, %d bins", nl.s.Positives+nl.s.Negatives, len(nl.s.Reliability)), Note: "expected calibration error over the reliability bins"},
-		)
+		auc := metricView{Name: "ROC-AUC " + nl.name, Value: numOrNone(nl.s.ROCAUC, 3), Count: fmt.Sprintf("%d true, %d false", nl.s.Positives, nl.s.Negatives), Note: "ranking of the Noul confidence against the truth"}
+		ece := metricView{Name: "ECE " + nl.name, Value: numOrNone(nl.s.ECE, 3), Count: fmt.Sprintf("%d cases, %d bins", nl.s.Positives+nl.s.Negatives, len(nl.s.Reliability)), Note: "expected calibration error over the reliability bins"}
+		if ni, ok := iv.noul(nl.name); ok && iv.err == nil {
+			auc.Interval = estimateText(ni.ROCAUC, level, iv.doc.Bootstrap.Resamples)
+			ece.Interval = estimateText(ni.ECE, level, iv.doc.Bootstrap.Resamples)
+		}
+		out = append(out, auc, ece)
 	}
 	out = append(out,
 		metricView{Name: "Legibility gap", Value: numOrNone(m.LegibilityGapCleanMinusLow, 2), Note: "mean legibility score of clean minus low_legibility checks"},

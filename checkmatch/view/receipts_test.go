@@ -17,11 +17,16 @@ import (
 // SHA-256) with the fake backend and skewed distributions, which answer
 // "consistent" with confidence, and the rest with the reader: an offline
 // run with wrong answers, false clears and varied confidences.
-type mixedPort struct{ reader, skewed judgment.Port }
+type mixedPort struct {
+	reader, skewed judgment.Port
+	// byte and mod choose the skewed checks: those whose SHA-256 has
+	// byte number byte divisible by mod.
+	byte, mod int
+}
 
 func (p mixedPort) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
 	if len(req.Media) > 0 {
-		if sum := sha256.Sum256(req.Media[0].Data); sum[0]%3 == 0 {
+		if sum := sha256.Sum256(req.Media[0].Data); int(sum[p.byte])%p.mod == 0 {
 			return p.skewed.Judge(ctx, req)
 		}
 	}
@@ -30,12 +35,17 @@ func (p mixedPort) Judge(ctx context.Context, req judgment.Request) (judgment.Re
 
 func ptr[T any](v T) *T { return &v }
 
-var mixed = sync.OnceValues(func() (checkmatch.Receipt, error) {
-	slice, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, checkmatch.RowCount)
+var slice0 = sync.OnceValues(func() (checkmatch.Slice, error) {
+	return checkmatch.BuildSlice(checkmatch.DefaultSeed, checkmatch.RowCount)
+})
+
+// mixedRun judges the default slice with a mixedPort.
+func mixedRun(model string, byte, mod int) (checkmatch.Receipt, error) {
+	slice, err := slice0()
 	if err != nil {
 		return checkmatch.Receipt{}, err
 	}
-	port := mixedPort{
+	port := mixedPort{byte: byte, mod: mod,
 		reader: reader.New(reader.Options{}),
 		skewed: fake.New(fake.Distributions{
 			"payee_matches": {True: ptr(0.83)},
@@ -46,7 +56,7 @@ var mixed = sync.OnceValues(func() (checkmatch.Receipt, error) {
 	}
 	seconds := 0.0
 	clock := func() float64 { seconds += 0.125; return seconds }
-	run, err := checkmatch.Run(context.Background(), port, "mixed-reader-fake", slice.Requests, checkmatch.RunOptions{Clock: clock})
+	run, err := checkmatch.Run(context.Background(), port, model, slice.Requests, checkmatch.RunOptions{Clock: clock})
 	if err != nil {
 		return checkmatch.Receipt{}, err
 	}
@@ -55,14 +65,30 @@ var mixed = sync.OnceValues(func() (checkmatch.Receipt, error) {
 	renderer := checkmatch.RendererPin()
 	pins.Renderer = &renderer
 	pins.Concurrency = 1
-	return checkmatch.BuildReceipt(run, checkmatch.ReceiptParts{Backend: "fake", Model: "mixed-reader-fake", Pins: pins})
-})
+	return checkmatch.BuildReceipt(run, checkmatch.ReceiptParts{Backend: "fake", Model: model, Pins: pins})
+}
 
-// mixedReceipt returns the receipt of the mixed run (built once per test
-// binary).
+var (
+	mixedA = sync.OnceValues(func() (checkmatch.Receipt, error) { return mixedRun("mixed-a", 0, 3) })
+	mixedB = sync.OnceValues(func() (checkmatch.Receipt, error) { return mixedRun("mixed-b", 1, 4) })
+)
+
+// mixedReceipt returns the receipt of the first mixed run (about a third
+// of the checks skewed; built once per test binary).
 func mixedReceipt(tb testing.TB) checkmatch.Receipt {
 	tb.Helper()
-	r, err := mixed()
+	r, err := mixedA()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// mixedReceiptB returns the receipt of a second mixed run of the same
+// slice with other checks skewed (about a quarter).
+func mixedReceiptB(tb testing.TB) checkmatch.Receipt {
+	tb.Helper()
+	r, err := mixedB()
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -12,10 +12,12 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/stats"
 )
 
 // Input is one receipt to show.
@@ -38,6 +40,10 @@ type Options struct {
 	// 85 KB a check), instead of a lossless half-scale view of it (each
 	// pixel the mean of a 2×2 block of judged pixels, about 35 KB).
 	FullImages bool
+	// Stats sets the intervals and the paired comparison's bootstrap
+	// (level, resamples, seed, cluster); the zero value is package
+	// checkmatch/stats' defaults: 95%, 10,000 resamples, seed 0, by case.
+	Stats stats.Options
 }
 
 // File is one file of a site.
@@ -148,7 +154,29 @@ func Build(inputs []Input, opts Options) (*Site, error) {
 			return nil, fmt.Errorf("view: receipt %d (%s) has no cases: a receipt head cannot be shown", i+1, in.Name)
 		}
 	}
+	// The statistics run beside the renders.
+	ivs := make([]intervals, len(inputs))
+	cmps := map[[2]int]comparison{}
+	var sg errgroup.Group
+	for i, in := range inputs {
+		sg.Go(func() error { ivs[i] = receiptIntervals(in.Receipt, opts.Stats); return nil })
+	}
+	var mu sync.Mutex
+	for i := range inputs {
+		for j := i + 1; j < len(inputs); j++ {
+			if sameSlice(inputs[i].Receipt.Pins, inputs[j].Receipt.Pins) {
+				sg.Go(func() error {
+					c := compareStats(inputs[i].Receipt, inputs[j].Receipt, opts.Stats)
+					mu.Lock()
+					cmps[[2]int{i, j}] = c
+					mu.Unlock()
+					return nil
+				})
+			}
+		}
+	}
 	rs, err := renders(inputs)
+	sg.Wait()
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +188,7 @@ func Build(inputs []Input, opts Options) (*Site, error) {
 		if len(inputs) > 1 {
 			page = fmt.Sprintf("receipt-%d.html", i+1)
 		}
-		views[i] = b.receiptView(i+1, page, in)
+		views[i] = b.receiptView(i+1, page, in, ivs[i])
 		site.Receipts = append(site.Receipts, views[i].report)
 	}
 	if err := b.encodeImages(); err != nil {
@@ -177,7 +205,7 @@ func Build(inputs []Input, opts Options) (*Site, error) {
 	for i := range views {
 		for j := i + 1; j < len(views); j++ {
 			if sameSlice(inputs[i].Receipt.Pins, inputs[j].Receipt.Pins) {
-				c := b.compareView(views[i], views[j], inputs[i], inputs[j])
+				c := b.compareView(views[i], views[j], inputs[i], inputs[j], cmps[[2]int{i, j}])
 				comparisons = append(comparisons, c)
 				site.Comparisons = append(site.Comparisons, c.Page)
 				nav = append(nav, link{Href: c.Page, Text: fmt.Sprintf("Compare %d and %d", views[i].Index, views[j].Index)})
