@@ -14,10 +14,10 @@ type compareView struct {
 	A, B        *receiptView
 	Metrics     []compareMetric
 	Paired      []field
-	Test        string // the paired test in words, "" when none
-	TestNote    string // why there is no test
+	Test        string          // the paired test in words, "" when none
+	TestNote    string          // why there is no test
 	Differences []compareMetric // paired differences B − A with intervals
-	SameSlice   string // whether the two judged the same images
+	SameSlice   string          // whether the two judged the same images
 	Rows        []compareRow
 	OnlyA       []string // case ids only the first receipt has
 	OnlyB       []string

@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"runtime"
 	"strings"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -46,6 +47,7 @@ type sliceKey struct {
 
 // render is one case re-rendered here.
 type render struct {
+	c      checkmatch.Case
 	png    []byte // the PNG bytes [checkmatch.Render] wrote
 	sha256 string // lower-case hex SHA-256 of png
 }
@@ -94,7 +96,7 @@ func renders(inputs []Input) (map[sliceKey]map[string]render, error) {
 				return fmt.Errorf("re-render %s: %w", j.c.ID(), err)
 			}
 			sum := sha256.Sum256(b)
-			results[i] = render{png: b, sha256: hex.EncodeToString(sum[:])}
+			results[i] = render{c: j.c, png: b, sha256: hex.EncodeToString(sum[:])}
 			return nil
 		})
 	}
@@ -151,35 +153,18 @@ func quoteOrNone(s string) string {
 	return fmt.Sprintf("%q", s)
 }
 
-// halfScale returns the PNG of the image in b at half its width and height:
-// each pixel the rounded mean of a 2×2 block of the judged pixels (an odd
-// last row or column is dropped). Lossless PNG, so the view adds no
-// compression artefacts of its own.
-func halfScale(b []byte) ([]byte, int, int, error) {
-	src, err := png.Decode(bytes.NewReader(b))
-	if err != nil {
-		return nil, 0, 0, err
-	}
-	rgba, ok := src.(*image.RGBA)
-	if !ok {
-		// Render writes 8-bit RGB, which image/png decodes as *image.RGBA;
-		// anything else is converted pixel by pixel.
-		bounds := src.Bounds()
-		rgba = image.NewRGBA(bounds)
-		for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
-			for x := bounds.Min.X; x < bounds.Max.X; x++ {
-				rgba.Set(x, y, src.At(x, y))
-			}
-		}
-	}
-	w, h := rgba.Rect.Dx()/2, rgba.Rect.Dy()/2
+// halfScale returns the PNG of a half-scale view of img: each pixel the
+// rounded mean of a 2×2 block (an odd last row or column is dropped).
+// Lossless PNG, so the view adds no compression artefacts of its own.
+func halfScale(img *image.RGBA) ([]byte, error) {
+	w, h := img.Rect.Dx()/2, img.Rect.Dy()/2
 	dst := image.NewRGBA(image.Rect(0, 0, w, h))
 	for y := range h {
-		r0 := rgba.Pix[(2*y)*rgba.Stride:]
-		r1 := rgba.Pix[(2*y+1)*rgba.Stride:]
+		r0 := img.Pix[(2*y)*img.Stride:]
+		r1 := img.Pix[(2*y+1)*img.Stride:]
 		d := dst.Pix[y*dst.Stride : y*dst.Stride+4*w]
 		for x := 0; x < 4*w; x += 4 {
-			s := 8 * (x / 4)
+			s := 2 * x
 			for k := range 4 {
 				sum := uint(r0[s+k]) + uint(r0[s+4+k]) + uint(r1[s+k]) + uint(r1[s+4+k])
 				d[x+k] = uint8((sum + 2) / 4)
@@ -187,9 +172,23 @@ func halfScale(b []byte) ([]byte, int, int, error) {
 		}
 	}
 	var out bytes.Buffer
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if err := enc.Encode(&out, dst); err != nil {
-		return nil, 0, 0, err
+	if err := halfEncoder.Encode(&out, dst); err != nil {
+		return nil, err
 	}
-	return out.Bytes(), w, h, nil
+	return out.Bytes(), nil
 }
+
+// halfEncoder encodes the half-scale views, reusing its buffers.
+var halfEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: new(encoderBuffers)}
+
+// encoderBuffers is a png.EncoderBufferPool over a sync.Pool.
+type encoderBuffers struct{ p sync.Pool }
+
+func (b *encoderBuffers) Get() *png.EncoderBuffer {
+	if e, ok := b.p.Get().(*png.EncoderBuffer); ok {
+		return e
+	}
+	return nil
+}
+
+func (b *encoderBuffers) Put(e *png.EncoderBuffer) { b.p.Put(e) }

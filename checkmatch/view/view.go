@@ -261,6 +261,7 @@ func sameSlice(a, b checkmatch.Pins) bool {
 // imageFile is one image file of the site, named by the render's SHA-256.
 type imageFile struct {
 	path string
+	c    checkmatch.Case
 	png  []byte // the judged PNG
 	data []byte // what is written: png itself or its half-scale view
 	w, h int
@@ -278,7 +279,7 @@ func (b *builder) image(r render) *imageFile {
 	if f, ok := b.images[r.sha256]; ok {
 		return f
 	}
-	f := &imageFile{path: path.Join("img", r.sha256+".png"), png: r.png}
+	f := &imageFile{path: path.Join("img", r.sha256+".png"), c: r.c, png: r.png}
 	b.images[r.sha256] = f
 	return f
 }
@@ -294,11 +295,15 @@ func (b *builder) encodeImages() error {
 			continue
 		}
 		g.Go(func() error {
-			data, _, _, err := halfScale(f.png)
-			if err != nil {
-				return fmt.Errorf("view: half-scale image %s: %w", f.path, err)
+			// The pixels of the render whose PNG matched (drawn again: cheaper
+			// than decoding the PNG).
+			img, err := checkmatch.RenderImage(f.c)
+			if err == nil {
+				f.data, err = halfScale(img)
 			}
-			f.data = data
+			if err != nil {
+				return fmt.Errorf("view: half-scale image of %s: %w", f.c.ID(), err)
+			}
 			return nil
 		})
 	}
