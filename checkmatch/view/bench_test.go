@@ -50,7 +50,7 @@ func benchBuild(b *testing.B, r checkmatch.Receipt, opts view.Options) {
 		b.StartTimer()
 		size = site.Size()
 	}
-	b.ReportMetric(float64((judgmenttest.ProcessCPU() - cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((judgmenttest.ProcessCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 	b.ReportMetric(float64(size)/1e6, "site-MB")
 }
 
@@ -84,5 +84,5 @@ func BenchmarkRender140(b *testing.B) {
 			}
 		}
 	}
-	b.ReportMetric(float64((judgmenttest.ProcessCPU() - cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64((judgmenttest.ProcessCPU()-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
