@@ -21,7 +21,9 @@
 //     schema-versioned document.
 //   - [github.com/typevet/typevet-go/checkmatch]: the synthetic check slice
 //     (generator, amounts in words, renderer, contact sheets), the request
-//     builder, the runner, the metrics and the check receipt.
+//     builder, the runner, the metrics and the check receipt;
+//     [github.com/typevet/typevet-go/checkmatch/view] turns receipts into a
+//     static site that shows each check only when its re-render matches.
 //   - [github.com/typevet/typevet-go/wording]: wording parts of a question,
 //     their digests, length caps and the wording judge's identity.
 //   - [github.com/typevet/typevet-go/receipt]: the blocks every receipt

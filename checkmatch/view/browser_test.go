@@ -241,6 +241,11 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("count after filtering says %q", out)
 	}
 	shot(t, ctx, filepath.Join(shots, "receipt-wrong-cases.png"), true)
+	// Small ones for a README: 1280×800 drawn at 0.75 scale.
+	run(t, ctx, "scroll to the cases", chromedp.EmulateViewport(1280, 800, chromedp.EmulateScale(0.75)), chromedp.ScrollIntoView(chromedp.CSS("#cases-h")))
+	shot(t, ctx, filepath.Join(shots, "receipt-cases-small.png"), false)
+	run(t, ctx, "scroll to the top", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	shot(t, ctx, filepath.Join(shots, "receipt-top-small.png"), false)
 
 	// Phone width: nothing wider than the window.
 	run(t, ctx, "phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(fileURL(filepath.Join(dir, "receipt-1.html"))))

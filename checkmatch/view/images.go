@@ -16,28 +16,6 @@ import (
 	"github.com/typevet/typevet-go/checkmatch"
 )
 
-// ImageStatus says whether a case's check image could be re-made here.
-type ImageStatus int
-
-const (
-	// ImageReproduced means the render made here from the receipt's seed and
-	// case id has exactly the receipt's render_sha256: it is the image that
-	// was judged.
-	ImageReproduced ImageStatus = iota
-	// ImageNotReproducible means no render made here has the receipt's
-	// render_sha256 (another renderer, such as typevet's Pillow, or another
-	// build), or the case is not in the seeded slice; no image is shown.
-	ImageNotReproducible
-)
-
-// String returns "reproduced" or "not reproducible".
-func (s ImageStatus) String() string {
-	if s == ImageReproduced {
-		return "reproduced"
-	}
-	return "not reproducible"
-}
-
 // sliceKey names one seeded slice: renders are shared by every receipt of
 // the same seed and rows.
 type sliceKey struct {
