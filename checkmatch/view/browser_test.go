@@ -14,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/typevet/typevet-go/checkmatch/stats"
 	"github.com/typevet/typevet-go/checkmatch/view"
 )
 
@@ -201,7 +202,7 @@ func TestBrowser(t *testing.T) {
 		{Name: "mixed_a.json", Receipt: ours},
 		{Name: "mixed_b.json", Receipt: mixedReceiptB(t)},
 		{Name: "check_match_vllm_receipt.json", Receipt: typevetReceipt(t)},
-	}, view.Options{})
+	}, view.Options{Stats: stats.Options{Resamples: 1000}}) // the pages, not the statistics, are under test
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,6 +254,8 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("at phone width the page is %d px wide in a %d px window", w[0], w[1])
 	}
 	shot(t, ctx, filepath.Join(shots, "receipt-phone.png"), false)
+	run(t, ctx, "scroll to the cases", chromedp.ScrollIntoView(chromedp.CSS("#cases-h")))
+	shot(t, ctx, filepath.Join(shots, "receipt-phone-cases.png"), false)
 
 	// typevet's receipt: every case marked, no image shown.
 	run(t, ctx, "open typevet page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(fileURL(filepath.Join(dir, "receipt-3.html"))))
