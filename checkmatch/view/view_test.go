@@ -373,3 +373,17 @@ func TestAssetsAreLocal(t *testing.T) {
 		}
 	}
 }
+
+func TestStoppedRunShowsWhy(t *testing.T) {
+	r := firstCases(typevetReceipt(t), 5)
+	r.Stopped = &checkmatch.Stopped{Index: 5, CaseID: "r00:low_legibility", ErrorClass: "TransportError", Message: "connection refused", Discarded: 2}
+	html := page(t, build(t, fast, view.Input{Name: "stopped.json", Receipt: r}), "index.html")
+	for _, want := range []string{"The run stopped early", "r00:low_legibility (index 5)", "TransportError", "connection refused", "Discarded in flight"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page of a stopped run lacks %q", want)
+		}
+	}
+	if n := len(rows(t, html)); n != 5 {
+		t.Errorf("%d case rows, want the 5 kept", n)
+	}
+}
