@@ -15,6 +15,9 @@
 //   - examples/: one main per run type (checksheets, checkmatch, wording and
 //     the derived runs), thin: flags and environment variables become
 //     library calls. Only examples read the environment or exit.
+//   - [github.com/typevet/typevet-go/checkmatch/view]: the receipt viewer:
+//     a static site of receipts that shows each check only when its
+//     re-render matches the receipt's digest, with the statistics' intervals.
 //   - [github.com/typevet/typevet-go/checkmatch/stats]: error bars on a
 //     check receipt (Wilson and bootstrap intervals, Brier score, log loss)
 //     and the paired comparison of two runs (exact McNemar), each its own

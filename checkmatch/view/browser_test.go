@@ -1,0 +1,317 @@
+package view_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/typevet/typevet-go/checkmatch/stats"
+	"github.com/typevet/typevet-go/checkmatch/view"
+)
+
+// The variables of the browser test.
+const (
+	// envChromium names the browser binary; unset, the test looks for
+	// chromium (Debian's package), chromium-browser and google-chrome on
+	// PATH.
+	envChromium = "TYPEVET_CHROMIUM"
+	// envScreenshots names the directory the screenshots are saved in;
+	// unset, a new temporary directory (kept, and logged).
+	envScreenshots = "TYPEVET_VIEW_SCREENSHOTS"
+)
+
+// findBrowser returns the browser to drive, or skips the test saying how
+// to get one.
+func findBrowser(t *testing.T) string {
+	if p := os.Getenv(envChromium); p != "" {
+		if _, err := exec.LookPath(p); err != nil {
+			t.Fatalf("%s names %q, which is not an executable: %v", envChromium, p, err)
+		}
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skipf("no browser: install Debian's chromium (apt-get install -y chromium) or set %s to a Chromium or Chrome binary", envChromium)
+	return ""
+}
+
+// screenshotDir returns the directory for the screenshots.
+func screenshotDir(t *testing.T) string {
+	if d := os.Getenv(envScreenshots); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatalf("%s: %v", envScreenshots, err)
+		}
+		return d
+	}
+	d, err := os.MkdirTemp("", "typevet-view-screenshots-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// browser starts a headless browser with a fresh profile and returns its
+// context. The browser closes when the test ends.
+func browser(t *testing.T, path string) context.Context {
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1280, 800),
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	t.Cleanup(func() {
+		cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+		defer ccancel()
+		chromedp.Cancel(cctx)
+		cancel()
+		acancel()
+	})
+	if err := chromedp.Do(ctx); err != nil { // starts the browser
+		t.Fatalf("start %s: %v", path, err)
+	}
+	return ctx
+}
+
+// console collects the page's console messages until the test ends.
+type console struct {
+	mu   sync.Mutex
+	msgs []chromedp.ConsoleMessage
+	done chan struct{}
+	stop context.CancelFunc
+}
+
+func watchConsole(ctx context.Context) *console {
+	cctx, stop := context.WithCancel(ctx)
+	c := &console{done: make(chan struct{}), stop: stop}
+	msgs := chromedp.Console(cctx)
+	go func() {
+		defer close(c.done)
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			c.mu.Lock()
+			c.msgs = append(c.msgs, m)
+			c.mu.Unlock()
+		}
+	}()
+	return c
+}
+
+// errors returns the error messages and exceptions so far.
+func (c *console) errors() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []string
+	for _, m := range c.msgs {
+		if m.IsException() || m.Type == "error" || m.Type == "assert" {
+			out = append(out, m.String())
+		}
+	}
+	return out
+}
+
+func (c *console) close() { c.stop(); <-c.done }
+
+func fileURL(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		panic(err)
+	}
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+}
+
+// run runs actions with a deadline, failing the test on an error.
+func run(t *testing.T, ctx context.Context, what string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	if err := chromedp.Do(tctx, actions...); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
+func eval[T any](t *testing.T, ctx context.Context, js string) T {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(tctx, chromedp.Evaluate[T](js, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatalf("evaluate %s: %v", js, err)
+	}
+	return v
+}
+
+// imagesDecoded waits until every image of the page has loaded and returns
+// how many there are and how many did not decode (naturalWidth 0).
+const imagesDecoded = `(async () => {
+  const imgs = Array.from(document.images);
+  await Promise.all(imgs.map(i => i.decode().catch(() => null)));
+  return [imgs.length, imgs.filter(i => !(i.complete && i.naturalWidth > 0)).length];
+})()`
+
+// visibleCases lists the case ids of the rows the filters show, and fails
+// the row check when a shown row is not laid out.
+const visibleCases = `Array.from(document.querySelectorAll("#cases tbody tr"))
+  .filter(r => !r.hidden && r.offsetParent !== null).map(r => r.dataset.case)`
+
+// TestBrowser builds the site of an offline run with wrong answers and of
+// typevet's receipt, opens it in a real headless Chromium, and checks what
+// a person sees: no console errors, every case row, the "wrong" filter,
+// decoded images, the side-by-side page and phone width.
+func TestBrowser(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the browser test runs without the race detector: it tests the pages, and renders 140 checks")
+	}
+	path := findBrowser(t)
+	shots := screenshotDir(t)
+	ours := mixedReceipt(t)
+	var wrong []string
+	for _, c := range ours.Cases {
+		if !c.Correct {
+			wrong = append(wrong, c.CaseID)
+		}
+	}
+	if len(ours.Cases) != 140 || len(wrong) == 0 || len(wrong) == 140 {
+		t.Fatalf("the test run has %d cases, %d wrong: want 140 with some wrong", len(ours.Cases), len(wrong))
+	}
+	dir := t.TempDir()
+	site, err := view.Build([]view.Input{
+		{Name: "mixed_a.json", Receipt: ours},
+		{Name: "mixed_b.json", Receipt: mixedReceiptB(t)},
+		{Name: "check_match_vllm_receipt.json", Receipt: typevetReceipt(t)},
+	}, view.Options{Stats: stats.Options{Resamples: 1000}}) // the pages, not the statistics, are under test
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := site.WriteDir(dir); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx := browser(t, path)
+	con := watchConsole(ctx)
+	defer con.close()
+
+	run(t, ctx, "open receipt page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(fileURL(filepath.Join(dir, "receipt-1.html"))))
+	if n := eval[int](t, ctx, `document.querySelectorAll("#cases tbody tr").length`); n != 140 {
+		t.Errorf("case table has %d rows, want 140", n)
+	}
+	imgs, bad := func() (int, int) {
+		v := eval[[]int](t, ctx, imagesDecoded)
+		return v[0], v[1]
+	}()
+	if imgs != 140 || bad != 0 {
+		t.Errorf("receipt page: %d images, %d not decoded; want 140 decoded", imgs, bad)
+	}
+	if got := eval[[]string](t, ctx, visibleCases); len(got) != 140 {
+		t.Errorf("before filtering %d rows show, want 140", len(got))
+	}
+	shot(t, ctx, filepath.Join(shots, "receipt-1280x800.png"), false)
+
+	run(t, ctx, "filter to wrong",
+		chromedp.SetValue(chromedp.CSS(`select[name="result"]`), "wrong"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('select[name="result"]').dispatchEvent(new Event("change", {bubbles: true}))`),
+	)
+	got := eval[[]string](t, ctx, visibleCases)
+	if !slices.Equal(got, wrong) {
+		t.Errorf("filtered to wrong, the table shows %d cases %v; the receipt's wrong cases are %d: %v", len(got), got, len(wrong), wrong)
+	}
+	if out := eval[string](t, ctx, `document.querySelector("form.filters output").value`); out != fmt.Sprintf("%d of 140 cases", len(wrong)) {
+		t.Errorf("count after filtering says %q", out)
+	}
+	shot(t, ctx, filepath.Join(shots, "receipt-wrong-cases.png"), true)
+	// Small ones for a README: 1280×800 drawn at 0.75 scale.
+	run(t, ctx, "scroll to the cases", chromedp.EmulateViewport(1280, 800, chromedp.EmulateScale(0.75)), chromedp.ScrollIntoView(chromedp.CSS("#cases-h")))
+	shot(t, ctx, filepath.Join(shots, "receipt-cases-small.png"), false)
+	run(t, ctx, "scroll to the top", chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, 0)`))
+	shot(t, ctx, filepath.Join(shots, "receipt-top-small.png"), false)
+
+	// Phone width: nothing wider than the window.
+	run(t, ctx, "phone width", chromedp.EmulateViewport(390, 844, chromedp.EmulateMobile), chromedp.Navigate(fileURL(filepath.Join(dir, "receipt-1.html"))))
+	if w := eval[[]int](t, ctx, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] {
+		t.Errorf("at phone width the page is %d px wide in a %d px window", w[0], w[1])
+	}
+	shot(t, ctx, filepath.Join(shots, "receipt-phone.png"), false)
+	run(t, ctx, "scroll to the cases", chromedp.ScrollIntoView(chromedp.CSS("#cases-h")))
+	shot(t, ctx, filepath.Join(shots, "receipt-phone-cases.png"), false)
+
+	// typevet's receipt: every case marked, no image shown.
+	run(t, ctx, "open typevet page", chromedp.EmulateViewport(1280, 800), chromedp.Navigate(fileURL(filepath.Join(dir, "receipt-3.html"))))
+	if n := eval[int](t, ctx, `document.querySelectorAll("#cases tbody tr .norender").length`); n != 140 {
+		t.Errorf("typevet receipt: %d rows marked not reproducible, want 140", n)
+	}
+	if n := eval[int](t, ctx, `document.images.length`); n != 0 {
+		t.Errorf("typevet receipt: %d images shown, want none", n)
+	}
+
+	run(t, ctx, "open side-by-side page", chromedp.Navigate(fileURL(filepath.Join(dir, "compare-1-2.html"))))
+	if n := eval[int](t, ctx, `document.querySelectorAll("#cmp-cases tbody tr").length`); n != 140 {
+		t.Errorf("side-by-side table has %d rows, want 140", n)
+	}
+	if v := eval[[]int](t, ctx, imagesDecoded); v[0] != 140 || v[1] != 0 {
+		t.Errorf("side-by-side page: %d images, %d not decoded; want 140 decoded", v[0], v[1])
+	}
+	if n := eval[int](t, ctx, `document.querySelectorAll(".paired-test").length`); n != 1 {
+		t.Errorf("side-by-side page of two receipts of one render has %d paired tests, want 1", n)
+	}
+	kinds := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#cmp-cases tbody tr")).map(r => r.dataset.kind)`)
+	if i := slices.Index(kinds, "discordant"); i > 0 || slices.ContainsFunc(kinds[slices.IndexFunc(kinds, func(k string) bool { return k != "discordant" })+1:], func(k string) bool { return k == "discordant" }) {
+		t.Errorf("discordant cases are not first: %v", kinds)
+	}
+	shot(t, ctx, filepath.Join(shots, "compare.png"), false)
+
+	// Ours beside typevet's: paired by case id, no test across renderers.
+	run(t, ctx, "open side-by-side page with typevet's receipt", chromedp.Navigate(fileURL(filepath.Join(dir, "compare-1-3.html"))))
+	if n := eval[int](t, ctx, `document.querySelectorAll("#cmp-cases tbody tr").length`); n != 140 {
+		t.Errorf("side-by-side table with typevet's receipt has %d rows, want 140", n)
+	}
+
+	run(t, ctx, "open index", chromedp.Navigate(fileURL(filepath.Join(dir, "index.html"))))
+	time.Sleep(200 * time.Millisecond) // let late console messages arrive
+	if errs := con.errors(); len(errs) > 0 {
+		t.Errorf("console errors:\n%v", errs)
+	}
+	t.Logf("screenshots in %s (set %s to choose the directory)", shots, envScreenshots)
+}
+
+// shot saves a PNG screenshot of the viewport, or of the whole page.
+func shot(t *testing.T, ctx context.Context, path string, full bool) {
+	t.Helper()
+	tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+	var png []byte
+	var err error
+	if full {
+		png, err = chromedp.Run(tctx, chromedp.FullScreenshot(100))
+	} else {
+		png, err = chromedp.Run(tctx, chromedp.CaptureScreenshot())
+	}
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", path, err)
+	}
+	if err := os.WriteFile(path, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

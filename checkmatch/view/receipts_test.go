@@ -1,0 +1,132 @@
+package view_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/fake"
+	"github.com/typevet/typevet-go/judgment/reader"
+)
+
+// mixedPort judges about a third of the checks (chosen by the image's
+// SHA-256) with the fake backend and skewed distributions, which answer
+// "consistent" with confidence, and the rest with the reader: an offline
+// run with wrong answers, false clears and varied confidences.
+type mixedPort struct {
+	reader, skewed judgment.Port
+	// byte and mod choose the skewed checks: those whose SHA-256 has
+	// byte number byte divisible by mod.
+	byte, mod int
+}
+
+func (p mixedPort) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
+	if len(req.Media) > 0 {
+		if sum := sha256.Sum256(req.Media[0].Data); int(sum[p.byte])%p.mod == 0 {
+			return p.skewed.Judge(ctx, req)
+		}
+	}
+	return p.reader.Judge(ctx, req)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var slice0 = sync.OnceValues(func() (checkmatch.Slice, error) {
+	return checkmatch.BuildSlice(checkmatch.DefaultSeed, testRows())
+})
+
+// testRows is the number of register rows the test runs judge: the whole
+// slice, or three under the race detector.
+func testRows() int {
+	if raceEnabled {
+		return 3
+	}
+	return checkmatch.RowCount
+}
+
+// mixedRun judges the default slice with a mixedPort.
+func mixedRun(model string, byte, mod int) (checkmatch.Receipt, error) {
+	slice, err := slice0()
+	if err != nil {
+		return checkmatch.Receipt{}, err
+	}
+	port := mixedPort{byte: byte, mod: mod,
+		reader: reader.New(reader.Options{}),
+		skewed: fake.New(fake.Distributions{
+			"payee_matches": {True: ptr(0.83)},
+			"amounts_match": {True: ptr(0.71)},
+			"verdict":       {Weights: map[string]float64{"consistent": 6, "cannot_tell": 2, "amount_mismatch": 1, "payee_mismatch": 1}},
+			"legibility":    {Weights: map[string]float64{"2": 1, "3": 3, "4": 2}},
+		}),
+	}
+	seconds := 0.0
+	clock := func() float64 { seconds += 0.125; return seconds }
+	run, err := checkmatch.Run(context.Background(), port, model, slice.Requests, checkmatch.RunOptions{Clock: clock})
+	if err != nil {
+		return checkmatch.Receipt{}, err
+	}
+	pins := slice.Pins()
+	pins.FinishedUTC = "2026-12-01T12:00:00.000000+00:00"
+	renderer := checkmatch.RendererPin()
+	pins.Renderer = &renderer
+	pins.Concurrency = 1
+	return checkmatch.BuildReceipt(run, checkmatch.ReceiptParts{Backend: "fake", Model: model, Pins: pins})
+}
+
+var (
+	mixedA = sync.OnceValues(func() (checkmatch.Receipt, error) { return mixedRun("mixed-a", 0, 3) })
+	mixedB = sync.OnceValues(func() (checkmatch.Receipt, error) { return mixedRun("mixed-b", 1, 4) })
+)
+
+// mixedReceipt returns the receipt of the first mixed run (about a third
+// of the checks skewed; built once per test binary).
+func mixedReceipt(tb testing.TB) checkmatch.Receipt {
+	tb.Helper()
+	r, err := mixedA()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// mixedReceiptB returns the receipt of a second mixed run of the same
+// slice with other checks skewed (about a quarter).
+func mixedReceiptB(tb testing.TB) checkmatch.Receipt {
+	tb.Helper()
+	r, err := mixedB()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// typevetReceipt reads typevet's published vLLM receipt.
+func typevetReceipt(tb testing.TB) checkmatch.Receipt {
+	tb.Helper()
+	f, err := os.Open("testdata/check_match_vllm_receipt.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	r, err := checkmatch.ReadReceipt(f)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r
+}
+
+// firstCases returns r with its first n cases only, as a run stopped after
+// n cases has (its pins still name the whole slice): a small receipt whose
+// site builds in a fraction of the time.
+func firstCases(r checkmatch.Receipt, n int) checkmatch.Receipt {
+	r.Cases = append([]checkmatch.CaseRecord(nil), r.Cases[:n]...)
+	return r
+}
+
+// small is the number of cases of the unit tests' receipts: three register
+// rows.
+const small = 21
