@@ -18,10 +18,10 @@ import (
 //go:embed internal/checkform/font.go internal/checkform/format.go internal/checkform/layout.go
 //go:embed checkmatch/request.go checkmatch/slice.go
 //go:embed checkmatch/metrics.go checkmatch/outcome.go internal/pymath/pymath.go
-//go:embed checkmatch/runner.go checkmatch/run_receipt.go checkmatch/checkreceipt.go checkmatch/codeid.go checkmatch/setup.go checkmatch/retry.go checkmatch/runjournal.go
+//go:embed checkmatch/runner.go checkmatch/run_receipt.go checkmatch/checkreceipt.go checkmatch/codeid.go checkmatch/setup.go checkmatch/retry.go checkmatch/runjournal.go checkmatch/shard.go checkmatch/merge.go
 //go:embed pool/pool.go
 //go:embed internal/pytext/pytext.go
-//go:embed serving/delta.go serving/doc.go serving/entry.go serving/errors.go serving/kv.go serving/metrics.go serving/scan.go serving/serverargs.go serving/value.go receipt/throughput.go
+//go:embed serving/delta.go serving/doc.go serving/entry.go serving/errors.go serving/kv.go serving/metrics.go serving/replicas.go serving/scan.go serving/serverargs.go serving/value.go receipt/throughput.go
 var sources embed.FS
 
 // Sources returns the source files of the check-match run, read-only and

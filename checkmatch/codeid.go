@@ -28,11 +28,11 @@ var codePaths = []receipt.Entry[[]string]{
 		"internal/checkform/font.go", "internal/checkform/format.go", "internal/checkform/layout.go",
 	}},
 	{Name: "request", Value: []string{"checkmatch/request.go", "checkmatch/slice.go"}},
-	{Name: "runner", Value: []string{"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/retry.go", "checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/setup.go"}},
+	{Name: "runner", Value: []string{"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/merge.go", "checkmatch/retry.go", "checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/setup.go", "checkmatch/shard.go"}},
 	{Name: "serving_metrics", Value: []string{
 		"receipt/throughput.go",
 		"serving/delta.go", "serving/doc.go", "serving/entry.go", "serving/errors.go",
-		"serving/kv.go", "serving/metrics.go", "serving/scan.go", "serving/serverargs.go", "serving/value.go",
+		"serving/kv.go", "serving/metrics.go", "serving/replicas.go", "serving/scan.go", "serving/serverargs.go", "serving/value.go",
 	}},
 	{Name: "words", Value: []string{"checkmatch/words.go"}},
 }

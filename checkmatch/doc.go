@@ -86,6 +86,18 @@
 // TransportError. [PreviewReceipt] is the receipt a run would write with
 // placeholder answers, for checking keys before the first request.
 //
+// # Shards and merge
+//
+// A run can be split into [Shard]s that any job runner starts: shard i of
+// n judges the cases whose [ShardOf] is i (the first 8 bytes of SHA-256 of
+// the case id, big-endian, mod n), with [RunOptions].Shard set and a
+// journal whose header ([ShardJournalHeader]) pins the shard. A finished
+// shard writes a [ShardRecord] (its own schema, never a receipt).
+// [MergeShards] (or [MergeReceipt]) checks that the shards are one
+// experiment and one whole set and builds the receipt a single process
+// would have written; its godoc says how wall time, throughput and the
+// server block merge. docs/scale-out.md shows the shapes it serves.
+//
 // # Metrics and receipts
 //
 // [Metrics] computes typevet's check metrics from receipt case records

@@ -48,6 +48,11 @@ type RunOptions struct {
 	// Retry is the retry policy for a judgment that failed on the way
 	// ([Retryable]); the zero value never retries, typevet's rule.
 	Retry RetryPolicy
+	// Shard, when set, judges only the cases of that shard ([Shard.Has]);
+	// the outcomes then hold that shard's cases in slice order. The zero
+	// Shard judges the whole slice. A shard run's output is its journal
+	// (see [ShardJournalHeader] and [ShardRecord]), not a receipt.
+	Shard Shard
 }
 
 // RunResult is what a check-match run did (spec §6.1 step 9).
@@ -155,8 +160,10 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 	}
 	j := opts.Journal
 	todo := make([]int, 0, len(reqs))
+	inShard := make([]bool, len(reqs))
 	for i := range reqs {
-		if j == nil || !j.has(i) {
+		inShard[i] = opts.Shard.Has(reqs[i].CaseID())
+		if inShard[i] && (j == nil || !j.has(i)) {
 			todo = append(todo, i)
 		}
 	}
@@ -198,6 +205,9 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 	}
 	k := 0 // next of res.Values
 	for i := range stop {
+		if !inShard[i] {
+			continue
+		}
 		if j != nil && j.has(i) {
 			out.Outcomes = append(out.Outcomes, j.finished[i].outcome(reqs[i]))
 			out.Resumed++

@@ -18,6 +18,8 @@
 //	-receipt PATH      TYPEVET_CHECK_MATCH_RECEIPT   receipt path; must name a new file (required)
 //	-resume                                          finish the run journaled at PATH.journal.jsonl
 //	-retries N                                       retry a judgment after a transport error or HTTP 429/502/503/504 (default 0)
+//	-shard I/N                                       judge only shard I of N (I from 0); write a shard record, not a receipt
+//	-metrics-urls URLS  TYPEVET_VLLM__METRICS_URLS  comma-separated replica /metrics URLs behind the base URL (vLLM)
 //	-rows N            TYPEVET_CHECK_MATCH_ROWS      register rows, 1 to 20 (default 20; 7 cases each)
 //	-seed N            TYPEVET_CHECK_MATCH_SEED      generator seed (default 0, the #316 slice)
 //	-concurrency N     TYPEVET_IMAGE_CONCURRENCY     judgments in flight (default 1)
@@ -56,6 +58,20 @@
 // judgments/s, the receipt's path and SHA-256); -json prints the key-value
 // JSON lines instead.
 //
+// With -shard I/N the command judges only the cases of shard I (the first 8
+// bytes of SHA-256 of the case id, big-endian, modulo N: see
+// checkmatch.Shard), keeps the journal beside PATH and writes at PATH a
+// shard record (schema typevet-go.shard) instead of a receipt.
+// examples/merge puts the N shards back into one receipt. The shard is
+// pinned in the journal, so -resume of a shard refuses another shard.
+//
+// With -metrics-urls (or TYPEVET_VLLM__METRICS_URLS), a vLLM run behind a
+// load balancer reads each replica's /metrics instead of the base URL's:
+// the receipt's server block then holds the counter and histogram changes
+// summed over the replicas and the pool's gauges (serving.MergeRunDelta).
+// Before the first scoring call every replica's /v1/models and /version
+// must equal the base URL's entry (pins.server), or the run is refused.
+//
 // Exit status: 0 when every case was judged and the receipt written; 2 on a
 // usage error (nothing sent, nothing written), which includes a model the
 // llama.cpp server does not serve (refused before the first scoring
@@ -80,8 +96,10 @@ import (
 	"io"
 	"os"
 	"strconv"
+	"time"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/checkmatch/stats"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/backend"
@@ -90,7 +108,7 @@ import (
 
 const (
 	prog      = "checkmatch"
-	usageLine = "usage: checkmatch -receipt PATH [-resume] [-retries N] [-rows N] [-seed N] [-concurrency N] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT] [-json]"
+	usageLine = "usage: checkmatch -receipt PATH [-resume] [-retries N] [-shard I/N] [-metrics-urls URLS] [-rows N] [-seed N] [-concurrency N] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT] [-json]"
 
 	// ConfidenceLine ends every summary.
 	confidenceLine = cli.ConfidenceLine
@@ -130,6 +148,8 @@ var help = cli.Help{
 	Flags: append(append([]cli.Flag{
 		{Name: "receipt", Arg: "PATH", Vars: []string{envReceipt}, Usage: "receipt path; must name a new file (required)"},
 		{Name: "resume", Bool: true, Usage: "finish the run journaled at PATH.journal.jsonl, judging only the cases it lacks"},
+		{Name: "shard", Arg: "I/N", Usage: "judge only shard I of N (I from 0) and write a shard record for examples/merge instead of a receipt"},
+		{Name: "metrics-urls", Arg: "URLS", Vars: []string{cli.EnvMetricsURLs}, Usage: "comma-separated replica /metrics URLs behind the base URL (vLLM)"},
 		{Name: "retries", Arg: "N", Default: "0", Usage: "retry a judgment after a transport error or HTTP 429/502/503/504 (0: stop at the first failure, as typevet does)"},
 		{Name: "rows", Arg: "N", Vars: []string{envRows}, Default: "20", Usage: "register rows, 1 to 20, 7 cases each"},
 		{Name: "seed", Arg: "N", Vars: []string{envSeed}, Default: "0, the #316 slice", Usage: "generator seed"},
@@ -145,6 +165,9 @@ var help = cli.Help{
 // config is everything checked before the first network call.
 type config struct {
 	files       cli.RunFiles
+	shard       checkmatch.Shard // zero: the whole slice
+	replicas    []cli.Replica    // replica /metrics URLs; none: the base URL's /metrics
+	replicaName string           // the flag or variable that named them
 	receiptPath string
 	retries     int
 	rows        int
@@ -210,7 +233,23 @@ func configure(env *cli.Env) (config, error) {
 	srv, err := cli.ReadServing(env)
 	cfg.settings, cfg.revision, cfg.porcelain, cfg.stated = srv.Settings, srv.Revision, srv.Porcelain, srv.Stated
 	cfg.notes, cfg.name, cfg.json = srv.Notes, env.Name, env.Flag("json") == "true"
-	return cfg, env.Err(err)
+	if err != nil {
+		return cfg, env.Err(err)
+	}
+	if env.Given("shard") {
+		if cfg.shard, err = checkmatch.ParseShard(env.Flag("shard"), "-shard"); err != nil {
+			return cfg, cli.Usage(err)
+		}
+	}
+	cfg.replicaName = env.Name(cli.EnvMetricsURLs)
+	raw, _ = env.Lookup(cli.EnvMetricsURLs)
+	if cfg.replicas, err = cli.ParseReplicas(raw, cfg.replicaName); err != nil {
+		return cfg, err
+	}
+	if len(cfg.replicas) > 0 && cfg.settings.Backend != backend.VLLM {
+		return cfg, cli.Usagef("%s is for vLLM replicas; the backend is %s", cfg.replicaName, cfg.settings.Backend)
+	}
+	return cfg, nil
 }
 
 // isStoppedReceipt reports whether path holds a check-match receipt of a
@@ -276,7 +315,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err := checkFixedText(cfg, slice, snap, &rc); err != nil {
 		return err
 	}
-	head, err := checkmatch.JournalHeader(rc, slice, cfg.concurrency)
+	if len(cfg.replicas) > 0 {
+		if err := cli.CheckReplicas(ctx, sess, rc.Model, rc.ServerEntry, cfg.replicas, cfg.replicaName); err != nil {
+			return err
+		}
+	}
+	head, err := checkmatch.ShardJournalHeader(rc, slice, cfg.concurrency, cfg.shard)
 	if err != nil {
 		return err
 	}
@@ -295,12 +339,36 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	}
 
 	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: cli.MetricsReader(sess), Journal: j,
-		Retry: checkmatch.RetryPolicy{Retries: cfg.retries}}
-	prog := cli.NewProgress(stderr, "judging", len(slice.Requests)-j.Finished(), "cases")
+		Retry: checkmatch.RetryPolicy{Retries: cfg.retries}, Shard: cfg.shard}
+	prog := cli.NewProgress(stderr, "judging", shardSize(slice, cfg.shard)-j.Finished(), "cases")
 	port := prog.Wrap(sess.Port)
+	var replicas *cli.ReplicaReadings
+	if len(cfg.replicas) > 0 {
+		// Each replica's /metrics instead of the front's, which shows one
+		// replica or none.
+		opts.Metrics = nil
+		replicas = cli.ReadReplicasBefore(ctx, sess, cfg.replicas)
+	}
 	prog.Start()
+	began := time.Now()
 	res, err := checkmatch.Run(ctx, port, rc.Model, slice.Requests, opts)
+	ended := time.Now()
 	prog.Stop()
+	var readings []checkmatch.ShardReading
+	if r := res.MetricsReadings; len(r) == 2 {
+		readings = []checkmatch.ShardReading{checkmatch.NewShardReading("", began, ended, r[0], r[1])}
+	}
+	if replicas != nil && err == nil {
+		readings = replicas.After(ctx)
+		d, derr := checkmatch.ReadingsDelta(readings)
+		if derr != nil {
+			res.Warnings = append(res.Warnings, derr)
+			d, _ = checkmatch.ReadingsDelta(nil)
+		}
+		res.Warnings = append(res.Warnings, d.Warnings...)
+		res.Server = &d
+		res.MetricsReadings = readings[0].Readings()
+	}
 	if cerr := j.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
@@ -322,6 +390,9 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 			cfg.files.Journal, j.Finished()+j.Added())
 	}
 
+	if cfg.shard.Count > 0 {
+		return finishShard(stdout, cfg, rc, slice, head, res, readings)
+	}
 	rec, err := checkmatch.BuildReceipt(res, rc.ReceiptParts(slice, res))
 	if err != nil {
 		return err
@@ -397,5 +468,39 @@ func summary(w io.Writer, path, sum string, r checkmatch.Receipt) error {
 		}
 	}
 	_, err := fmt.Fprintln(w, confidenceLine)
+	return err
+}
+
+// shardSize is the number of cases of slice in s.
+func shardSize(slice checkmatch.Slice, s checkmatch.Shard) int {
+	n := 0
+	for _, r := range slice.Requests {
+		if s.Has(r.CaseID()) {
+			n++
+		}
+	}
+	return n
+}
+
+// finishShard ends a shard run: a shard that judged every one of its cases
+// writes its shard record at the receipt path and keeps the journal beside
+// it (examples/merge reads both); a stopped shard writes nothing more, its
+// journal keeping every finished case for -resume.
+func finishShard(stdout io.Writer, cfg config, rc checkmatch.RunContext, slice checkmatch.Slice, head journal.Header,
+	res checkmatch.RunResult, readings []checkmatch.ShardReading) error {
+	if s := res.Stopped; s != nil {
+		return fmt.Errorf("shard %s stopped at case %s (index %d, %s); the journal %s keeps every finished case: rerun with -resume to judge the rest",
+			cfg.shard, s.CaseID, s.Index, s.ErrorClass, cfg.files.Journal)
+	}
+	rec, err := checkmatch.NewShardRecord(rc, slice, cfg.shard, head, cfg.files.Journal, res, readings)
+	if err != nil {
+		return err
+	}
+	sum, err := cfg.files.WriteReceipt(rec, cli.NamedSecrets(cfg.settings), false)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "shard %s record %s sha256 %s\n%d cases in the journal %s; merge every shard with examples/merge\n",
+		cfg.shard, cfg.receiptPath, sum, rec.Cases, cfg.files.Journal)
 	return err
 }

@@ -1,0 +1,380 @@
+package checkmatch
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/receipt"
+	"github.com/typevet/typevet-go/serving"
+)
+
+// ShardSchema is the schema key of a [ShardRecord].
+const ShardSchema = "typevet-go.shard"
+
+// ShardVersion is the shard record format version this package writes and
+// reads.
+const ShardVersion = 1
+
+// ShardReading is one replica's /metrics readings around a shard run, as a
+// shard record keeps them for the merge ([serving.Interval]).
+type ShardReading struct {
+	// Replica names the replica ("" for the session's one base URL).
+	Replica string `json:"replica"`
+	// Start and End are when the readings were taken (UTC, RFC 3339 with
+	// nanoseconds).
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+	// Before and After are the /metrics texts; null when no reading.
+	Before *string `json:"before"`
+	After  *string `json:"after"`
+}
+
+// NewShardReading returns the reading record of one replica's readings.
+func NewShardReading(replica string, start, end time.Time, before, after serving.Reading) ShardReading {
+	text := func(r serving.Reading) *string {
+		if !r.OK {
+			return nil
+		}
+		return &r.Text
+	}
+	return ShardReading{Replica: replica, Start: start.UTC(), End: end.UTC(), Before: text(before), After: text(after)}
+}
+
+func (r ShardReading) interval() serving.Interval {
+	read := func(s *string) serving.Reading {
+		if s == nil {
+			return serving.Reading{}
+		}
+		return serving.Reading{Text: *s, OK: true}
+	}
+	return serving.Interval{Replica: r.Replica, Start: r.Start, End: r.End, Before: read(r.Before), After: read(r.After)}
+}
+
+// ShardRecord is the document a finished shard run writes (at the path a
+// whole run would write its receipt): its own schema ([ShardSchema]) and
+// version, the shard, the run's identity (the journal header, shard pin
+// included), the journal beside it (name and SHA-256) and what a receipt
+// needs that the journal does not hold. It is never a receipt: only
+// [MergeShards] over every shard makes one.
+type ShardRecord struct {
+	// Schema is [ShardSchema]; Version is [ShardVersion].
+	Schema  string `json:"schema"`
+	Version int    `json:"version"`
+	// Shard is "i/n".
+	Shard Shard `json:"shard"`
+	// Identity is the journal's header: every pin that decides the
+	// answers, and the shard.
+	Identity journal.Header `json:"identity"`
+	// Journal is the journal's file name, in the record's directory;
+	// JournalSHA256 the SHA-256 hex of its bytes when the shard finished.
+	Journal       string `json:"journal"`
+	JournalSHA256 string `json:"journal_sha256"`
+	// Cases is the number of cases of the shard (all judged).
+	Cases int `json:"cases"`
+	// WallSeconds is the shard's unrounded wall time (summed over its
+	// parts when resumed).
+	WallSeconds float64 `json:"wall_seconds"`
+	// Backend, Model, Pins, ReceiptIdentity and ServerArgs are the
+	// receipt parts of the whole slice as this shard's process would write
+	// them ([RunContext.ReceiptParts] with arm_call_counts over every case
+	// of the slice).
+	Backend         serving.Backend          `json:"backend"`
+	Model           string                   `json:"model"`
+	Pins            Pins                     `json:"pins"`
+	ReceiptIdentity receipt.Identity         `json:"receipt_identity"`
+	ServerArgs      *serving.ServerArgsBlock `json:"server_args"`
+	// Readings are the /metrics readings of the shard's last part, one per
+	// replica; empty without /metrics.
+	Readings []ShardReading `json:"readings"`
+}
+
+// NewShardRecord returns the record of a finished shard run: s, the
+// journal header h and the journal file (its path, hashed now), run's
+// wall time and cases, c's receipt parts for the whole slice, and the
+// readings.
+func NewShardRecord(c RunContext, slice Slice, s Shard, h journal.Header, journalPath string, run RunResult, readings []ShardReading) (ShardRecord, error) {
+	b, err := os.ReadFile(journalPath)
+	if err != nil {
+		return ShardRecord{}, err
+	}
+	sum := sha256.Sum256(b)
+	full := run
+	full.Outcomes = make([]Outcome, len(slice.Requests)) // arm_call_counts: the whole slice
+	parts := c.ReceiptParts(slice, full)
+	h.Schema, h.Version = journal.Schema, journal.Version
+	if readings == nil {
+		readings = []ShardReading{}
+	}
+	return ShardRecord{
+		Schema: ShardSchema, Version: ShardVersion, Shard: s, Identity: h,
+		Journal: filepath.Base(journalPath), JournalSHA256: hex.EncodeToString(sum[:]),
+		Cases: len(run.Outcomes), WallSeconds: run.WallSeconds,
+		Backend: parts.Backend, Model: parts.Model, Pins: parts.Pins,
+		ReceiptIdentity: parts.Identity, ServerArgs: parts.ServerArgs, Readings: readings,
+	}, nil
+}
+
+// ShardFile is a shard record read back with its journal ([ReadShard]).
+type ShardFile struct {
+	// Path is the record's path, for messages.
+	Path string
+	// Record is the record.
+	Record ShardRecord
+	// Journal is the journal it names.
+	Journal journal.Contents
+}
+
+// ReadShard reads the shard record at path and the journal it names
+// beside it, and checks that they belong together: the record's schema
+// and version, the journal's SHA-256 and header (equal to the record's
+// identity, shard pin included).
+func ReadShard(path string) (ShardFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return ShardFile{}, err
+	}
+	var rec ShardRecord
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&rec); err != nil {
+		return ShardFile{}, fmt.Errorf("%s: not a shard record: %w", path, err)
+	}
+	if rec.Schema != ShardSchema || rec.Version != ShardVersion {
+		return ShardFile{}, fmt.Errorf("%s: schema %q version %d is not a %s version %d shard record", path, rec.Schema, rec.Version, ShardSchema, ShardVersion)
+	}
+	if rec.Journal == "" || filepath.Base(rec.Journal) != rec.Journal {
+		return ShardFile{}, fmt.Errorf("%s: the journal must be a file name beside the record", path)
+	}
+	jpath := filepath.Join(filepath.Dir(path), rec.Journal)
+	jb, err := os.ReadFile(jpath)
+	if err != nil {
+		return ShardFile{}, fmt.Errorf("%s: its journal: %w", path, err)
+	}
+	if sum := sha256.Sum256(jb); hex.EncodeToString(sum[:]) != rec.JournalSHA256 {
+		return ShardFile{}, fmt.Errorf("%s: the journal %s is not the one the shard finished with (SHA-256 differs)", path, jpath)
+	}
+	c, err := journal.Read(bytes.NewReader(jb))
+	if err != nil {
+		return ShardFile{}, fmt.Errorf("%s: %w", jpath, err)
+	}
+	if err := rec.Identity.Check(c.Header); err != nil {
+		return ShardFile{}, fmt.Errorf("%s: the journal's header is not the record's identity: %w", path, err)
+	}
+	return ShardFile{Path: path, Record: rec, Journal: c}, nil
+}
+
+// ShardMismatchError refuses to merge a shard of another experiment: it
+// names the shard and the first pin (in the first shard's pin order) that
+// differs from the first shard's.
+type ShardMismatchError struct {
+	// Path is the shard's record path.
+	Path string
+	// Mismatch names the pin and both values.
+	Mismatch *journal.MismatchError
+}
+
+// Error returns "<path> is a shard of another experiment: <pin> differs
+// (first shard <a>, this shard <b>)".
+func (e *ShardMismatchError) Error() string {
+	m := e.Mismatch
+	return fmt.Sprintf("%s is a shard of another experiment: %s differs (first shard %s, this shard %s)", e.Path, m.Pin, orAbsent(m.Journal), orAbsent(m.Now))
+}
+
+func orAbsent(s string) string {
+	if s == "" {
+		return "absent"
+	}
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}
+
+// ShardSetError refuses a set of shards that is not one whole run: a
+// missing shard, the same shard twice, shards of different counts, a case
+// in two shards, or a case no shard holds.
+type ShardSetError struct {
+	// Msg says what is wrong, naming the shard or the case.
+	Msg string
+}
+
+// Error returns the message.
+func (e *ShardSetError) Error() string { return "merge refused: " + e.Msg }
+
+// MergeShards puts the shards of one experiment back together: the
+// outcomes of every case of slice cases (from [Cases] with the shards'
+// seed and rows) in slice order, as one [RunResult], and the receipt
+// parts for [BuildReceipt]. The receipt it gives is byte-identical to the
+// one a single process judging the whole slice would write, but for what
+// depends on how the work was spread and when:
+//
+//   - pins.finished_utc is the latest shard's, identity.run_id is new;
+//   - wall_seconds is the longest shard's (shards run side by side), so
+//     throughput's judgments_per_second is all judgments over that wall
+//     time, and its latency figures are over every case's latency;
+//   - the server block is [serving.MergeRunDelta] over every shard's
+//     readings: counters and histograms summed, shards that ran at the
+//     same time against the same replica joined into one interval, the
+//     gauges of the pool (see there). A resumed shard's readings cover its
+//     last part only.
+//
+// It refuses, before building anything: a shard of another experiment (a
+// [*ShardMismatchError] naming the first differing pin), and a set that
+// is not whole (a [*ShardSetError]): shards of different counts, the same
+// shard twice, a missing shard, a case in two shards, a case outside its
+// shard, a case of no shard.
+func MergeShards(cases []Case, shards []ShardFile) (RunResult, ReceiptParts, error) {
+	if len(shards) == 0 {
+		return RunResult{}, ReceiptParts{}, &ShardSetError{Msg: "no shards given"}
+	}
+	first := shards[0]
+	base := dropPin(first.Journal.Header, ShardPin)
+	n := first.Record.Shard.Count
+	byIndex := make([]*ShardFile, n)
+	for k := range shards {
+		sf := &shards[k]
+		if err := base.Check(dropPin(sf.Journal.Header, ShardPin)); err != nil {
+			me, ok := err.(*journal.MismatchError)
+			if !ok {
+				return RunResult{}, ReceiptParts{}, fmt.Errorf("%s: %w", sf.Path, err)
+			}
+			return RunResult{}, ReceiptParts{}, &ShardMismatchError{Path: sf.Path, Mismatch: me}
+		}
+		s := sf.Record.Shard
+		if s.Count != n {
+			return RunResult{}, ReceiptParts{}, &ShardSetError{Msg: fmt.Sprintf("%s is shard %s but %s is of %d shards", sf.Path, s, first.Path, n)}
+		}
+		if prev := byIndex[s.Index]; prev != nil {
+			return RunResult{}, ReceiptParts{}, &ShardSetError{Msg: fmt.Sprintf("shard %s is given twice (%s and %s)", s, prev.Path, sf.Path)}
+		}
+		byIndex[s.Index] = sf
+	}
+	for i, sf := range byIndex {
+		if sf == nil {
+			return RunResult{}, ReceiptParts{}, &ShardSetError{Msg: fmt.Sprintf("shard %d/%d is missing: run it and give its record", i, n)}
+		}
+	}
+	found := make([]*JournalCase, len(cases))
+	owner := make([]string, len(cases))
+	var run RunResult
+	var readings []serving.Interval
+	finished := first.Record.Pins.FinishedUTC
+	var foreign error
+	for _, sf := range byIndex {
+		mine := map[int]bool{}
+		for line, raw := range sf.Journal.Entries {
+			var jc JournalCase
+			if err := json.Unmarshal(raw, &jc); err != nil {
+				return RunResult{}, ReceiptParts{}, fmt.Errorf("%s: journal entry %d: not a case line: %w", sf.Path, line+1, err)
+			}
+			if jc.Index < 0 || jc.Index >= len(cases) || cases[jc.Index].ID() != jc.CaseID {
+				return RunResult{}, ReceiptParts{}, fmt.Errorf("%s: journal entry %d: case %q is not case %d of the slice", sf.Path, line+1, jc.CaseID, jc.Index)
+			}
+			if mine[jc.Index] {
+				continue // journaled twice by a resume: the first line holds
+			}
+			mine[jc.Index] = true
+			if found[jc.Index] != nil {
+				return RunResult{}, ReceiptParts{}, &ShardSetError{Msg: fmt.Sprintf("case %s is in two shards (%s and %s)", jc.CaseID, owner[jc.Index], sf.Path)}
+			}
+			if !sf.Record.Shard.Has(jc.CaseID) && foreign == nil {
+				// Reported after every shard is read: a case in two
+				// shards names both.
+				foreign = &ShardSetError{Msg: fmt.Sprintf("case %s is not of shard %s (%s)", jc.CaseID, sf.Record.Shard, sf.Path)}
+			}
+			found[jc.Index], owner[jc.Index] = &jc, sf.Path
+		}
+		run.WallSeconds = max(run.WallSeconds, sf.Record.WallSeconds)
+		finished = max(finished, sf.Record.Pins.FinishedUTC)
+		for _, r := range sf.Record.Readings {
+			readings = append(readings, r.interval())
+		}
+	}
+	if foreign != nil {
+		return RunResult{}, ReceiptParts{}, foreign
+	}
+	run.Outcomes = make([]Outcome, len(cases))
+	for i, jc := range found {
+		if jc == nil {
+			s := Shard{Index: ShardOf(cases[i].ID(), n), Count: n}
+			return RunResult{}, ReceiptParts{}, &ShardSetError{Msg: fmt.Sprintf("case %s of shard %s is in no journal: resume that shard", cases[i].ID(), s)}
+		}
+		o := jc.outcome(Request{Case: cases[i]})
+		if err := checkVerdict(o.Verdict); err != nil {
+			return RunResult{}, ReceiptParts{}, fmt.Errorf("%s: case %s: %w", owner[i], jc.CaseID, err)
+		}
+		if len(o.LegibilityProbabilities) != LegibilityLevels {
+			return RunResult{}, ReceiptParts{}, fmt.Errorf("%s: case %s: legibility probabilities are not one per level", owner[i], jc.CaseID)
+		}
+		run.Outcomes[i] = o
+	}
+	run.Concurrency = first.Record.Pins.Concurrency
+	rec := first.Record
+	if len(readings) > 0 {
+		d, err := serving.MergeRunDelta(readings)
+		if err != nil {
+			return RunResult{}, ReceiptParts{}, err
+		}
+		run.Server = &d
+		run.Warnings = append(run.Warnings, d.Warnings...)
+	}
+	pins := rec.Pins
+	pins.FinishedUTC = finished
+	id := rec.ReceiptIdentity
+	id.RunID = receipt.NewRunID()
+	return run, ReceiptParts{Backend: rec.Backend, Model: rec.Model, Pins: pins, Identity: id, ServerArgs: rec.ServerArgs}, nil
+}
+
+// dropPin returns h without the pin name.
+func dropPin(h journal.Header, name string) journal.Header {
+	out := h
+	out.Pins = nil
+	for _, p := range h.Pins {
+		if p.Name != name {
+			out.Pins = append(out.Pins, p)
+		}
+	}
+	return out
+}
+
+// MergeReceipt is [MergeShards] and [BuildReceipt] in one: it generates
+// the slice's cases from the shards' seed and rows (no render: the journals
+// hold each case's render digest, and the shards' equal slice_sha256 pins
+// the slice) and returns the receipt of the whole run.
+func MergeReceipt(shards []ShardFile) (Receipt, error) {
+	if len(shards) == 0 {
+		return Receipt{}, &ShardSetError{Msg: "no shards given"}
+	}
+	p := shards[0].Record.Pins
+	cases, err := Cases(p.GeneratorSeed, p.RegisterRows)
+	if err != nil {
+		return Receipt{}, fmt.Errorf("%s: %w", shards[0].Path, err)
+	}
+	run, parts, err := MergeShards(cases, shards)
+	if err != nil {
+		return Receipt{}, err
+	}
+	return BuildReceipt(run, parts)
+}
+
+// ReadingsDelta returns the server block of one run from its readings,
+// one per replica ([serving.MergeRunDelta]).
+func ReadingsDelta(readings []ShardReading) (serving.RunDelta, error) {
+	iv := make([]serving.Interval, len(readings))
+	for k, r := range readings {
+		iv[k] = r.interval()
+	}
+	return serving.MergeRunDelta(iv)
+}
+
+// Readings returns the reading pair as [serving.Reading]s (before, after).
+func (r ShardReading) Readings() []serving.Reading {
+	iv := r.interval()
+	return []serving.Reading{iv.Before, iv.After}
+}

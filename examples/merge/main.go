@@ -1,0 +1,97 @@
+// Command merge puts the shards of one check-match run back into one
+// receipt. Each shard is a run of examples/checkmatch with -shard I/N; it
+// leaves a shard record (schema typevet-go.shard) at its -receipt path and
+// its journal beside it. merge reads every record and journal, refuses a
+// set that is not one whole experiment, and writes the receipt a single
+// process would have written:
+//
+//	go run ./examples/merge shards/s0.json shards/s1.json shards/s2.json -receipt receipts/check_match.json
+//
+// Refused (exit 1, nothing written): a shard of another experiment (the
+// message names the first differing pin: generator_seed, model,
+// code_path_digests.<path>, …), a missing shard, the same shard twice, a
+// case in two shards, a case no journal holds (resume that shard), a
+// journal changed since its shard finished.
+//
+// The receipt is byte-identical to a single-process run's but for
+// pins.finished_utc (the latest shard's), identity.run_id (new),
+// wall_seconds (the longest shard's), the throughput block (all judgments
+// over that wall time; latency figures over every case) and its server
+// block (summed /metrics changes; see checkmatch.MergeShards and
+// serving.MergeRunDelta).
+//
+// Flags, before or after the shard paths:
+//
+//	-receipt PATH   the receipt to write; must name a new file (required)
+//
+// Exit status: 0 when the receipt is written; 2 on a usage error; 1
+// otherwise.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/examples/internal/cli"
+	"github.com/typevet/typevet-go/receipt"
+)
+
+const (
+	prog      = "merge"
+	usageLine = "usage: merge SHARD.json ... -receipt PATH"
+)
+
+func main() {
+	os.Exit(cli.ExitCode(run(os.Stdout, os.Args[1:]), os.Stderr, prog, usageLine))
+}
+
+// run parses flags and shard paths in any order, merges and writes.
+func run(stdout io.Writer, args []string) error {
+	fset := flag.NewFlagSet(prog, flag.ContinueOnError)
+	fset.SetOutput(io.Discard)
+	out := fset.String("receipt", "", "the receipt to write (a new file)")
+	var paths []string
+	for {
+		if err := fset.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(stdout, "%s\n\nMerge the shard records of one check-match run into one receipt.\n\n", usageLine)
+				fset.SetOutput(stdout)
+				fset.PrintDefaults()
+				return nil
+			}
+			return cli.Usage(err)
+		}
+		if fset.NArg() == 0 {
+			break
+		}
+		paths = append(paths, fset.Arg(0))
+		args = fset.Args()[1:]
+	}
+	if len(paths) == 0 {
+		return cli.Usagef("name the shard records to merge")
+	}
+	path, err := cli.NewReceiptPath(func(string) (string, bool) { return *out, *out != "" }, "-receipt")
+	if err != nil {
+		return err
+	}
+	shards := make([]checkmatch.ShardFile, len(paths))
+	for i, p := range paths {
+		if shards[i], err = checkmatch.ReadShard(p); err != nil {
+			return err
+		}
+	}
+	rec, err := checkmatch.MergeReceipt(shards)
+	if err != nil {
+		return err
+	}
+	sum, err := receipt.Write(path, rec, nil)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "receipt %s sha256 %s\nmerged %d shards, %d cases\n", path, sum, len(shards), len(rec.Cases))
+	return err
+}
