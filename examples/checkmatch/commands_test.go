@@ -434,6 +434,8 @@ func TestREADMECommands(t *testing.T) {
 			code: 1, want: noServer, llama: true},
 		"go run ./examples/stats receipts/check_match.json > intervals.json": {
 			code: 1, want: []string{"stats: open receipts/check_match.json: no such file"}},
+		"go run ./examples/merge shards/s0.json shards/s1.json shards/s2.json -receipt receipts/check_match.json": {
+			code: 1, want: []string{"open shards/s0.json: no such file"}},
 		"go run ./examples/view receipts/check_match_reader.json -out site": {
 			want: []string{"site/index.html", "140 cases, 0 wrong; images 140 reproduced, 0 not reproducible"}},
 		"go run ./examples/stats receipts/check_match_vllm.json > intervals.json": {
