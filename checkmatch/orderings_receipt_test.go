@@ -4,13 +4,13 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/typevet/typevet-go/internal/golden"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
@@ -104,7 +104,7 @@ func TestOrderingsReceiptGolden(t *testing.T) {
 	r := studyReceipt(t, 2, -1)
 	b, err := receipt.Marshal(r)
 	require.NoError(t, err)
-	checkGolden(t, "testdata/orderings_receipt.golden", b)
+	golden.Compare(t, "testdata/orderings_receipt.golden", b)
 
 	// Key order of spec §8.9 at the top level, §8.5 per case, §8.6 in the
 	// statistics block.
@@ -198,23 +198,6 @@ func TestOrderingsIdentityParts(t *testing.T) {
 	}
 	// The verdict's digest is the one typevet's receipts record (spec §5.6).
 	assert.Equal(t, receipt.Digests{{Name: "verdict", Value: "b7ef7c4a0c25b12827252fdacba3011e1bb064231d047cac8b1626b29fcb522a"}}, OrderingsPromptDigests())
-}
-
-// checkGolden compares got with the golden file: -update rewrites it, and a
-// mismatch writes <name>.got beside it (ignored by git) for diffing.
-func checkGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.WriteFile(golden, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "run with -update to create it")
-	if !bytes.Equal(want, got) {
-		gotPath := strings.TrimSuffix(golden, filepath.Ext(golden)) + ".got"
-		_ = os.WriteFile(gotPath, got, 0o644)
-		t.Errorf("%s differs; wrote %s (diff the two, or rerun with -update)", golden, gotPath)
-	}
 }
 
 // FuzzParseOrderingsRows: an accepted value is 1..20 and its stripped text

@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/internal/golden"
 )
 
 func known(f float64) Value { return Value{Number: f, Known: true} }
@@ -40,7 +42,7 @@ func TestRunServerDeltaSpec61(t *testing.T) {
 		P50: bound(1), P95: bound(math.Inf(1)), P99: bound(math.Inf(1))}, r.E2E)
 	assert.False(t, r.Queue.Known)
 	assert.False(t, r.Prefill.Known)
-	checkGolden(t, "spec61_run_delta", indentJSON(t, r))
+	golden.Compare(t, "testdata/spec61_run_delta.golden", indentJSON(t, r))
 }
 
 // Serving spec §6.1 engine rows (#339, #346) and the rules of §1.7 step 1.
@@ -237,7 +239,7 @@ func TestServerDeltaSpec62(t *testing.T) {
 			assert.False(t, d.Queue.Known)
 			assert.False(t, d.Prefill.Known)
 			assert.InDelta(t, 0.8, d.PrefixCacheHitRate.Number, 1e-12)
-			checkGolden(t, "spec62_delta", indentJSON(t, d))
+			golden.Compare(t, "testdata/spec62_delta.golden", indentJSON(t, d))
 		}},
 		{name: "absent text", before: Reading{}, after: present(after), check: func(t *testing.T, d Delta) {
 			assert.Equal(t, unknown4, d)
@@ -284,7 +286,7 @@ func TestRunServerDeltaSpec63(t *testing.T) {
 	assert.Equal(t, Gauges{KVCacheUsagePerc: pair(known(0), known(0.25)), NumRequestsRunning: pair(Value{}, Value{}),
 		NumRequestsWaiting: pair(Value{}, Value{})}, r.Gauges)
 	assert.Equal(t, Histogram{}, r.E2E)
-	checkGolden(t, "spec63_run_delta", indentJSON(t, r))
+	golden.Compare(t, "testdata/spec63_run_delta.golden", indentJSON(t, r))
 
 	failed, err := RunServerDelta(before, Reading{})
 	require.NoError(t, err)
