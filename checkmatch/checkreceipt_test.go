@@ -221,7 +221,8 @@ func rightReceipt(t testing.TB) checkmatch.Receipt {
 }
 
 // TestReceiptRoundTrip writes our receipt the way receipt.Write does and
-// reads it back: same keys in §6.4 order, same values, same bytes when
+// reads it back: same keys in the
+// receipt's key order, same values, same bytes when
 // written again, and Recompute reproduces its metrics.
 func TestReceiptRoundTrip(t *testing.T) {
 	want := rightReceipt(t)

@@ -14,7 +14,7 @@ import (
 
 // codePaths maps each logical name of identity.code_path_digests to the
 // module-relative Go source files that implement it: typevet's names for
-// its Python files (spec §6.8), each now covering the Go files of that
+// its Python files, each now covering the Go files of that
 // piece. The files are embedded in the module root ([typevet.Sources]).
 var codePaths = []receipt.Entry[[]string]{
 	{Name: "cases", Value: []string{

@@ -19,7 +19,7 @@ import (
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// answer is one scripted judge answer of the §11.3 runner fixture.
+// answer is one scripted judge answer of typevet's runner fixture.
 type answer struct {
 	verdict        string
 	payee, amounts float64
@@ -40,7 +40,7 @@ func rightAnswers() []answer {
 	}
 }
 
-// rightOutcomes builds the outcomes the §11.3 fake port produces for seed 0,
+// rightOutcomes builds the outcomes typevet's fake runner port produces for seed 0,
 // row 0: verdict probabilities 0.75 for the chosen label and 0.05 for the
 // others, a one-hot legibility at the given level with score float(level),
 // 500 input tokens, image bytes "synthetic check bytes" and a clock that

@@ -17,7 +17,7 @@ import (
 )
 
 func TestParseOrderingsRows(t *testing.T) {
-	// Spec §8.10 vectors.
+	// typevet's orderings_rows vectors.
 	accepted := []struct {
 		name, raw string
 		want      int
@@ -106,7 +106,7 @@ func TestOrderingsReceiptGolden(t *testing.T) {
 	require.NoError(t, err)
 	golden.Compare(t, "testdata/orderings_receipt.golden", b)
 
-	// Key order of spec §8.9 at the top level, §8.5 per case, §8.6 in the
+	// typevet's key order: at the top level, per case and in the
 	// statistics block.
 	text := string(b)
 	assertOrder(t, text, `"issue": 105`, `"backend"`, `"model"`, `"pins"`, `"identity"`, `"stopped"`, `"requests"`, `"wall_seconds": 12.346`, `"statistics"`, `"cases"`)
@@ -139,7 +139,7 @@ func assertOrder(t *testing.T, text string, keys ...string) {
 }
 
 func TestOrderingsReceiptStopped(t *testing.T) {
-	// Spec §11.5: failing at call 8 keeps one case and its statistics;
+	// typevet's stopped-study rule: failing at call 8 keeps one case and its statistics;
 	// failing at call 0 keeps none, and statistics is null.
 	r := studyReceipt(t, 3, 8)
 	require.NotNil(t, r.Stopped)
@@ -196,7 +196,7 @@ func TestOrderingsIdentityParts(t *testing.T) {
 		got, _ := code.Get(name)
 		assert.Equal(t, want, got, "%s: a study and its single-order run of one build share the digest", name)
 	}
-	// The verdict's digest is the one typevet's receipts record (spec §5.6).
+	// The verdict's digest is the one typevet's receipts record.
 	assert.Equal(t, receipt.Digests{{Name: "verdict", Value: "b7ef7c4a0c25b12827252fdacba3011e1bb064231d047cac8b1626b29fcb522a"}}, OrderingsPromptDigests())
 }
 

@@ -725,7 +725,7 @@ func reportCPU(b *testing.B) func() {
 	}
 }
 
-// TestMarkOverlay checks the mark placement of spec §4.4 on the overlay
+// TestMarkOverlay checks the mark placement of typevet's renderer on the overlay
 // itself: VOID centred on the signature box 8 px above the line, SPECIMEN
 // centred on the canvas, both with their fill colours and alphas.
 func TestMarkOverlay(t *testing.T) {
