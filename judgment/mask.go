@@ -16,7 +16,7 @@ import (
 // maskText replaces secret occurrences.
 const maskText = "***"
 
-// Secrets are the values kept out of errors (spec §8.2): the API key and
+// Secrets are the values kept out of errors: the API key and
 // the extra header values of a session. The zero value masks nothing.
 //
 // A key is masked everywhere it occurs, in its raw, JSON-escaped and
