@@ -2,12 +2,10 @@ package checkmatch
 
 import (
 	"bytes"
-	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 
 	typevet "github.com/typevet/typevet-go"
@@ -213,51 +211,14 @@ func ReadOrderingsReceipt(r io.Reader) (OrderingsReceipt, error) {
 	return out, nil
 }
 
-// orderingsCode holds the study's own source files, which the check-match
-// run's embedded sources ([typevet.Sources]) leave out.
-//
-//go:embed orderings.go orderings_receipt.go resample.go
-var orderingsCode embed.FS
-
-// studySources is typevet.Sources with the study's own files added under
-// checkmatch/.
-type studySources struct{}
-
-func (studySources) Open(name string) (fs.File, error) {
-	if rest, ok := strings.CutPrefix(name, "checkmatch/"); ok {
-		if f, err := orderingsCode.Open(rest); err == nil {
-			return f, nil
-		}
-	}
-	return typevet.Sources().Open(name)
-}
-
-// orderingsCodePaths are the study's logical code names: the
-// generator, renderer, request builder and words line under the same names
-// and files as a check-match run's ([CodePaths]), so a study and its
-// single-order receipt of one build share those digests, plus the study
-// itself.
-func orderingsCodePaths() []receipt.Entry[[]string] {
-	var out []receipt.Entry[[]string]
-	for _, e := range codePaths {
-		switch e.Name {
-		case "cases", "render", "request", "words":
-			out = append(out, e)
-		}
-	}
-	out = append(out, receipt.Entry[[]string]{Name: "orderings", Value: []string{
-		"checkmatch/orderings.go", "checkmatch/orderings_receipt.go", "checkmatch/resample.go",
-	}})
-	return out
-}
-
 // OrderingsCodeDigests returns the code_path_digests of an option-order
 // study, keyed by typevet's names cases, orderings, render,
 // request and words and computed as [CodeDigests] computes a run's: the
 // first four cover the same files as a check-match run's digests of those
-// names, and orderings covers the study's own source.
+// names, so a study and its single-order receipt of one build share them,
+// and orderings covers the study's own source.
 func OrderingsCodeDigests() (receipt.Digests, error) {
-	return codeDigests(studySources{}, orderingsCodePaths())
+	return codeDigests(typevet.Sources(), codePathsOf(studyRun))
 }
 
 // OrderingsPromptDigests returns the prompt_digests of a study: the digest
