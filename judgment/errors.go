@@ -202,6 +202,8 @@ func (e *GemmaTemplateError) As(target any) bool { return asJudgment(e, target) 
 type classed interface {
 	error
 	className() string
+	// masked is the class's copy with secrets masked (mask.go).
+	masked(msg string, m func(string) string, cause error) error
 }
 
 func asUmbrella(e error, target any) bool {
