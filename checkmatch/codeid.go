@@ -22,13 +22,14 @@ const (
 // receipt/throughput.go) appears here exactly once: under the logical name
 // of identity.code_path_digests whose digest covers it, with the runs that
 // record that name, or in the entry with no name and no runs (as
-// path.Match patterns), for the files no run executes (the package doc, contact sheets, the repeat
-// study and the throughput sweep, which read or write documents of their
-// own, the doc file of internal/pytext, and internal/pymath's exp, which
-// belongs to the judgment scoring path and, like the rest of package
-// judgment and its backends, is outside the check-match code fingerprint). The names are typevet's for
-// its Python files, each now covering the Go files of that piece. A new
-// source file in those directories is embedded by its directory's glob;
+// path.Match patterns), for the files no run executes: the package doc,
+// contact sheets, the repeat study and the throughput sweep (which read or
+// write documents of their own), the doc file of internal/pytext, and
+// internal/pymath's exp, which belongs to the judgment scoring path and,
+// like the rest of package judgment and its backends, is outside the
+// check-match code fingerprint. The names are typevet's for its Python
+// files, each now covering the Go files of that piece. A new source file
+// in those directories is embedded by its directory's glob;
 // TestCodePathsCoverSources fails until it is added here.
 var codeFiles = []struct {
 	name  string
