@@ -4,7 +4,8 @@
 // check-match receipt lives in package checkmatch); the field order and
 // json tags of these structs are the receipt schema, key for key and in
 // order with typevet's Python receipts, which typevet's tools read and
-// which these types read back.
+// which these types read back. docs/receipt.md in the module's repository
+// lists every key of the receipts with its meaning.
 //
 // # Experiment identity
 //
