@@ -12,7 +12,7 @@ import (
 	"github.com/typevet/typevet-go/internal/pymath"
 )
 
-// Generator constants (spec §2.1).
+// Generator constants.
 const (
 	// RowCount is the number of register rows of the default slice, and the
 	// largest row count [Cases] accepts.
@@ -88,8 +88,8 @@ var VerdictLabels = [6]string{
 	VerdictDateMismatch, VerdictUnsigned, VerdictCannotTell,
 }
 
-// Expected holds the labels a case is scored against (typevet amendment A1,
-// spec §2.7).
+// Expected holds the labels a case is scored against (typevet amendment
+// A1).
 type Expected struct {
 	// Verdicts is the set of accepted verdict labels, sorted ascending.
 	Verdicts []string
@@ -244,7 +244,7 @@ func checkRows(rows int) error {
 	return nil
 }
 
-// RegisterRows returns the first rows register rows of seed (spec §2.5).
+// RegisterRows returns the first rows register rows of seed.
 // rows outside 1..[RowCount] is an error (typevet's generator silently
 // caps at 24 instead; its callers bound rows to 1..20, as this does).
 func RegisterRows(seed uint64, rows int) ([]RegisterRow, error) {
@@ -329,7 +329,7 @@ func ABAValid(s string) bool {
 }
 
 // faceDraws returns the failing routing number and the signature seed of a
-// row, from the stream check-match:face:{seed}:{index} (spec §2.6).
+// row, from the stream check-match:face:{seed}:{index}.
 func faceDraws(seed uint64, index int) (string, uint64) {
 	d := newDraws(fmt.Sprintf("check-match:face:%d:%d", seed, index))
 	var digits [9]byte
@@ -345,7 +345,7 @@ func faceDraws(seed uint64, index int) (string, uint64) {
 	return string(digits[:]), sig
 }
 
-// buildFace applies variant v to row (spec §2.7 step 2).
+// buildFace applies variant v to row.
 func buildFace(seed uint64, row RegisterRow, v Variant, routing string, sigSeed uint64) Face {
 	f := Face{
 		CheckNumber:   row.CheckNumber,

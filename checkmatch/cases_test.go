@@ -104,7 +104,7 @@ func TestSeed0Vectors(t *testing.T) {
 	if low := cases[6]; low.Face.BlurRadius != 4.04 {
 		t.Errorf("r00:low_legibility blur = %v, want 4.04", low.Face.BlurRadius)
 	}
-	// r10:wrong_date leaves 2025 (spec §11.1: 2026-01-20, +40 days).
+	// r10:wrong_date leaves 2025 (2026-01-20, +40 days).
 	if got := cases[10*7+4].Face.Date.String(); got != "2026-01-20" {
 		t.Errorf("r10:wrong_date = %s, want 2026-01-20", got)
 	}

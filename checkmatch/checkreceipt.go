@@ -14,7 +14,7 @@ import (
 // (typevet #316).
 const ReceiptIssue = 316
 
-// Receipt is a check-match receipt (spec §6.4): the self-describing record
+// Receipt is a check-match receipt: the self-describing record
 // of one run. Its fields, in order, are the receipt's top-level keys, the
 // same keys in the same order as typevet's, so typevet's tools read our
 // receipts and [ReadReceipt] reads theirs. Write one with [receipt.Write]
@@ -30,7 +30,7 @@ type Receipt struct {
 	// Pins fix what the run judged: the slice, its renderer and the server.
 	Pins Pins `json:"pins"`
 	// Identity is the experiment identity: code, prompt and data digests,
-	// git baseline and runtime (judgment spec §9.3).
+	// git baseline and runtime.
 	Identity receipt.Identity `json:"identity"`
 	// Stopped says why the run ended early: the first backend failure (or
 	// cancellation) and what was discarded; null (nil) when every case was
@@ -39,8 +39,8 @@ type Receipt struct {
 	// WallSeconds is the run's wall time in seconds, rounded to 3 decimals;
 	// it excludes the /metrics reads before and after the run.
 	WallSeconds float64 `json:"wall_seconds"`
-	// Throughput is the throughput block with 1 image per judgment (spec
-	// §6.6). Our runs always write it; typevet receipts older than its
+	// Throughput is the throughput block with 1 image per judgment.
+	// Our runs always write it; typevet receipts older than its
 	// introduction have no such key and read as nil (written back as
 	// null).
 	Throughput *receipt.Throughput `json:"throughput"`
@@ -49,15 +49,15 @@ type Receipt struct {
 	// the caller gave it); it reads as nil only from typevet receipts older
 	// than #341, which lack the key.
 	ServerArgs *serving.ServerArgsBlock `json:"server_args"`
-	// Metrics is the metrics block of the kept cases (spec §7).
+	// Metrics is the metrics block of the kept cases.
 	Metrics MetricsBlock `json:"metrics"`
-	// Cases are the kept cases' records in slice order (spec §6.3). nil
+	// Cases are the kept cases' records in slice order. nil
 	// only when read from a receipt without a "cases" key (a receipt
 	// head); an empty run has an empty, non-nil list.
 	Cases []CaseRecord `json:"cases"`
 }
 
-// Pins is a check-match receipt's pins block (spec §6.7): what the run
+// Pins is a check-match receipt's pins block: what the run
 // judged and with what. Our receipts write typevet's newest key order with
 // "renderer" in place of "pillow_version": finished_utc, dataset,
 // generator_seed, register_rows, variants_per_row, slice_sha256,
@@ -98,7 +98,7 @@ type Pins struct {
 	ModelRevision string `json:"model_revision,omitempty"`
 }
 
-// Stopped records the first failure that stopped a run (spec §6.1): the
+// Stopped records the first failure that stopped a run: the
 // receipt's "stopped" block.
 type Stopped struct {
 	// Index is the slice index of the failed case.

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/internal/golden"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
@@ -220,7 +221,8 @@ func rightReceipt(t testing.TB) checkmatch.Receipt {
 }
 
 // TestReceiptRoundTrip writes our receipt the way receipt.Write does and
-// reads it back: same keys in §6.4 order, same values, same bytes when
+// reads it back: same keys in the
+// receipt's key order, same values, same bytes when
 // written again, and Recompute reproduces its metrics.
 func TestReceiptRoundTrip(t *testing.T) {
 	want := rightReceipt(t)
@@ -228,7 +230,7 @@ func TestReceiptRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareGolden(t, "testdata/receipt_right.golden", b)
+	golden.Compare(t, "testdata/receipt_right.golden", b)
 
 	topKeys := []string{"issue", "backend", "model", "pins", "identity", "stopped", "wall_seconds", "throughput", "server_args", "metrics", "cases"}
 	if got := topLevelKeys(t, b); !reflect.DeepEqual(got, topKeys) {
@@ -255,7 +257,7 @@ func TestReceiptRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(again, b) {
-		t.Errorf("written again, the receipt differs:\n%s", firstDiff(b, again))
+		t.Errorf("written again, the receipt differs:\n%s", golden.FirstDiff(b, again))
 	}
 	// Typed parts compare equal too (Warnings are not written).
 	want.Metrics.Warnings = nil
@@ -335,7 +337,7 @@ func FuzzReadReceipt(f *testing.F) {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(first, second) {
-			t.Fatalf("write → read → write changed the text:\n%s", firstDiff(first, second))
+			t.Fatalf("write → read → write changed the text:\n%s", golden.FirstDiff(first, second))
 		}
 		// Whatever cases Recompute accepts give rates, AUCs and ECEs in [0, 1].
 		m, err := checkmatch.Recompute(r)

@@ -1,8 +1,6 @@
 package checkmatch
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io/fs"
 	"slices"
@@ -12,92 +10,97 @@ import (
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// codePaths maps each logical name of identity.code_path_digests to the
-// module-relative Go source files that implement it: typevet's names for
-// its Python files (spec §6.8), each now covering the Go files of that
-// piece. The files are embedded in the module root ([typevet.Sources]).
-var codePaths = []receipt.Entry[[]string]{
-	{Name: "cases", Value: []string{
+// Runs that digest a logical name of [codeFiles].
+const (
+	checkRun = 1 << iota // a check-match run ([CodeDigests])
+	studyRun             // an option-order study ([OrderingsCodeDigests])
+)
+
+// codeFiles is the one list of the code fingerprint. Every non-test Go
+// file the module root embeds ([typevet.Sources]: the checkmatch, pool,
+// serving and internal/checkform, pymath and pytext directories, and
+// receipt/throughput.go) appears here exactly once: under the logical name
+// of identity.code_path_digests whose digest covers it, with the runs that
+// record that name, or in the entry with no name and no runs (as
+// path.Match patterns), for the files no run executes: the package doc,
+// contact sheets, the repeat study and the throughput sweep (which read or
+// write documents of their own), the doc file of internal/pytext, and
+// internal/pymath's exp, which belongs to the judgment scoring path and,
+// like the rest of package judgment and its backends, is outside the
+// check-match code fingerprint. The names are typevet's for its Python
+// files, each now covering the Go files of that piece. A new source file
+// in those directories is embedded by its directory's glob;
+// TestCodePathsCoverSources fails until it is added here.
+var codeFiles = []struct {
+	name  string
+	runs  int
+	files []string
+}{
+	{"cases", checkRun | studyRun, []string{
 		"checkmatch/cases.go", "checkmatch/draws.go", "checkmatch/seed.go",
 		"internal/pytext/pytext.go",
 	}},
-	{Name: "metrics", Value: []string{"checkmatch/metrics.go", "checkmatch/outcome.go", "internal/pymath/pymath.go"}},
-	{Name: "pool", Value: []string{"pool/pool.go"}},
-	{Name: "render", Value: []string{
+	{"metrics", checkRun, []string{"checkmatch/metrics.go", "checkmatch/outcome.go", "internal/pymath/pymath.go"}},
+	{"orderings", studyRun, []string{"checkmatch/orderings.go", "checkmatch/orderings_receipt.go", "checkmatch/resample.go"}},
+	{"pool", checkRun, []string{"pool/pool.go"}},
+	{"render", checkRun | studyRun, []string{
 		"checkmatch/blur.go", "checkmatch/pin.go", "checkmatch/pngenc.go", "checkmatch/render.go", "checkmatch/signature.go",
 		"internal/checkform/font.go", "internal/checkform/format.go", "internal/checkform/layout.go",
 	}},
-	{Name: "request", Value: []string{"checkmatch/request.go", "checkmatch/slice.go"}},
-	{Name: "runner", Value: []string{"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/merge.go", "checkmatch/retry.go", "checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/setup.go", "checkmatch/shard.go"}},
-	{Name: "serving_metrics", Value: []string{
+	{"request", checkRun | studyRun, []string{"checkmatch/request.go", "checkmatch/slice.go"}},
+	{"runner", checkRun, []string{"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/merge.go", "checkmatch/retry.go", "checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/setup.go", "checkmatch/shard.go"}},
+	{"serving_metrics", checkRun, []string{
 		"receipt/throughput.go",
 		"serving/delta.go", "serving/doc.go", "serving/entry.go", "serving/errors.go",
 		"serving/kv.go", "serving/metrics.go", "serving/replicas.go", "serving/scan.go", "serving/serverargs.go", "serving/value.go",
 	}},
-	{Name: "words", Value: []string{"checkmatch/words.go"}},
+	{"words", checkRun | studyRun, []string{"checkmatch/words.go"}},
+	{"", 0, []string{ // path.Match patterns
+		"checkmatch/doc.go", "checkmatch/sheet.go",
+		"checkmatch/repeats*.go", "checkmatch/sweep*.go",
+		"internal/pytext/doc.go",
+		"internal/pymath/exp*.go",
+	}},
 }
 
-// notRunCode lists, as path.Match patterns, the source files of the
-// digested directories that a check-match run does not execute and so are
-// deliberately left out of the code fingerprint: the package doc, contact
-// sheets, the option-order and repeat studies (which read or write
-// receipts of their own), the throughput sweep (a driver around Run) and
-// the doc file of internal/pytext. internal/pymath's exp (exp.go and its
-// table) belongs to the judgment scoring path, which, like the rest of
-// package judgment and its backends, is not part of the check-match code
-// fingerprint.
-var notRunCode = []string{
-	"checkmatch/doc.go", "checkmatch/sheet.go",
-	"checkmatch/orderings*.go", "checkmatch/repeats*.go", "checkmatch/resample.go",
-	"checkmatch/sweep*.go",
-	"internal/pytext/doc.go",
-	"internal/pymath/exp*.go",
+// codePathsOf returns the logical names run records, sorted by name, each
+// with its files sorted by path (copies).
+func codePathsOf(run int) receipt.Ordered[[]string] {
+	var out receipt.Ordered[[]string]
+	for _, e := range codeFiles {
+		if e.runs&run != 0 {
+			out = append(out, receipt.Entry[[]string]{Name: e.name, Value: slices.Sorted(slices.Values(e.files))})
+		}
+	}
+	slices.SortFunc(out, func(a, b receipt.Entry[[]string]) int { return strings.Compare(a.Name, b.Name) })
+	return out
 }
 
 // CodePaths returns the module-relative source files digested under each
 // logical name of a check-match receipt's identity.code_path_digests
 // (cases, metrics, pool, render, request, runner, serving_metrics, words),
 // sorted by name, each list sorted by path. The result is a copy.
-func CodePaths() receipt.Ordered[[]string] {
-	out := make(receipt.Ordered[[]string], len(codePaths))
-	for i, e := range codePaths {
-		out[i] = receipt.Entry[[]string]{Name: e.Name, Value: slices.Clone(e.Value)}
-	}
-	return out
-}
+func CodePaths() receipt.Ordered[[]string] { return codePathsOf(checkRun) }
 
 // CodeDigests returns the code fingerprint of this build's check-match run
 // (identity.code_path_digests): for each logical name of [CodePaths],
 // sorted by name, the SHA-256 hex of its source files as embedded in the
-// binary. A name with one file digests that file's bytes, as typevet
-// digests one Python file; a name with several digests, in path order,
-// each file's path, a NUL byte, its bytes and a NUL byte. A run takes the
-// digests before its first call.
+// binary, by the rule of [receipt.CodeDigests]: a name with one file
+// digests that file's bytes, as typevet digests one Python file; a name
+// with several digests, in path order, each file's path, a NUL byte, its
+// bytes and a NUL byte. A run takes the digests before its first call.
 func CodeDigests() (receipt.Digests, error) {
-	return codeDigests(typevet.Sources(), codePaths)
+	return codeDigests(typevet.Sources(), CodePaths())
 }
 
-func codeDigests(fsys fs.FS, paths []receipt.Entry[[]string]) (receipt.Digests, error) {
-	out := make(receipt.Digests, 0, len(paths))
+// codeDigests digests paths in fsys by [receipt.CodeDigests]'s rule.
+func codeDigests(fsys fs.FS, paths receipt.Ordered[[]string]) (receipt.Digests, error) {
+	files := make(map[string][]string, len(paths))
 	for _, e := range paths {
-		files := slices.Sorted(slices.Values(e.Value))
-		h := sha256.New()
-		for _, p := range files {
-			b, err := fs.ReadFile(fsys, p)
-			if err != nil {
-				return nil, fmt.Errorf("code digest %s: %w", e.Name, err)
-			}
-			if len(files) == 1 {
-				h.Write(b)
-				break
-			}
-			h.Write([]byte(p))
-			h.Write([]byte{0})
-			h.Write(b)
-			h.Write([]byte{0})
+		if _, dup := files[e.Name]; dup {
+			return nil, fmt.Errorf("code digest %q: name listed twice", e.Name)
 		}
-		out = append(out, receipt.Entry[string]{Name: e.Name, Value: hex.EncodeToString(h.Sum(nil))})
+		files[e.Name] = e.Value
 	}
-	slices.SortFunc(out, func(a, b receipt.Entry[string]) int { return strings.Compare(a.Name, b.Name) })
-	return out, nil
+	return receipt.CodeDigests(fsys, files)
 }

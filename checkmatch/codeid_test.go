@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -18,52 +19,56 @@ import (
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// codeDirs are the directories whose every non-test Go file must be either
-// digested or listed in notRunCode.
-var codeDirs = []string{"checkmatch", "pool", "serving", "internal/checkform", "internal/pymath", "internal/pytext"}
-
 // TestCodePathsCoverSources fails when the code fingerprint could go
-// stale: a digested file missing from the embedded sources (or from disk),
-// a source file of the digested directories in neither CodePaths nor
-// notRunCode, or an embedded file that is not digested.
+// stale: a listed file missing from the embedded sources or differing from
+// the file on disk, a file listed twice, or an embedded non-test Go file
+// that codeFiles does not list (under a name, or as run by none).
 func TestCodePathsCoverSources(t *testing.T) {
 	listed := map[string]string{}
-	for _, e := range CodePaths() {
-		for _, p := range e.Value {
+	var notRun []string
+	for _, e := range codeFiles {
+		if e.name == "" {
+			assert.Zero(t, e.runs, "the files no run executes are digested by no run")
+			notRun = append(notRun, e.files...)
+			continue
+		}
+		assert.NotZero(t, e.runs, "%s is recorded by no run", e.name)
+		for _, p := range e.files {
 			require.NotContains(t, listed, p, "%s is listed twice", p)
-			listed[p] = e.Name
+			listed[p] = e.name
 			b, err := fs.ReadFile(typevet.Sources(), p)
-			if assert.NoError(t, err, "%s (%s) must be embedded in the module root's sources.go", p, e.Name) {
+			if assert.NoError(t, err, "%s (%s) must be embedded by the module root's sources.go", p, e.name) {
 				disk, err := os.ReadFile(filepath.Join("..", filepath.FromSlash(p)))
 				require.NoError(t, err, "%s is listed but not on disk", p)
 				assert.Equal(t, disk, b, "%s", p)
 			}
 		}
 	}
-	for _, dir := range codeDirs {
-		entries, err := os.ReadDir(filepath.Join("..", filepath.FromSlash(dir)))
-		require.NoError(t, err)
-		for _, e := range entries {
-			name := e.Name()
-			if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-				continue
-			}
-			p := path.Join(dir, name)
-			if _, ok := listed[p]; !ok && !excluded(t, p) {
-				t.Errorf("%s is in no code path: add it to checkmatch.codePaths and the root sources.go embed, or to notRunCode", p)
-			}
-		}
-	}
 	err := fs.WalkDir(typevet.Sources(), ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, "_test.go") {
 			return err
 		}
-		if _, ok := listed[p]; !ok {
-			t.Errorf("%s is embedded but not digested", p)
+		run := slices.ContainsFunc(notRun, func(pattern string) bool {
+			ok, err := path.Match(pattern, p)
+			require.NoError(t, err, pattern)
+			return ok
+		})
+		if _, ok := listed[p]; ok && run {
+			t.Errorf("%s is digested and also matches a pattern of the files no run executes", p)
+		}
+		if _, ok := listed[p]; !ok && !run {
+			t.Errorf("%s is embedded but in no code path: add it to checkmatch.codeFiles under the logical name whose code it is, or to the entry of files no run executes", p)
 		}
 		return nil
 	})
 	require.NoError(t, err)
+	assert.Equal(t, []string{"cases", "orderings", "render", "request", "words"}, slices.Collect(func(yield func(string) bool) {
+		for _, e := range codePathsOf(studyRun) {
+			if !yield(e.Name) {
+				return
+			}
+		}
+	}), "an option-order study's logical names")
 }
 
 func TestCodeDigests(t *testing.T) {
@@ -97,7 +102,7 @@ func TestCodeDigestRule(t *testing.T) {
 		"a/y.go": {Data: []byte("package a // y\n")},
 		"b.go":   {Data: []byte("package b\n")},
 	}
-	paths := []receipt.Entry[[]string]{
+	paths := receipt.Ordered[[]string]{
 		{Name: "two", Value: []string{"a/y.go", "a/x.go"}},
 		{Name: "one", Value: []string{"b.go"}},
 	}
@@ -117,27 +122,8 @@ func TestCodeDigestRule(t *testing.T) {
 	assert.NotEqual(t, got[1].Value, changed[1].Value)
 	assert.Equal(t, got[0].Value, changed[0].Value)
 
-	_, err = codeDigests(fsys, []receipt.Entry[[]string]{{Name: "gone", Value: []string{"missing.go"}}})
-	assert.ErrorContains(t, err, "code digest gone")
-}
-
-// excluded reports whether p matches a pattern of notRunCode.
-func excluded(t *testing.T, p string) bool {
-	for _, pattern := range notRunCode {
-		ok, err := path.Match(pattern, p)
-		require.NoError(t, err, pattern)
-		if ok {
-			return true
-		}
-	}
-	return false
-}
-
-// TestNotRunCodeIsNotDigested: an excluded file is never also digested.
-func TestNotRunCodeIsNotDigested(t *testing.T) {
-	for _, e := range CodePaths() {
-		for _, p := range e.Value {
-			assert.False(t, excluded(t, p), "%s is digested under %s and excluded", p, e.Name)
-		}
-	}
+	_, err = codeDigests(fsys, receipt.Ordered[[]string]{{Name: "gone", Value: []string{"missing.go"}}})
+	assert.ErrorContains(t, err, `code digest "gone"`)
+	_, err = codeDigests(fsys, receipt.Ordered[[]string]{{Name: "one", Value: []string{"b.go"}}, {Name: "one", Value: []string{"a/x.go"}}})
+	assert.ErrorContains(t, err, `code digest "one": name listed twice`)
 }

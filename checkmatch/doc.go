@@ -108,7 +108,9 @@
 // for bit. [BuildReceipt] assembles the check [Receipt] (issue 316) whose
 // field order and json tags are the receipt schema; [ReadReceipt] reads
 // ours and typevet's, and [Recompute] recomputes a receipt's metrics from
-// its cases. [CodeDigests] is the code fingerprint a receipt pins.
+// its cases. [CodeDigests] is the code fingerprint a receipt pins. Every
+// key of the check-match and option-order receipts, with its meaning, is
+// listed on one page: docs/receipt.md in the module's repository.
 //
 // # Studies
 //

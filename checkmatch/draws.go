@@ -9,7 +9,7 @@ import (
 // draws is typevet's SeededDraws: a stream of pseudo-random values fixed by a
 // text key. Raw draw c is the first 8 bytes, read as an unsigned big-endian
 // integer, of SHA-256(key + ":" + decimal(c)); the counter starts at 0 and
-// advances by one per draw (spec §2.2).
+// advances by one per draw.
 type draws struct {
 	key     string
 	counter uint64
@@ -32,7 +32,7 @@ func (d *draws) raw() uint64 {
 }
 
 // integer returns low + raw % (high - low), a value in [low, high). The plain
-// modulo (with its tiny bias) is part of the spec. It panics if high <= low;
+// modulo (with its tiny bias) is typevet's draw rule, kept for equal cases. It panics if high <= low;
 // every caller passes constant bounds.
 func (d *draws) integer(low, high int64) int64 {
 	if high <= low {

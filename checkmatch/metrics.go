@@ -28,7 +28,7 @@ const LegibilityLevels = 5
 // latencies) only to within 5e-4 s.
 var ErrRoundedLatencies = errors.New("mean_latency_seconds is the mean of latencies rounded to 3 decimals; the run's value, over unrounded latencies, may differ by up to 5e-4 s")
 
-// MetricsBlock is the "metrics" block of a check-match receipt (spec §7):
+// MetricsBlock is the "metrics" block of a check-match receipt:
 // its fields, in order, are the block's keys. Values are bit for bit what
 // typevet's Python 3.12 code computes from the same cases. A rate is null
 // (nil) when no case counts toward it.
@@ -92,7 +92,7 @@ type NoulsBlock struct {
 	AmountsMatch NoulSummary `json:"amounts_match"`
 }
 
-// NoulSummary scores one Noul's confidences against the truth (spec §7.4).
+// NoulSummary scores one Noul's confidences against the truth.
 type NoulSummary struct {
 	// Positives is the number of cases whose truth is true.
 	Positives int `json:"positives"`
@@ -126,7 +126,7 @@ type ReliabilityBin struct {
 	FractionTrue *float64 `json:"fraction_true"`
 }
 
-// ScoreSummary summarises Score answers (spec §7.5).
+// ScoreSummary summarises Score answers.
 type ScoreSummary struct {
 	// Count is the number of answers.
 	Count int `json:"count"`
@@ -137,7 +137,7 @@ type ScoreSummary struct {
 	Distribution ByLevel[int] `json:"distribution"`
 }
 
-// Agreement summarises Noul–Choice agreement (spec §7.6).
+// Agreement summarises Noul–Choice agreement.
 type Agreement struct {
 	// Rate is the share of counted cases that agree; null when none count.
 	Rate *float64 `json:"rate"`
@@ -187,8 +187,8 @@ func mean(xs []float64) *float64 {
 	return &m
 }
 
-// AccuracyByGroup returns right/total per key, keys sorted ascending (spec
-// §7.2). keys and correct must have equal length (*LengthError).
+// AccuracyByGroup returns right/total per key, keys sorted ascending.
+// keys and correct must have equal length (*LengthError).
 func AccuracyByGroup(keys []string, correct []bool) (receipt.Ordered[float64], error) {
 	if err := checkLengths(len(keys), len(correct)); err != nil {
 		return nil, err
@@ -219,7 +219,7 @@ func countsForFalseClear(e Expected) bool {
 }
 
 // FalseClearRate returns the share of counting cases whose verdict is
-// exactly "consistent" (spec §7.3), and the number of counting cases. A case
+// exactly "consistent", and the number of counting cases. A case
 // counts when its CountsForFalseClear flag is set and "consistent" is not
 // accepted, so clean and low_legibility cases never count. The rate is nil
 // when no case counts. verdicts and expected must have equal length.
@@ -255,7 +255,7 @@ func SummarizeAgreement(agreements []*bool) Agreement {
 }
 
 // SummarizeScores returns the count, mean score and level distribution of
-// Score answers with nLevels levels (spec §7.5). scores and levels must have
+// Score answers with nLevels levels. scores and levels must have
 // equal length; a level outside 0..nLevels-1 is an error ("level 5 is not in
 // 0..4").
 func SummarizeScores(scores []float64, levels []int, nLevels int) (ScoreSummary, error) {
@@ -285,7 +285,7 @@ func LegibilityGap(byVariant receipt.Ordered[ScoreSummary]) *float64 {
 	return &gap
 }
 
-// SummarizeNoul scores Noul confidences against the truth (spec §7.4):
+// SummarizeNoul scores Noul confidences against the truth:
 // positives, negatives, ROC-AUC, ECE and the reliability table.
 // confidences and truth must have equal length, and every confidence must be
 // in [0, 1] ("confidence 1.5 is not in [0, 1]"; NaN fails too).
@@ -408,7 +408,7 @@ func ece(bins []ReliabilityBin, total int) float64 {
 	return pymath.Sum(terms) / float64(total)
 }
 
-// Metrics computes the metrics block from receipt case records (spec §7), as
+// Metrics computes the metrics block from receipt case records, as
 // typevet computes it from outcomes. A run and [Recompute] share this code:
 // a run converts its outcomes to records first ([OutcomeMetrics]).
 //

@@ -6,41 +6,20 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/internal/golden"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// The -update flag rewrites golden files. Other test files of this package
-// may define it too (flag names are global to the test binary), so it is
-// defined here only when nobody has defined it yet: package variables and
-// the internal test package initialise before this init runs.
-func init() {
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite the golden files under testdata/")
-	}
-}
-
-// updating reports whether -update was given.
-func updating() bool {
-	g, ok := flag.Lookup("update").Value.(flag.Getter)
-	if !ok {
-		return false
-	}
-	on, _ := g.Get().(bool)
-	return on
-}
-
-// answer is one scripted judge answer of the §11.3 runner fixture.
+// answer is one scripted judge answer of typevet's runner fixture.
 type answer struct {
 	verdict        string
 	payee, amounts float64
@@ -61,7 +40,7 @@ func rightAnswers() []answer {
 	}
 }
 
-// rightOutcomes builds the outcomes the §11.3 fake port produces for seed 0,
+// rightOutcomes builds the outcomes typevet's fake runner port produces for seed 0,
 // row 0: verdict probabilities 0.75 for the chosen label and 0.05 for the
 // others, a one-hot legibility at the given level with score float(level),
 // 500 input tokens, image bytes "synthetic check bytes" and a clock that
@@ -514,46 +493,7 @@ func TestMetricsRightGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	compareGolden(t, "testdata/metrics_right.golden", got)
-}
-
-// compareGolden compares got with the golden file, rewriting it under
-// -update and writing <golden>.got on a mismatch.
-func compareGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	if updating() {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gotPath := strings.TrimSuffix(golden, filepath.Ext(golden)) + ".got"
-		_ = os.WriteFile(gotPath, got, 0o644)
-		t.Errorf("%s differs; wrote %s\n%s", golden, gotPath, firstDiff(want, got))
-	}
-}
-
-// firstDiff describes the first differing line of two texts.
-func firstDiff(want, got []byte) string {
-	wl, gl := strings.Split(string(want), "\n"), strings.Split(string(got), "\n")
-	for i := 0; i < max(len(wl), len(gl)); i++ {
-		var w, g string
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if w != g {
-			return fmt.Sprintf("line %d:\nwant %s\ngot  %s", i+1, w, g)
-		}
-	}
-	return "texts differ"
+	golden.Compare(t, "testdata/metrics_right.golden", got)
 }
 
 // typevetReceipt is the path of the real 140-case vLLM receipt.

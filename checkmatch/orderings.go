@@ -13,7 +13,7 @@ import (
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// Option-order study constants (typevet #105, spec §8.1).
+// Option-order study constants (typevet #105).
 const (
 	// OrderingsReceiptIssue is the issue every option-order receipt records.
 	OrderingsReceiptIssue = 105
@@ -29,7 +29,7 @@ const (
 	IntervalLevel = 0.95
 )
 
-// Decision is the option-order study's decision label (spec §8.7).
+// Decision is the option-order study's decision label.
 type Decision string
 
 // The three decisions, as the receipt writes them.
@@ -49,7 +49,7 @@ const (
 // String returns the label, e.g. "adopt_opt_in".
 func (d Decision) String() string { return string(d) }
 
-// DecisionLabel applies the decision rule of spec §8.7 to the point
+// DecisionLabel applies typevet's decision rule to the point
 // estimates: a spread of at most [PositionSpreadLimit] is
 // [DecisionDoNotAdopt]; otherwise averaged accuracy at least the
 // single-order accuracy is [DecisionAdoptOptIn], else
@@ -66,7 +66,7 @@ func DecisionLabel(spread, averaged, single float64) Decision {
 }
 
 // BalancedOrders returns the balanced Latin square of option orderings for
-// k options (a Williams design, spec §8.2): each row lists option indexes in
+// k options (a Williams design): each row lists option indexes in
 // position order, row 0 is the canonical order 0..k−1, every option appears
 // once in every position, and for even k every ordered pair of neighbours
 // appears exactly once. For odd k the k rows are followed by their reverses
@@ -139,8 +139,8 @@ func checkOrder(order []int, k int) error {
 	return nil
 }
 
-// ReorderedChoice returns c with its options in the order given by order
-// (spec §8.3): position p lists c's option order[p], with its description.
+// ReorderedChoice returns c with its options in the order given by order:
+// position p lists c's option order[p], with its description.
 // The instructions are unchanged. order must be a permutation of the option
 // indexes (typevet does not check; a Go error is clearer than a prompt with
 // a missing option).
@@ -156,7 +156,7 @@ func ReorderedChoice(c judgment.Choice, order []int) (judgment.Choice, error) {
 }
 
 // RemapPositions turns probabilities listed by position into probabilities
-// keyed by label, in canonical label order (spec §8.3): label
+// keyed by label, in canonical label order: label
 // labels[order[p]] gets byPosition[p].
 //
 //	RemapPositions([a b c], [2 0 1], [0.5 0.3 0.2]) == {a: 0.3, b: 0.2, c: 0.5}
@@ -182,7 +182,7 @@ func RemapPositions(labels []string, order []int, byPosition []float64) (judgmen
 }
 
 // PositionProbabilities lists byLabel's probabilities in the position order
-// of order (spec §8.3): element p is the probability of labels[order[p]].
+// of order: element p is the probability of labels[order[p]].
 // It inverts [RemapPositions]. A label missing from byLabel is an error.
 func PositionProbabilities(labels []string, order []int, byLabel judgment.Probabilities) ([]float64, error) {
 	if err := checkOrder(order, len(labels)); err != nil {
@@ -200,8 +200,8 @@ func PositionProbabilities(labels []string, order []int, byLabel judgment.Probab
 }
 
 // MeanProbabilities returns the arithmetic mean of the post-softmax
-// probabilities of several orderings, label by label, keyed in label order
-// (spec §8.3): math.fsum of the label's values divided by their number
+// probabilities of several orderings, label by label, keyed in label order:
+// math.fsum of the label's values divided by their number
 // ([pymath.FSum]). This is the TypeLLM permutations="auto" rule: never an
 // average of log-probabilities. No orderings is an error, and so is a label
 // missing from one of them.
@@ -225,7 +225,7 @@ func MeanProbabilities(probs []judgment.Probabilities, labels []string) (judgmen
 }
 
 // ArgmaxLabel returns the label of labels with the largest probability in
-// probs; a tie goes to the first label in labels order (spec §8.3). No
+// probs; a tie goes to the first label in labels order. No
 // labels, or a label missing from probs, is an error.
 func ArgmaxLabel(probs judgment.Probabilities, labels []string) (string, error) {
 	best, bestP := "", math.Inf(-1)
@@ -267,7 +267,7 @@ type OrderingAnswer struct {
 	Argmax string `json:"argmax"`
 }
 
-// OrderingsCase is one case of an option-order receipt (spec §8.5): its
+// OrderingsCase is one case of an option-order receipt: its
 // fields, in order, are the record's keys.
 type OrderingsCase struct {
 	// CaseID is the case id, e.g. "r00:clean".
@@ -299,7 +299,7 @@ type OrderingsCase struct {
 }
 
 // NewOrderingsCase builds the record of one case from its answers under
-// each ordering (spec §8.5). labels are the verdict labels in canonical
+// each ordering. labels are the verdict labels in canonical
 // order; orders[o] is ordering o as option indexes and probs[o] its answer
 // keyed by label; single is the case's record in the single-order receipt.
 func NewOrderingsCase(req Request, labels []string, orders [][]int, probs []judgment.Probabilities, single CaseRecord) (OrderingsCase, error) {
@@ -356,7 +356,7 @@ func NewOrderingsCase(req Request, labels []string, orders [][]int, probs []judg
 
 // imageDigest is the hex SHA-256 of the request's image ("" without one).
 // OrderingsStopped records the backend failure that stopped an option-order
-// study (spec §8.4). It has no discarded count: the study sends one call at
+// study. It has no discarded count: the study sends one call at
 // a time.
 type OrderingsStopped struct {
 	// Index is the slice index of the case being scored.
@@ -372,7 +372,7 @@ type OrderingsStopped struct {
 	Message string `json:"message"`
 }
 
-// OrderingsRun is what an option-order study did (spec §8.4).
+// OrderingsRun is what an option-order study did.
 type OrderingsRun struct {
 	// Cases are the fully scored cases, in slice order.
 	Cases []OrderingsCase
@@ -385,7 +385,7 @@ type OrderingsRun struct {
 	WallSeconds float64
 }
 
-// RunOrderings runs the option-order study (spec §8.4): for each request in
+// RunOrderings runs the option-order study: for each request in
 // slice order and each ordering of orders (option indexes, normally
 // BalancedOrders(6)), one call to port asking only the verdict question with
 // its options in that ordering, with the request's state and image, one
@@ -495,7 +495,7 @@ func verdictChoice(r Request) (judgment.Choice, error) {
 }
 
 // SingleOrderCases pairs the study's requests with the cases of a
-// single-order check-match receipt (spec §8.8) and returns those cases keyed
+// single-order check-match receipt and returns those cases keyed
 // by case id, in request order. The receipt must be of seed seed ("receipt
 // seed differs from seed 1"), hold every request's case ("case r00:clean
 // missing from the receipt"), and record for each the SHA-256 of the very
@@ -538,8 +538,8 @@ type Bootstrap struct {
 	Seed int `json:"seed"`
 }
 
-// OrderingsStats is the "statistics" block of an option-order receipt
-// (spec §8.6): its fields, in order, are the block's keys. Every share is
+// OrderingsStats is the "statistics" block of an option-order receipt:
+// its fields, in order, are the block's keys. Every share is
 // over the cases; the decision uses the point estimates only, and the
 // intervals are reported beside them.
 type OrderingsStats struct {
@@ -584,7 +584,7 @@ type OrderingsStats struct {
 }
 
 // caseNumbers are the per-case numbers the statistics and their bootstrap
-// are built from (spec §8.6).
+// are built from.
 type caseNumbers struct {
 	positions                          [][]float64 // per ordering, position order
 	stable, meanCorrect, singleCorrect bool
@@ -701,7 +701,7 @@ func share(nums []caseNumbers, pick func(caseNumbers) bool) float64 {
 }
 
 // OrderingsStatistics computes the statistics block of an option-order study
-// from its case records (typevet's orderings_statistics, spec §8.6): a pure
+// from its case records (typevet's orderings_statistics): a pure
 // function of the receipt's cases, so it recomputes a receipt's block,
 // ours or typevet's, to the last digit. Each case's numbers come from its
 // orderings' probabilities, its expected verdicts and its single-order

@@ -2,12 +2,10 @@ package checkmatch
 
 import (
 	"bytes"
-	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 
 	typevet "github.com/typevet/typevet-go"
@@ -16,7 +14,7 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
-// Environment variables of the option-order study command (spec §8.10).
+// Environment variables of the option-order study command.
 // The library never reads them; examples/orderings does.
 const (
 	// OrderingsReceiptEnv names the receipt path of a study; it must name a
@@ -42,7 +40,7 @@ const OrderingsFixture = "single_order_receipt"
 const ArmVerdictRequests = "verdict_requests"
 
 // ParseOrderingsRows parses the study's row count from the text of
-// [OrderingsRowsEnv] (typevet's orderings_rows, spec §8.10): outer
+// [OrderingsRowsEnv] (typevet's orderings_rows): outer
 // whitespace is removed (Python's str.strip set); blank text gives
 // [DefaultOrderingsRows]; otherwise the text must be ASCII digits with a
 // value from 1 to 20. A refusal names the variable and never echoes the
@@ -70,7 +68,7 @@ func ParseOrderingsRows(raw string) (int, error) {
 	return n, nil
 }
 
-// OrderingsPins is an option-order receipt's pins block (spec §8.9): its
+// OrderingsPins is an option-order receipt's pins block: its
 // fields, in order, are the block's keys, with "renderer" in place of
 // typevet's "pillow_version".
 type OrderingsPins struct {
@@ -109,8 +107,8 @@ type OrderingsPins struct {
 	ServerArgs *serving.ServerArgsBlock `json:"server_args"`
 }
 
-// OrderingsReceipt is an option-order study receipt (typevet #105, spec
-// §8.9): its fields, in order, are the receipt's top-level keys. Write one
+// OrderingsReceipt is an option-order study receipt (typevet #105):
+// its fields, in order, are the receipt's top-level keys. Write one
 // with [receipt.Write].
 type OrderingsReceipt struct {
 	// Issue is always [OrderingsReceiptIssue] (105).
@@ -155,7 +153,7 @@ type OrderingsReceiptParts struct {
 	Secrets []string
 }
 
-// BuildOrderingsReceipt assembles the receipt of a study (spec §8.9):
+// BuildOrderingsReceipt assembles the receipt of a study:
 // issue 105, the parts, the stopped record, the request count, the wall
 // time rounded to 3 decimals, [OrderingsStatistics] of the scored cases
 // (null when none was scored) and the cases. As [BuildReceipt] does, it
@@ -213,51 +211,14 @@ func ReadOrderingsReceipt(r io.Reader) (OrderingsReceipt, error) {
 	return out, nil
 }
 
-// orderingsCode holds the study's own source files, which the check-match
-// run's embedded sources ([typevet.Sources]) leave out.
-//
-//go:embed orderings.go orderings_receipt.go resample.go
-var orderingsCode embed.FS
-
-// studySources is typevet.Sources with the study's own files added under
-// checkmatch/.
-type studySources struct{}
-
-func (studySources) Open(name string) (fs.File, error) {
-	if rest, ok := strings.CutPrefix(name, "checkmatch/"); ok {
-		if f, err := orderingsCode.Open(rest); err == nil {
-			return f, nil
-		}
-	}
-	return typevet.Sources().Open(name)
-}
-
-// orderingsCodePaths are the study's logical code names (spec §8.9): the
-// generator, renderer, request builder and words line under the same names
-// and files as a check-match run's ([CodePaths]), so a study and its
-// single-order receipt of one build share those digests, plus the study
-// itself.
-func orderingsCodePaths() []receipt.Entry[[]string] {
-	var out []receipt.Entry[[]string]
-	for _, e := range codePaths {
-		switch e.Name {
-		case "cases", "render", "request", "words":
-			out = append(out, e)
-		}
-	}
-	out = append(out, receipt.Entry[[]string]{Name: "orderings", Value: []string{
-		"checkmatch/orderings.go", "checkmatch/orderings_receipt.go", "checkmatch/resample.go",
-	}})
-	return out
-}
-
 // OrderingsCodeDigests returns the code_path_digests of an option-order
-// study (spec §8.9), keyed by typevet's names cases, orderings, render,
+// study, keyed by typevet's names cases, orderings, render,
 // request and words and computed as [CodeDigests] computes a run's: the
 // first four cover the same files as a check-match run's digests of those
-// names, and orderings covers the study's own source.
+// names, so a study and its single-order receipt of one build share them,
+// and orderings covers the study's own source.
 func OrderingsCodeDigests() (receipt.Digests, error) {
-	return codeDigests(studySources{}, orderingsCodePaths())
+	return codeDigests(typevet.Sources(), codePathsOf(studyRun))
 }
 
 // OrderingsPromptDigests returns the prompt_digests of a study: the digest

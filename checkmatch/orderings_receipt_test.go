@@ -4,20 +4,20 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/typevet/typevet-go/internal/golden"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
 
 func TestParseOrderingsRows(t *testing.T) {
-	// Spec §8.10 vectors.
+	// typevet's orderings_rows vectors.
 	accepted := []struct {
 		name, raw string
 		want      int
@@ -104,9 +104,9 @@ func TestOrderingsReceiptGolden(t *testing.T) {
 	r := studyReceipt(t, 2, -1)
 	b, err := receipt.Marshal(r)
 	require.NoError(t, err)
-	checkGolden(t, "testdata/orderings_receipt.golden", b)
+	golden.Compare(t, "testdata/orderings_receipt.golden", b)
 
-	// Key order of spec §8.9 at the top level, §8.5 per case, §8.6 in the
+	// typevet's key order: at the top level, per case and in the
 	// statistics block.
 	text := string(b)
 	assertOrder(t, text, `"issue": 105`, `"backend"`, `"model"`, `"pins"`, `"identity"`, `"stopped"`, `"requests"`, `"wall_seconds": 12.346`, `"statistics"`, `"cases"`)
@@ -139,7 +139,7 @@ func assertOrder(t *testing.T, text string, keys ...string) {
 }
 
 func TestOrderingsReceiptStopped(t *testing.T) {
-	// Spec §11.5: failing at call 8 keeps one case and its statistics;
+	// typevet's stopped-study rule: failing at call 8 keeps one case and its statistics;
 	// failing at call 0 keeps none, and statistics is null.
 	r := studyReceipt(t, 3, 8)
 	require.NotNil(t, r.Stopped)
@@ -196,25 +196,8 @@ func TestOrderingsIdentityParts(t *testing.T) {
 		got, _ := code.Get(name)
 		assert.Equal(t, want, got, "%s: a study and its single-order run of one build share the digest", name)
 	}
-	// The verdict's digest is the one typevet's receipts record (spec §5.6).
+	// The verdict's digest is the one typevet's receipts record.
 	assert.Equal(t, receipt.Digests{{Name: "verdict", Value: "b7ef7c4a0c25b12827252fdacba3011e1bb064231d047cac8b1626b29fcb522a"}}, OrderingsPromptDigests())
-}
-
-// checkGolden compares got with the golden file: -update rewrites it, and a
-// mismatch writes <name>.got beside it (ignored by git) for diffing.
-func checkGolden(t *testing.T, golden string, got []byte) {
-	t.Helper()
-	if *update {
-		require.NoError(t, os.WriteFile(golden, got, 0o644))
-		return
-	}
-	want, err := os.ReadFile(golden)
-	require.NoError(t, err, "run with -update to create it")
-	if !bytes.Equal(want, got) {
-		gotPath := strings.TrimSuffix(golden, filepath.Ext(golden)) + ".got"
-		_ = os.WriteFile(gotPath, got, 0o644)
-		t.Errorf("%s differs; wrote %s (diff the two, or rerun with -update)", golden, gotPath)
-	}
 }
 
 // FuzzParseOrderingsRows: an accepted value is 1..20 and its stripped text

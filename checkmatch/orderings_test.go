@@ -19,7 +19,7 @@ import (
 )
 
 func TestBalancedOrders(t *testing.T) {
-	// Spec §8.2 vectors.
+	// typevet's balanced_orders vectors.
 	tests := []struct {
 		name string
 		k    int
@@ -48,7 +48,7 @@ func TestBalancedOrders(t *testing.T) {
 }
 
 // The six orderings as label names equal the orderings pin of typevet's
-// committed option-order receipt (spec §8.2).
+// committed option-order receipt.
 func TestBalancedOrdersVerdictLabels(t *testing.T) {
 	orders, err := BalancedOrders(6)
 	require.NoError(t, err)
@@ -185,7 +185,7 @@ func TestMeanProbabilities(t *testing.T) {
 	assert.EqualError(t, err, "mean needs at least one ordering")
 }
 
-// Averaging probabilities is not a softmax of averaged logits (spec §11.5).
+// Averaging probabilities is not a softmax of averaged logits.
 func TestMeanOfProbabilitiesIsNotSoftmaxOfMeanLogits(t *testing.T) {
 	labels := []string{"a", "b", "c"}
 	first, err := RemapPositions(labels, []int{0, 1, 2}, softmax(2, 0, -1))
@@ -275,16 +275,16 @@ func three(id, expected, single string, probs ...[]float64) OrderingsCase {
 	return orderingsFixture(id, []string{expected}, single, probs[0], threeOrders, probs...)
 }
 
-// Not tested: the committed seed-1, 3-row orderings result of spec §8.10
-// (position_means, spread 0.05674929380146837, argmax_stability and
+// Not tested: the committed seed-1, 3-row orderings result typevet
+// reports (position_means, spread 0.05674929380146837, argmax_stability and
 // averaged 0.8095238095238095, single 0.8571428571428571, decision
 // inconclusive, the two bootstrap intervals). It is a summary of a live
 // llama.cpp run, and the fixtures hold none of its 21 cases' per-ordering
 // probabilities (fixtures/ has no orderings receipt), so there is no input
-// to recompute it from; the tests below use the spec §11.5 unit fixtures
+// to recompute it from; the tests below use typevet's unit fixtures
 // and hand-computed cases instead. See testdata/README.md.
 func TestOrderingsStatisticsFixtures(t *testing.T) {
-	// Spec §11.5: typevet's unit-test fixtures with their full computed
+	// typevet's unit-test fixtures with their full computed
 	// results (Python 3.12), every value exact.
 	adoptA := two("A", "x", "x", [2]float64{.9, .1}, [2]float64{.7, .3})
 	adoptB := two("B", "y", "x", [2]float64{.6, .4}, [2]float64{.2, .8})
@@ -519,7 +519,7 @@ func (p *positionPort) Judge(_ context.Context, req judgment.Request) (judgment.
 }
 
 func TestRunOrderingsPositionVector(t *testing.T) {
-	// Spec §8.5 vector: every call answers position probabilities
+	// typevet's position vector: every call answers position probabilities
 	// [0.5, 0.1, 0.1, 0.1, 0.1, 0.1].
 	sl := studySlice(t, 1)
 	reqs := sl.Requests[:2]

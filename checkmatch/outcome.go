@@ -13,7 +13,7 @@ import (
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// Outcome is one judged case of a check-match run (spec §6.2): the case, its
+// Outcome is one judged case of a check-match run: the case, its
 // expected labels and the judge's four answers. Runs keep outcomes in slice
 // order; [Outcome.Record] turns one into its receipt record.
 type Outcome struct {
@@ -71,7 +71,7 @@ func checkVerdict(v string) error {
 }
 
 // VerdictCorrect reports whether verdict is one of expected's accepted
-// verdicts (spec §7.2). A verdict that is not one of the six labels is an
+// verdicts. A verdict that is not one of the six labels is an
 // *UnknownVerdictError, even when no expected set could accept it.
 func VerdictCorrect(verdict string, expected Expected) (bool, error) {
 	if err := checkVerdict(verdict); err != nil {
@@ -95,8 +95,8 @@ func ClassKey(expected Expected) string {
 // the threshold itself counts as a match.
 const agreementThreshold = 0.5
 
-// NoulChoiceAgreement reports whether the verdict agrees with the two Nouls
-// (spec §7.6). A Noul says mismatch when its value is below 0.5 (0.5 itself
+// NoulChoiceAgreement reports whether the verdict agrees with the two Nouls.
+// A Noul says mismatch when its value is below 0.5 (0.5 itself
 // is a match). payee_mismatch agrees when the payee Noul says mismatch,
 // amount_mismatch when the amounts Noul does, and consistent, date_mismatch
 // and unsigned when neither does. For cannot_tell the result is nil: the case
@@ -120,7 +120,7 @@ func NoulChoiceAgreement(verdict string, payee, amounts float64) (*bool, error) 
 	return &agree, nil
 }
 
-// CaseRecord is one case of a check-match receipt's "cases" list (spec §6.3).
+// CaseRecord is one case of a check-match receipt's "cases" list.
 // Its fields, in order, are the record's keys; it reads typevet's records as
 // well as ours. No image bytes are recorded, only their digest.
 type CaseRecord struct {
@@ -170,7 +170,7 @@ type CaseRecord struct {
 	InputTokens *int `json:"input_tokens"`
 }
 
-// Record returns the receipt record of o (spec §6.3). It fails, naming the
+// Record returns the receipt record of o. It fails, naming the
 // case, when the verdict is not one of the six labels.
 func (o Outcome) Record() (CaseRecord, error) {
 	correct, err := VerdictCorrect(o.Verdict, o.Expected)

@@ -116,7 +116,7 @@ func ptrText[T any](p *T) any {
 	return *p
 }
 
-// TestRecordOfFirstRightCase is the §11.3 outcome-record vector: the record of
+// TestRecordOfFirstRightCase is typevet's outcome-record vector: the record of
 // the first _RIGHT case, plus its JSON key order and the rounding of latency.
 func TestRecordOfFirstRightCase(t *testing.T) {
 	outcomes := rightOutcomes(t, rightAnswers())

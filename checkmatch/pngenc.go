@@ -9,7 +9,7 @@ import (
 	"sync"
 )
 
-// PNG encoding of renders (spec §4.6).
+// PNG encoding of renders.
 //
 // typevet writes its renders with Pillow at zlib level 6 and no metadata.
 // image/png at png.DefaultCompression spends about three quarters of a

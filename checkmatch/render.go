@@ -24,7 +24,7 @@ const maxBlurRadius = 64.0
 // Render draws case c as a check image and returns it PNG-encoded: 1000×440,
 // 8-bit RGB, no metadata chunks (IHDR, IDAT, IEND only), Up-filtered rows at
 // zlib best speed (see pngenc.go for why not level 6). The layout, colours, texts and marks are typevet's
-// (spec §4) with the Go Regular font; see [RenderImage].
+// with the Go Regular font; see [RenderImage].
 //
 // Render is deterministic: one case gives the same bytes on every call
 // within one build of this module. The bytes are never equal to typevet's
@@ -244,7 +244,7 @@ func polygon(z *vector.Rasterizer, pts [][2]float64) {
 }
 
 // stockLayer is the paper with everything printed identically on every
-// check (spec §4.2 fields without per-check text: border, drawer, bank,
+// check (the fields without per-check text: border, drawer, bank,
 // labels, rules, amount box, caption, footer), drawn once.
 var stockLayer = sync.OnceValue(func() *image.RGBA {
 	img := image.NewRGBA(image.Rect(0, 0, checkform.Width, checkform.Height))
@@ -280,7 +280,7 @@ func frame(img *image.RGBA, fr checkform.Frame) {
 }
 
 // markOverlay is the transparent canvas-sized layer holding the rotated
-// SPECIMEN with VOID pasted over it (spec §4.4), premultiplied, cropped to
+// SPECIMEN with VOID pasted over it, premultiplied, cropped to
 // the part that holds any mark. It is the same for every case, so it is
 // built once and composited over each render.
 var markOverlay = sync.OnceValue(func() *image.RGBA {
@@ -357,7 +357,7 @@ func compositeMarks(img *image.RGBA) {
 	}
 }
 
-// markLayer draws mark m on a transparent layer (spec §4.4 step 2): the
+// markLayer draws mark m on a transparent layer: the
 // layer is the ink bounding box of the text plus m.Pad on every side; every
 // pixel the glyphs touch keeps the fill RGB with alpha = fill alpha ×
 // coverage (straight alpha), returned premultiplied.

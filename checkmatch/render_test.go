@@ -24,6 +24,7 @@ import (
 	"golang.org/x/image/math/fixed"
 
 	"github.com/typevet/typevet-go/internal/checkform"
+	"github.com/typevet/typevet-go/internal/golden"
 )
 
 // slice0 caches the seed-0 slice and its renders for the tests.
@@ -597,7 +598,7 @@ func TestRenderGolden(t *testing.T) {
 	digestPath := filepath.Join("testdata", "render_golden.txt")
 	var lines []string
 	want := map[string]string{}
-	if !*update {
+	if !golden.Update() {
 		f, err := os.Open(digestPath)
 		if err != nil {
 			t.Fatal(err)
@@ -618,7 +619,7 @@ func TestRenderGolden(t *testing.T) {
 		got := pixelDigest(img)
 		small := downsample4(img)
 		smallPath := filepath.Join("testdata", goldenSmallName(id))
-		if *update {
+		if golden.Update() {
 			lines = append(lines, id+" "+got)
 			var buf bytes.Buffer
 			if err := png.Encode(&buf, small); err != nil {
@@ -656,7 +657,7 @@ func TestRenderGolden(t *testing.T) {
 			}
 		}
 	}
-	if *update {
+	if golden.Update() {
 		content := "# SHA-256 of decoded RGB pixels, linux/amd64; go test ./checkmatch -run TestRenderGolden -update\n" +
 			strings.Join(lines, "\n") + "\n"
 		if err := os.WriteFile(digestPath, []byte(content), 0o644); err != nil {
@@ -724,7 +725,7 @@ func reportCPU(b *testing.B) func() {
 	}
 }
 
-// TestMarkOverlay checks the mark placement of spec §4.4 on the overlay
+// TestMarkOverlay checks the mark placement of typevet's renderer on the overlay
 // itself: VOID centred on the signature box 8 px above the line, SPECIMEN
 // centred on the canvas, both with their fill colours and alphas.
 func TestMarkOverlay(t *testing.T) {

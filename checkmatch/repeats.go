@@ -13,7 +13,7 @@ import (
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// Repeat-run study constants (typevet #357, spec §9.1).
+// Repeat-run study constants (typevet #357).
 const (
 	// RepeatResamples is the number of resamples of the pooled accuracy
 	// interval.
@@ -66,8 +66,8 @@ func fileStem(p string) string {
 	return base
 }
 
-// DigestOutliers finds the runs whose code differs from the majority's
-// (spec §9.2). Each receipt's key is its identity.code_path_digests; the
+// DigestOutliers finds the runs whose code differs from the majority's.
+// Each receipt's key is its identity.code_path_digests; the
 // reference is the most frequent key, a tie going to the earliest receipt.
 // The result maps the index of each run whose key differs from the
 // reference to the sorted names whose values differ (a name missing on one
@@ -164,7 +164,7 @@ func caseTables(receipts []Receipt) ([]map[string]*CaseRecord, []string, error) 
 }
 
 // CaseAgreement returns the share of cases whose verdict is the same in
-// every receipt (spec §9.2). The receipts must hold the same set of case
+// every receipt. The receipts must hold the same set of case
 // ids ("case ids differ between the receipts") and at least one case.
 func CaseAgreement(receipts []Receipt) (float64, error) {
 	tables, ids, err := caseTables(receipts)
@@ -192,7 +192,7 @@ func CaseAgreement(receipts []Receipt) (float64, error) {
 }
 
 // MaxProbabilityDifference returns the largest change of any recorded
-// probability between the receipts (spec §9.2): for each case and each of
+// probability between the receipts: for each case and each of
 // payee_confidence, amounts_confidence, every verdict_probabilities label
 // and every legibility_probabilities level (names from the first receipt),
 // the maximum minus the minimum over the receipts; 0.0 when there is
@@ -247,8 +247,8 @@ func MaxProbabilityDifference(receipts []Receipt) (float64, error) {
 	return worst, nil
 }
 
-// AccuracyInterval is the pooled accuracy interval of a repeat study (spec
-// §9.2): its fields, in order, are the block's keys.
+// AccuracyInterval is the pooled accuracy interval of a repeat study:
+// its fields, in order, are the block's keys.
 type AccuracyInterval struct {
 	// Low and High bound the 95% percentile interval of the resampled
 	// accuracy.
@@ -264,8 +264,8 @@ type AccuracyInterval struct {
 	Rows int `json:"rows"`
 }
 
-// PooledAccuracyInterval resamples the pooled case rows of the receipts
-// (spec §9.2): one row per case of every receipt (receipt order, then case
+// PooledAccuracyInterval resamples the pooled case rows of the receipts:
+// one row per case of every receipt (receipt order, then case
 // order), 1 when the case is correct, else 0. Each of [RepeatResamples]
 // resamples draws the rows at ResampleIndices(rows, [RepeatSeed], b) and
 // takes their share; the interval is [PercentileInterval] of the shares at
@@ -306,7 +306,7 @@ func PooledAccuracyInterval(receipts []Receipt) (AccuracyInterval, error) {
 	return AccuracyInterval{Low: lo, High: hi, Level: RepeatLevel, Resamples: RepeatResamples, Seed: RepeatSeed, Rows: n}, nil
 }
 
-// StabilityVerdict reports whether repeated runs are stable (spec §9.2):
+// StabilityVerdict reports whether repeated runs are stable:
 // the accuracy range and every ECE range are strictly below
 // [StabilityRangeLimit].
 func StabilityVerdict(accuracyRange float64, eceRanges receipt.Ordered[float64]) bool {
@@ -321,7 +321,7 @@ func StabilityVerdict(accuracyRange float64, eceRanges receipt.Ordered[float64])
 	return true
 }
 
-// SpreadStats describes a list of per-run values (spec §9.2): its fields,
+// SpreadStats describes a list of per-run values: its fields,
 // in order, are the block's keys.
 type SpreadStats struct {
 	// Mean is math.fsum of the values over their number
@@ -338,7 +338,7 @@ type SpreadStats struct {
 	Range float64 `json:"range"`
 }
 
-// Spread summarises values (spec §9.2). No values is an error.
+// Spread summarises values. No values is an error.
 func Spread(values []float64) (SpreadStats, error) {
 	mean, err := pymath.FMean(values)
 	if err != nil {
@@ -356,7 +356,7 @@ func Spread(values []float64) (SpreadStats, error) {
 	return s, nil
 }
 
-// RepeatRun is one run's row of a repeat summary (spec §9.3): its fields,
+// RepeatRun is one run's row of a repeat summary: its fields,
 // in order, are the row's keys.
 type RepeatRun struct {
 	// Run is the run's name.
@@ -420,8 +420,8 @@ type RepeatStatistics struct {
 	ECE receipt.Ordered[SpreadStats] `json:"ece"`
 }
 
-// RepeatReport is the result of [RepeatSummary] (typevet's repeat_summary,
-// spec §9.3): its fields, in order, are the result's keys.
+// RepeatReport is the result of [RepeatSummary] (typevet's
+// repeat_summary): its fields, in order, are the result's keys.
 type RepeatReport struct {
 	// Runs holds one row per receipt, in the given order.
 	Runs []RepeatRun `json:"runs"`

@@ -16,8 +16,8 @@ import (
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// repeatFixture is the fixture receipt of typevet's repeat unit tests
-// (spec §11.6): commit c0ffee, code digests runner aaaa and metrics bbbb,
+// repeatFixture is the fixture receipt of typevet's repeat unit tests:
+// commit c0ffee, code digests runner aaaa and metrics bbbb,
 // wall 10.0, four cases with verdicts consistent, payee_mismatch, unsigned,
 // consistent and the given correct flags, payee ECE e. typevet's fixture
 // has legibility probabilities {"0": 0.1, "4": 0.9}; a Go receipt holds
@@ -179,7 +179,7 @@ func TestMaxProbabilityDifference(t *testing.T) {
 }
 
 func TestPooledAccuracyInterval(t *testing.T) {
-	// Spec §11.6: rows [1,1,0,1,1,0,0,1] → (0.25, 0.875).
+	// typevet's repeat vector: rows [1,1,0,1,1,0,0,1] → (0.25, 0.875).
 	worse := repeatFixture([4]bool{true, false, false, true}, 0.02)
 	got, err := PooledAccuracyInterval([]Receipt{normal(), worse})
 	require.NoError(t, err)

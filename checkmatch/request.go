@@ -7,8 +7,8 @@ import (
 	"github.com/typevet/typevet-go/judgment"
 )
 
-// The four question ids of a check-match judgment, in question order (spec
-// §5.1). They name the answers in a [judgment.Response] and the prompt
+// The four question ids of a check-match judgment, in question order.
+// They name the answers in a [judgment.Response] and the prompt
 // digests of a receipt's identity.
 const (
 	QuestionPayeeMatches = "payee_matches" // Noul: the check names the register payee
@@ -24,7 +24,7 @@ const ImageMIMEType = "image/png"
 // one check. The receipt's throughput block counts images with it.
 const ImagesPerJudgment = 1
 
-// stateTemplate is the state text around the register row (spec §5.2).
+// stateTemplate is the state text around the register row.
 const (
 	statePrefix = "The image shows one paper check. A check register row lists what the check must show: "
 	stateSuffix = ". Compare the check in the image with the register row. The check shows the amount two times: as a number in the box and in words on the line below the payee."
@@ -42,7 +42,7 @@ var verdictDescriptions = [6]string{
 }
 
 // Questions returns the four questions of a check-match judgment, in order,
-// with typevet's exact wording (spec §5.1): payee_matches and amounts_match
+// with typevet's exact wording: payee_matches and amounts_match
 // ([judgment.Noul]), verdict ([judgment.Choice] over [VerdictLabels]) and
 // legibility ([judgment.Score], levels 0..4). Each call builds a new slice,
 // so no request shares mutable question values with another.
@@ -86,14 +86,14 @@ func Questions() []judgment.NamedQuestion {
 	}
 }
 
-// State returns the state text of a judgment about row (spec §5.2): the
+// State returns the state text of a judgment about row: the
 // register row's text inside typevet's fixed sentences. The state never
 // holds the printed face, so a changed payee is visible only in the image.
 func State(row RegisterRow) string {
 	return statePrefix + row.Text() + stateSuffix
 }
 
-// Request is one case's judgment (spec §5.5): the case, the state text,
+// Request is one case's judgment: the case, the state text,
 // the four questions and the one check image.
 type Request struct {
 	// Case is the judged case.

@@ -15,7 +15,7 @@ import (
 )
 
 // TestPromptDigests checks the wording of Questions against the prompt
-// digests typevet's committed receipts record (spec §5.6).
+// digests typevet's committed receipts record.
 func TestPromptDigests(t *testing.T) {
 	want := []struct{ name, digest string }{
 		{"payee_matches", "d8a42dca122de8824ef6bbfe792f30e9888b58da5ca01f5a5e37c9e6b8387c0b"},
@@ -92,7 +92,7 @@ func TestBuildRequest(t *testing.T) {
 }
 
 // contractScorer is a judgment.Scorer that records every scoring request
-// and answers each question from fixed probabilities (spec §11.7).
+// and answers each question from fixed probabilities.
 type contractScorer struct {
 	mu    sync.Mutex
 	calls []judgment.ScoringRequest
@@ -130,7 +130,7 @@ func (s *contractScorer) ScoreCandidates(_ context.Context, req judgment.Scoring
 	return res, nil
 }
 
-// TestContract is typevet's check-match contract test (spec §11.7) through
+// TestContract is typevet's check-match contract test through
 // the scoring algorithm: four scoring calls, one image and one media marker
 // each, the register payee in every prefix, and the decoded answers.
 func TestContract(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 )
 
 // ResampleIndices returns the n positions of bootstrap resample number
-// resample under seed (typevet's resample_indices, spec §10.1): position i is
+// resample under seed (typevet's resample_indices): position i is
 // the first 8 bytes of SHA-256("{seed}:{resample}:{i}") (decimal integers,
 // UTF-8) read as a big-endian unsigned 64-bit integer, modulo n. Positions
 // are drawn with replacement, so one resample can repeat a position.
@@ -103,7 +103,7 @@ func forEachResample(n, seed, resamples int, newVisit func() func(b int, idx []i
 var ErrEmptyInterval = errors.New("cannot take an interval of an empty sequence")
 
 // PercentileInterval returns the percentile interval of values at level
-// (typevet's percentile_interval, spec §10.2): with the values sorted
+// (typevet's percentile_interval): with the values sorted
 // ascending and B of them, lo is the value at rank
 // floor(round((1 − level)/2 · B, 9)) and hi the value at rank
 // ceil(round((1 + level)/2 · B, 9)) − 1 (at most B − 1). The round to 9

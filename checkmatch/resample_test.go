@@ -13,7 +13,7 @@ import (
 )
 
 func TestResampleIndices(t *testing.T) {
-	// Spec §10.1 vectors (seed 0), computed by typevet's resample_indices.
+	// Vectors (seed 0) computed by typevet's resample_indices.
 	tests := []struct {
 		name        string
 		n, resample int
@@ -91,7 +91,7 @@ func TestForEachResampleMatchesResampleIndices(t *testing.T) {
 }
 
 func TestPercentileIntervalRanks(t *testing.T) {
-	// Spec §10.2 rank vectors: with values 0..B-1 the interval ends are the
+	// Rank vectors of typevet's percentile_interval: with values 0..B-1 the interval ends are the
 	// ranks themselves.
 	tests := []struct {
 		name   string

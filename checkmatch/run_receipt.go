@@ -45,7 +45,7 @@ type ReceiptParts struct {
 	Secrets []string
 }
 
-// BuildReceipt assembles the receipt of run (spec §6.4): issue 316, the
+// BuildReceipt assembles the receipt of run: issue 316, the
 // parts, the stopped record, the wall time rounded to 3 decimals,
 // the throughput block with 1 image per judgment, server_args, the metrics
 // of the outcomes ([OutcomeMetrics]) and one case record per outcome.

@@ -55,7 +55,7 @@ type RunOptions struct {
 	Shard Shard
 }
 
-// RunResult is what a check-match run did (spec §6.1 step 9).
+// RunResult is what a check-match run did.
 type RunResult struct {
 	// Outcomes are the kept cases in slice order: every case before the
 	// first failure. A resumed run's outcomes include the journal's.
@@ -112,7 +112,7 @@ type judged struct {
 	attempts int
 }
 
-// Run judges reqs in slice order with port and model (spec §6.1–§6.3) and
+// Run judges reqs in slice order with port and model and
 // returns the outcomes, the stopped record and the wall time.
 //
 // A backend failure ([judgment.IsGenerationError]) stops the run: earlier
@@ -297,7 +297,7 @@ func (e *AnswerError) Error() string {
 }
 
 // NewOutcome returns the outcome of req from the port's response and the
-// call's latency in seconds (spec §6.2). render_sha256 is the digest of the
+// call's latency in seconds. render_sha256 is the digest of the
 // image bytes the request sent. It fails on a response without the four
 // answers (an [*AnswerError]) or whose verdict is not one of the six labels
 // (an [*UnknownVerdictError] naming the case).

@@ -18,7 +18,7 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
-// runAnswer is one scripted answer of the runner fixture (spec §11.3).
+// runAnswer is one scripted answer of the runner fixture.
 type runAnswer struct {
 	verdict         string
 	payee, amounts  float64
@@ -161,7 +161,7 @@ func TestRunRight(t *testing.T) {
 	assert.Equal(t, 0.5, *m.MeanLatencySeconds)
 }
 
-// TestRunStops covers the runner fixture's two failure rows (spec §11.3).
+// TestRunStops covers the runner fixture's two failure rows.
 func TestRunStops(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -393,7 +393,7 @@ func throughputJSON(t *testing.T, tp *receipt.Throughput) string {
 	return string(b)
 }
 
-// TestRunThroughput covers the throughput vectors of spec §11.4 through Run
+// TestRunThroughput covers typevet's throughput vectors through Run
 // and BuildReceipt.
 func TestRunThroughput(t *testing.T) {
 	perm := make([]float64, 20)
@@ -462,7 +462,7 @@ vllm:request_success_total{engine="0",finished_reason="length",model_name="m"} 3
 vllm:kv_cache_usage_perc{engine="0",model_name="m"} 0.25
 `
 
-// TestRunServerMetrics covers the /metrics vectors of spec §11.4: two
+// TestRunServerMetrics covers typevet's /metrics vectors: two
 // reads, both outside the wall time, and their delta.
 func TestRunServerMetrics(t *testing.T) {
 	var reads []string
@@ -540,7 +540,7 @@ func TestRunServerMetricsEngines(t *testing.T) {
 	assert.False(t, run.Server.PrefixCacheHitRate.Known)
 }
 
-// TestReceiptRight builds the receipt of the _RIGHT run (spec §11.3).
+// TestReceiptRight builds the receipt of the _RIGHT run.
 func TestReceiptRight(t *testing.T) {
 	run, err := Run(context.Background(), replay(runRight, nil), "fake-model", fixtureRequests(t), RunOptions{Clock: halfClock()})
 	require.NoError(t, err)

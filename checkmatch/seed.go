@@ -27,7 +27,7 @@ func (e *SeedError) Error() string {
 }
 
 // ParseSeed parses a generator seed from text; name is the variable or flag
-// the text came from and is used in the error (spec §2.9).
+// the text came from and is used in the error.
 //
 // Outer whitespace is removed (the set Python's str.strip removes). Empty
 // text gives [DefaultSeed]. Otherwise the text must be ASCII digits only

@@ -21,11 +21,10 @@ import (
 // examples/throughput and examples/orderings are thin callers of it; a
 // user's own eval tool gets the same receipts by calling it too.
 
-// ConcurrencyEnv is the variable of the image concurrency setting (spec
-// §6.5).
+// ConcurrencyEnv is the variable of the image concurrency setting.
 const ConcurrencyEnv = "TYPEVET_IMAGE_CONCURRENCY"
 
-// RowsEnv is the variable of a check-match run's register rows (spec §6.7).
+// RowsEnv is the variable of a check-match run's register rows.
 const RowsEnv = "TYPEVET_CHECK_MATCH_ROWS"
 
 // MaxConcurrency is the largest concurrency [ParseConcurrency] accepts, a
@@ -33,7 +32,7 @@ const RowsEnv = "TYPEVET_CHECK_MATCH_ROWS"
 // typo, not a setting.
 const MaxConcurrency = 1 << 20
 
-// ParseConcurrency parses the image concurrency setting (spec §6.5) from
+// ParseConcurrency parses the image concurrency setting from
 // raw, the text of the variable or flag name: blank (Python whitespace
 // only) means 1; otherwise the text is read as Python's int() reads it
 // ([ParseRows] has the rules), and anything that is not a whole number
@@ -50,7 +49,7 @@ func ParseConcurrency(raw, name string) (int, error) {
 	return int(n), nil
 }
 
-// ParseRows parses a check-match run's register rows (spec §6.7, step 4)
+// ParseRows parses a check-match run's register rows
 // from raw, the set text of the variable or flag name (an unset variable
 // means [RowCount]; the caller decides that). The text is read as Python's
 // int() reads ASCII text: outer whitespace stripped, an optional sign,
@@ -94,7 +93,7 @@ func pyInt(s string) (int64, bool) {
 }
 
 // Snapshot is the part of a receipt's identity taken before the first
-// scoring call (spec §6.7 steps 7–8, §6.8): the baseline commit, the
+// scoring call: the baseline commit, the
 // working tree, and the prompt and code digests of the code about to run.
 type Snapshot struct {
 	// BaselineCommit is identity.baseline_commit ([receipt.BaselineCommit]).
@@ -198,7 +197,7 @@ func (c RunContext) finishedUTC() string {
 	return receipt.FinishedUTC(now())
 }
 
-// Identity returns the receipt's identity block (spec §6.8): a fresh
+// Identity returns the receipt's identity block: a fresh
 // run_id, the snapshot, fixtures as fixture_digests ({} when nil), the
 // runtime of Model, ServedTemplate and the server build, arms as
 // arm_call_counts, and the identity digest over all of it but run_id.
@@ -221,7 +220,7 @@ func (c RunContext) Identity(arms receipt.Counts, fixtures receipt.Digests) rece
 	return id
 }
 
-// Pins returns a check-match receipt's pins block (spec §6.7): the slice
+// Pins returns a check-match receipt's pins block: the slice
 // pins ([Slice.Pins]), finished_utc now, the concurrency the run used,
 // this build's renderer ([Snapshot.RendererPin]), pins.server and
 // model_revision.
@@ -237,7 +236,7 @@ func (c RunContext) Pins(slice Slice, concurrency int) Pins {
 }
 
 // ServerArgs returns the server_args block of a check-match run by the
-// image-run rule (serving-and-wording spec §2.6): cache_config from the
+// image-run rule: cache_config from the
 // run's first /metrics reading that holds vllm:cache_config_info (before,
 // else after) and caller_stated as given. Backends without /metrics
 // (llama.cpp, the offline ones) get cache_config null with caller_stated
@@ -274,7 +273,7 @@ type SingleOrderFile struct {
 }
 
 // OrderingsReceiptParts returns everything [BuildOrderingsReceipt] needs
-// besides run (spec §8.9): the pins of slice with the orderings as label
+// besides run: the pins of slice with the orderings as label
 // names, concurrency 1, the single-order receipt's file name and digest,
 // the renderer, pins.server and a server_args block without a /metrics
 // reading (cache_config null, caller_stated); the identity with the

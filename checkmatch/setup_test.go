@@ -89,7 +89,7 @@ func TestOfflineServerEntry(t *testing.T) {
 	}
 }
 
-// TestParseConcurrency holds the vectors of spec §6.5.
+// TestParseConcurrency holds typevet's concurrency-parsing vectors.
 func TestParseConcurrency(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -244,7 +244,7 @@ func TestRunContextReceiptParts(t *testing.T) {
 	c.Backend, c.ServerEntry, c.ModelRevision = serving.LlamaCPP, nil, ""
 	run.MetricsReadings = nil // llama.cpp has no /metrics
 	parts = c.ReceiptParts(slice, run)
-	require.NotNil(t, parts.ServerArgs, "image runs write server_args on every backend (spec §2.6)")
+	require.NotNil(t, parts.ServerArgs, "image runs write server_args on every backend")
 	assert.Nil(t, parts.ServerArgs.CacheConfig, "no /metrics reading, no cache_config")
 	require.NotNil(t, parts.ServerArgs.CallerStated)
 	assert.Equal(t, "--max-num-seqs 4", *parts.ServerArgs.CallerStated)

@@ -18,7 +18,7 @@ import (
 	"github.com/typevet/typevet-go/internal/pyjson"
 )
 
-// Contact-sheet geometry (spec §4.8).
+// Contact-sheet geometry.
 const (
 	// CaptionHeight is the height of the caption strip under each thumbnail.
 	CaptionHeight = 64
@@ -124,7 +124,7 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 }
 
 // Caption returns the caption typevet prints under a case on a contact
-// sheet (spec §4.8), lines joined by "\n":
+// sheet, lines joined by "\n":
 //
 //	r00:clean  expect consistent  payee=True amounts=True
 //	register: check number 1001; date 2025-04-21; payee Lanternfield Electric;

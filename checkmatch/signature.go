@@ -25,7 +25,7 @@ type stroke struct {
 }
 
 // signatureStrokes draws the strokes of signature seed from the stream
-// check-match:signature:{seed} exactly as spec §4.3 lists: the start x, the
+// check-match:signature:{seed} exactly as typevet draws them: the start x, the
 // stroke count, then per stroke span, amplitude, frequency, phase, base and
 // the gap (drawn after every stroke, including the last).
 func signatureStrokes(seed uint64) []stroke {

@@ -6,7 +6,7 @@ import (
 )
 
 func TestSignatureStrokesSeed0(t *testing.T) {
-	// Spec §4.3, signature seed 0.
+	// typevet's strokes for signature seed 0.
 	want := []struct {
 		x, span, points      int
 		amp, freq, phs, base float64
@@ -54,7 +54,7 @@ func TestSignatureStrokesSeed0(t *testing.T) {
 }
 
 func TestSignatureStrokesRowSeed(t *testing.T) {
-	// Spec §4.3, signature seed 2045550346 (seed 0, row r00): the third
+	// typevet's strokes for signature seed 2045550346 (seed 0, row r00): the third
 	// stroke's x is clamped to 940 - 110.
 	got := signatureStrokes(2045550346)
 	want := [][2]int{{629, 105}, {753, 73}, {830, 65}}

@@ -12,7 +12,7 @@ import (
 // Dataset is the dataset name a check-match receipt pins.
 const Dataset = "synthetic checks (#315 generator)"
 
-// Slice is the judged slice of a run (spec §5.7): one [Request] per case
+// Slice is the judged slice of a run: one [Request] per case
 // of [Cases] in case order, each with the case's render, and the digest of
 // the whole.
 type Slice struct {
@@ -108,7 +108,7 @@ func newSlice(seed uint64, rows int, cases []Case, images [][]byte) Slice {
 	return Slice{Seed: seed, Rows: rows, Requests: reqs, SHA256: sliceSHA256(reqs)}
 }
 
-// sliceSHA256 computes slice_sha256 over requests (spec §5.7 step 3).
+// sliceSHA256 computes slice_sha256 over requests.
 func sliceSHA256(reqs []Request) string {
 	h := sha256.New()
 	for _, r := range reqs {

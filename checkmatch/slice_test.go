@@ -23,7 +23,7 @@ func syntheticSlice(t testing.TB, seed uint64, rows int, image func(i int) []byt
 }
 
 // TestSliceSHA256Vectors checks slice_sha256 on the synthetic-image
-// vectors of spec §5.7, which do not depend on rendering.
+// vectors of typevet's slice tests, which do not depend on rendering.
 func TestSliceSHA256Vectors(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -74,7 +74,7 @@ func TestSlicePins(t *testing.T) {
 }
 
 // TestBuildSlice renders a one-row slice and checks the properties of
-// typevet's slice unit tests (spec §5.7): the seed reaches the requests and
+// typevet's slice unit tests: the seed reaches the requests and
 // the pins, the requests equal those built directly, the same seed gives
 // the same bytes and another seed other images and another digest.
 func TestBuildSlice(t *testing.T) {

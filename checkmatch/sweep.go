@@ -41,8 +41,8 @@ type SweepOptions struct {
 	Clock func() float64
 }
 
-// SweepLevel is one concurrency level of a throughput sweep (serving spec
-// §1.6, §1.9): its fields, in order, are the level's keys.
+// SweepLevel is one concurrency level of a throughput sweep:
+// its fields, in order, are the level's keys.
 type SweepLevel struct {
 	// Concurrency is the level.
 	Concurrency int `json:"concurrency"`
@@ -69,8 +69,8 @@ type SweepResult struct {
 	// Levels holds one entry per level run, in order. A sweep stopped by a
 	// failure ends with the level that failed.
 	Levels []SweepLevel
-	// ServerArgs is the sweep's server_args block by the sweep rule
-	// (serving spec §2.6): it starts with no cache config and the caller's
+	// ServerArgs is the sweep's server_args block by the sweep rule:
+	// it starts with no cache config and the caller's
 	// statement, and takes the cache config of the first level whose
 	// before or after reading holds vllm:cache_config_info; later levels
 	// never overwrite it.

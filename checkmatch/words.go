@@ -23,8 +23,8 @@ var (
 	}{{1_000_000, "million"}, {1_000, "thousand"}}
 )
 
-// AmountInWords writes an amount the way the check's words line does
-// (spec §3): the dollars in lower-case English words without "and", only the
+// AmountInWords writes an amount the way the check's words line does:
+// the dollars in lower-case English words without "and", only the
 // first letter capitalised, then " and " and the cents as "NN/100".
 //
 //	AmountInWords(123456) == "One thousand two hundred thirty-four and 56/100"

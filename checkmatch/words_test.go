@@ -78,7 +78,7 @@ func TestAmountInWordsErrors(t *testing.T) {
 }
 
 func TestWordsLinesSeed0(t *testing.T) {
-	// Spec §11.1: words line on the clean face and on written_amount_changed.
+	// typevet's words line on the clean face and on written_amount_changed.
 	want := map[string][2]string{
 		"r00": {"One thousand one hundred eighty-eight and 15/100 DOLLARS", "One thousand one hundred seventy-six and 31/100 DOLLARS"},
 		"r03": {"Three hundred eighty-nine and 45/100 DOLLARS", "Two hundred forty-four and 13/100 DOLLARS"},

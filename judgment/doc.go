@@ -51,7 +51,7 @@
 //
 // # Errors
 //
-// Every failure of a judgment is one of the typed errors of spec §6
+// Every failure of a judgment is one of typevet's typed error classes
 // ([JudgmentValidationError], [ScoringValidationError], [TransportError],
 // [BackendHTTPError], ...). They all satisfy [IsGenerationError]: a runner
 // stops the run on such an error and keeps its earlier outcomes; any other

@@ -4,7 +4,7 @@ import (
 	"errors"
 )
 
-// The error classes of spec §6. Each Python class is a Go type used as a
+// typevet's judgment error classes. Each Python class is a Go type used as a
 // pointer (*JudgmentValidationError and so on). Python subclassing is kept
 // through As methods: errors.As(err, &ge) with ge a *GenerationError
 // succeeds for every class below, and so do the intermediate umbrellas
@@ -202,6 +202,8 @@ func (e *GemmaTemplateError) As(target any) bool { return asJudgment(e, target) 
 type classed interface {
 	error
 	className() string
+	// masked is the class's copy with secrets masked (mask.go).
+	masked(msg string, m func(string) string, cause error) error
 }
 
 func asUmbrella(e error, target any) bool {

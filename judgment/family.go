@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Family is the served-template family a prefix is composed for (spec
-// §2.5). llama.cpp sessions classify it with [ClassifyTemplate]; vLLM uses
+// Family is the served-template family a prefix is composed for.
+// llama.cpp sessions classify it with [ClassifyTemplate]; vLLM uses
 // [FamilyChat].
 type Family int
 
@@ -47,7 +47,7 @@ func (f Family) String() string {
 	return fmt.Sprintf("Family(%d)", int(f))
 }
 
-// Template markers (spec §2.5).
+// Template markers.
 const (
 	gemma4Open      = "<|turn>"
 	gemma4Close     = "<turn|>"
@@ -61,7 +61,7 @@ const (
 )
 
 // ClassifyTemplate classifies the prompt llama.cpp's /apply-template
-// rendered for one user message (spec §4.2): exactly one of the Gemma 4
+// rendered for one user message: exactly one of the Gemma 4
 // (<|turn> or <turn|>), Gemma 3 (<start_of_turn> or <end_of_turn>) and
 // ChatML (<|im_start|>) marker sets present gives that family; none or
 // several give [FamilyUnsupported].
@@ -82,7 +82,7 @@ func ClassifyTemplate(rendered string) Family {
 	return FamilyUnsupported
 }
 
-// composePrefix wraps the user text for the family (spec §2.5). images is
+// composePrefix wraps the user text for the family. images is
 // the number of images of the request.
 func composePrefix(f Family, user string, images int) (string, error) {
 	switch f {

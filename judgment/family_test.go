@@ -8,7 +8,7 @@ import (
 )
 
 func TestPrefixPerFamily(t *testing.T) {
-	// spec §2.5: exact bytes of each family, with and without images.
+	// The exact bytes of each family, with and without images.
 	block := "n: \n\nOptions:\nControl 0 → false\nControl 1 → true\n\n" + digitRule
 	text := "S\n\n" + block
 	imaged := "<__media__>\nS\n\n" + block

@@ -16,7 +16,7 @@ import (
 // maskText replaces secret occurrences.
 const maskText = "***"
 
-// Secrets are the values kept out of errors (spec §8.2): the API key and
+// Secrets are the values kept out of errors: the API key and
 // the extra header values of a session. The zero value masks nothing.
 //
 // A key is masked everywhere it occurs, in its raw, JSON-escaped and
@@ -158,49 +158,73 @@ func (s Secrets) Mask(err error) error {
 	if !errors.As(err, &c) {
 		return &MaskedError{Class: fmt.Sprintf("%T", err), Msg: m(err.Error()), ctx: contextCause(err)}
 	}
-	msg := m(err.Error())
-	switch e := c.(type) {
-	case *TransportError:
-		return &TransportError{Msg: msg, RequestID: m(e.RequestID), Err: contextCause(err)}
-	case *BackendHTTPError:
-		out := &BackendHTTPError{
-			Backend:           m(e.Backend),
-			StatusCode:        e.StatusCode,
-			Msg:               msg,
-			BodySnippet:       m(e.BodySnippet),
-			RetryAfterSeconds: copyFloat(e.RetryAfterSeconds),
-			RequestID:         m(e.RequestID),
-		}
-		if e.RateLimit != nil {
-			out.RateLimit = make([][2]string, len(e.RateLimit))
-			for i, kv := range e.RateLimit {
-				out.RateLimit[i] = [2]string{m(kv[0]), m(kv[1])}
-			}
-		}
-		return out
-	case *GenerationError:
-		return &GenerationError{Msg: msg}
-	case *SchemaValidationError:
-		return &SchemaValidationError{Msg: msg}
-	case *GenerationUnsupportedCapabilityError:
-		return &GenerationUnsupportedCapabilityError{Msg: msg}
-	case *DecisionExecutionError:
-		return &DecisionExecutionError{Msg: msg}
-	case *ScoringError:
-		return &ScoringError{Msg: msg}
-	case *ScoringValidationError:
-		return &ScoringValidationError{Msg: msg}
-	case *ScoringUnsupportedCapabilityError:
-		return &ScoringUnsupportedCapabilityError{Msg: msg}
-	case *JudgmentError:
-		return &JudgmentError{Msg: msg}
-	case *JudgmentValidationError:
-		return &JudgmentValidationError{Msg: msg}
-	case *GemmaTemplateError:
-		return &GemmaTemplateError{Msg: msg}
+	return c.masked(m(err.Error()), m, contextCause(err))
+}
+
+// masked returns a copy of the class with message msg and every string
+// field passed through m; cause is the context sentinel a TransportError
+// keeps (see [Secrets.Mask]). Every class implements it as part of
+// classed, so a new class cannot be left out of masking.
+func (e *TransportError) masked(msg string, m func(string) string, cause error) error {
+	return &TransportError{Msg: msg, RequestID: m(e.RequestID), Err: cause}
+}
+
+func (e *BackendHTTPError) masked(msg string, m func(string) string, _ error) error {
+	out := &BackendHTTPError{
+		Backend:           m(e.Backend),
+		StatusCode:        e.StatusCode,
+		Msg:               msg,
+		BodySnippet:       m(e.BodySnippet),
+		RetryAfterSeconds: copyFloat(e.RetryAfterSeconds),
+		RequestID:         m(e.RequestID),
 	}
-	// Every class of this package is listed above.
-	panic(fmt.Sprintf("judgment: MaskSecrets: unhandled class %T", c))
+	if e.RateLimit != nil {
+		out.RateLimit = make([][2]string, len(e.RateLimit))
+		for i, kv := range e.RateLimit {
+			out.RateLimit[i] = [2]string{m(kv[0]), m(kv[1])}
+		}
+	}
+	return out
+}
+
+func (e *GenerationError) masked(msg string, _ func(string) string, _ error) error {
+	return &GenerationError{Msg: msg}
+}
+
+func (e *SchemaValidationError) masked(msg string, _ func(string) string, _ error) error {
+	return &SchemaValidationError{Msg: msg}
+}
+
+func (e *GenerationUnsupportedCapabilityError) masked(msg string, _ func(string) string, _ error) error {
+	return &GenerationUnsupportedCapabilityError{Msg: msg}
+}
+
+func (e *DecisionExecutionError) masked(msg string, _ func(string) string, _ error) error {
+	return &DecisionExecutionError{Msg: msg}
+}
+
+func (e *ScoringError) masked(msg string, _ func(string) string, _ error) error {
+	return &ScoringError{Msg: msg}
+}
+
+func (e *ScoringValidationError) masked(msg string, _ func(string) string, _ error) error {
+	return &ScoringValidationError{Msg: msg}
+}
+
+func (e *ScoringUnsupportedCapabilityError) masked(msg string, _ func(string) string, _ error) error {
+	return &ScoringUnsupportedCapabilityError{Msg: msg}
+}
+
+func (e *JudgmentError) masked(msg string, _ func(string) string, _ error) error {
+	return &JudgmentError{Msg: msg}
+}
+
+func (e *JudgmentValidationError) masked(msg string, _ func(string) string, _ error) error {
+	return &JudgmentValidationError{Msg: msg}
+}
+
+func (e *GemmaTemplateError) masked(msg string, _ func(string) string, _ error) error {
+	return &GemmaTemplateError{Msg: msg}
 }
 
 // MaskedError is what [MaskSecrets] makes of an error that is not of this
@@ -310,4 +334,13 @@ func (s Secrets) MaskPort(p Port) Port {
 		}
 		return resp, nil
 	})
+}
+
+// Every error class is a classed, so [Secrets.Mask] copies each one.
+var _ = []classed{
+	(*GenerationError)(nil), (*TransportError)(nil), (*BackendHTTPError)(nil),
+	(*SchemaValidationError)(nil), (*GenerationUnsupportedCapabilityError)(nil),
+	(*DecisionExecutionError)(nil), (*ScoringError)(nil), (*ScoringValidationError)(nil),
+	(*ScoringUnsupportedCapabilityError)(nil), (*JudgmentError)(nil),
+	(*JudgmentValidationError)(nil), (*GemmaTemplateError)(nil),
 }

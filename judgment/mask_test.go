@@ -14,7 +14,7 @@ import (
 )
 
 func TestMaskSecrets(t *testing.T) {
-	// spec §8.2: a masked error keeps its class and holds no secret in any
+	// A masked error keeps its class and holds no secret in any
 	// form, in any field, under any formatting, and has no cause chain.
 	const key = `sk-"sec\ret"<&>`
 	const extra = "hdr-value-123"
@@ -216,7 +216,7 @@ func TestMaskPort(t *testing.T) {
 }
 
 func TestSecretsRedactWholeTokens(t *testing.T) {
-	// spec §8.2: extra header values are masked as whole tokens; keys
+	// Extra header values are masked as whole tokens; keys
 	// everywhere.
 	tests := []struct {
 		name, reason string

@@ -134,7 +134,7 @@ const controlAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 // control returns control string i.
 func control(i int) string { return controlAlphabet[i : i+1] }
 
-// validateQuestion applies the shape rules of spec §1.1 that need no
+// validateQuestion applies typevet's question-shape rules that need no
 // tokenizer. Violations are JudgmentValidationErrors.
 func validateQuestion(name string, q Question) error {
 	switch q := q.(type) {
@@ -171,7 +171,7 @@ func checkControlCapacity(n int) error {
 	return nil
 }
 
-// checkExecuteCount is the execute-time option count check (spec §2.6).
+// checkExecuteCount is the execute-time option count check.
 func checkExecuteCount(n int) error {
 	if n < 2 || n > maxEnumChoices {
 		return &DecisionExecutionError{Msg: fmt.Sprintf("choice count must be between 2 and %d, got %d", maxEnumChoices, n)}

@@ -116,7 +116,7 @@ func (r Request) validateBody() error {
 	return nil
 }
 
-// validate applies the ImageInput rules of spec §1.2.
+// validate applies typevet's ImageInput rules.
 func (im Image) validate() error {
 	if len(im.Data) == 0 {
 		return scoringErr("image data must be non-empty")
@@ -136,7 +136,7 @@ func neutralize(s string) string {
 	return strings.ReplaceAll(s, MediaMarker, NeutralizedMediaMarker)
 }
 
-// buildContext returns the context of spec §2.4: the neutralised state,
+// buildContext returns the prompt context: the neutralised state,
 // preceded by one marker line per image.
 func buildContext(state string, images int) string {
 	state = neutralize(state)

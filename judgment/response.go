@@ -19,7 +19,7 @@ type Usage struct {
 	OutputTokens *int `json:"output_tokens"`
 }
 
-// MergeUsage adds two usages side by side (spec §2.9): a side is nil only
+// MergeUsage adds two usages side by side: a side is nil only
 // when both inputs are nil; otherwise it is the sum with nil counted as 0.
 func MergeUsage(a, b Usage) Usage {
 	return Usage{InputTokens: mergeCount(a.InputTokens, b.InputTokens), OutputTokens: mergeCount(a.OutputTokens, b.OutputTokens)}
@@ -175,7 +175,7 @@ type NamedAnswer struct {
 	Answer Answer
 }
 
-// OffOption is the off-option receipt of one question (spec §2.8).
+// OffOption is the off-option receipt of one question.
 type OffOption struct {
 	// Mass is the next-token mass outside the candidates; nil = unknown
 	// (the backend did not return the full distribution).

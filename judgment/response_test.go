@@ -9,7 +9,7 @@ import (
 )
 
 func TestMergeUsage(t *testing.T) {
-	// spec §2.9: nil only when both sides are nil; otherwise nil counts 0.
+	// Usage: nil only when both sides are nil; otherwise nil counts 0.
 	tests := []struct {
 		name string
 		a, b judgment.Usage

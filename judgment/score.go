@@ -27,7 +27,7 @@ type JudgeOptions struct {
 	TextParts TextParts
 	// TokenizeEveryCall is the parity switch for tokenizer traffic: true
 	// calls [Scorer.Tokenize] once per control string per question on
-	// every [Judge.Judge] call, as typevet does (spec §2.2). false (the
+	// every [Judge.Judge] call, as typevet does. false (the
 	// default) caches each control string's single token id per (model,
 	// control string) for the Judge's life. Answers, errors and receipts
 	// are the same either way (receipts record no tokenize counts); only
@@ -35,7 +35,7 @@ type JudgeOptions struct {
 	TokenizeEveryCall bool
 }
 
-// Judge is the backend-independent judgment algorithm (spec §2) over a
+// Judge is the backend-independent judgment algorithm over a
 // [Scorer]. It implements [Port] and is safe for concurrent use: its only
 // mutable state is the control-token cache, guarded by a lock.
 //

@@ -16,7 +16,7 @@ import (
 	"github.com/typevet/typevet-go/judgment"
 )
 
-// checkQuestions is the question set of checkmatch.md §5.1.
+// checkQuestions is the check-match question set.
 func checkQuestions() []judgment.NamedQuestion {
 	return []judgment.NamedQuestion{
 		{Name: "payee_matches", Question: judgment.Noul{
@@ -57,10 +57,11 @@ func checkQuestions() []judgment.NamedQuestion {
 	}
 }
 
-// checkState is the state text of checkmatch.md §5.2 for seed 0, r00.
+// checkState is the check-match state text for seed 0, r00.
 const checkState = "The image shows one paper check. A check register row lists what the check must show: check number 1001; date 2025-04-21; payee Lanternfield Electric; amount $1,188.15. Compare the check in the image with the register row. The check shows the amount two times: as a number in the box and in words on the line below the payee."
 
-// contractProbs are the fake log-probabilities of checkmatch.md §11.7.
+// contractProbs are the fake log-probabilities of typevet's check-match
+// contract test.
 var contractProbs = map[string][]float64{
 	"payee_matches": {0.8, 0.2},
 	"amounts_match": {0.1, 0.9},
@@ -88,7 +89,7 @@ func checkPNG(tb testing.TB, w, h int) []byte {
 func ptr[T any](v T) *T { return &v }
 
 func TestJudgeCheckQuestionSet(t *testing.T) {
-	// checkmatch.md §5.4 / §11.7: one case = four scoring calls, each with
+	// typevet's check-match contract: one case = four scoring calls, each with
 	// exactly the one image and one media marker, each holding the state.
 	render := checkPNG(t, 100, 44)
 	s := &recordingScorer{logprobs: byQuestion(contractProbs)}
@@ -182,7 +183,7 @@ func TestJudgeDeterministic(t *testing.T) {
 }
 
 func TestJudgeBindsGemma4TokenIDs(t *testing.T) {
-	// spec §2.2: "0"→236771, "1"→236770, "2"→236778, "3"→236800.
+	// Gemma 4 digit ids: "0"→236771, "1"→236770, "2"→236778, "3"→236800.
 	s := &recordingScorer{}
 	j := judgment.NewJudge(s, judgment.JudgeOptions{Family: judgment.FamilyChat})
 	q := judgment.Choice{Criteria: []judgment.Criterion{{Label: "a"}, {Label: "b"}, {Label: "c"}, {Label: "d"}}}
@@ -206,7 +207,7 @@ func TestDecodeVectors(t *testing.T) {
 		logprobs []float64
 		want     string
 	}{
-		{name: "noul", reason: "checkmatch §5.4: True 0.2 / False 0.8 → 0.2; false is scored first",
+		{name: "noul", reason: "True 0.2 / False 0.8 → 0.2; false is scored first",
 			q: judgment.Noul{}, logprobs: []float64{ln(0.8), ln(0.2)}, want: "noul 0.200000"},
 		{name: "noul unnormalised", reason: "softmax over the candidates only: mass elsewhere is ignored",
 			q: judgment.Noul{}, logprobs: []float64{ln(0.03), ln(0.01)}, want: "noul 0.250000"},
@@ -341,7 +342,7 @@ func letterLabels(n int) []judgment.Criterion {
 }
 
 func TestJudgeValidation(t *testing.T) {
-	// spec §6.2, the rows that need no network, plus the tokenizer rows.
+	// typevet's validation rows that need no network, plus the tokenizer rows.
 	png := []byte("\x89PNG")
 	noul := []judgment.NamedQuestion{{Name: "q", Question: judgment.Noul{}}}
 	tests := []struct {
@@ -489,7 +490,7 @@ func TestJudgePreparesAllBeforeScoring(t *testing.T) {
 
 // TestJudgeControlCache: by default a Judge tokenizes each distinct control
 // once per model for its life; TokenizeEveryCall restores typevet's
-// once-per-control-per-question calls (spec §2.2). Answers are the same.
+// once-per-control-per-question calls. Answers are the same.
 func TestJudgeControlCache(t *testing.T) {
 	const pythonCalls = "0 1 0 1 0 1 2 3 4 5 0 1 2 3 4" // 2 + 2 + 6 + 5
 	tests := []struct {
@@ -640,7 +641,7 @@ func TestJudgeTokenizeErrorPassesThrough(t *testing.T) {
 }
 
 func TestJudgeResultValidation(t *testing.T) {
-	// spec §2.6: results are checked against the exact request, fail closed.
+	// Results are checked against the exact request, fail closed.
 	edit := func(f func(r *judgment.ScoringResult)) func(judgment.ScoringRequest) (judgment.ScoringResult, error) {
 		return func(req judgment.ScoringRequest) (judgment.ScoringResult, error) {
 			r := resultFor(req, []float64{math.Log(0.5), math.Log(0.4)})
@@ -713,7 +714,7 @@ func TestJudgeTolerances(t *testing.T) {
 }
 
 func TestJudgeOffOptionGuard(t *testing.T) {
-	// spec §2.8: flag = mass != nil && threshold != nil && mass > threshold.
+	// The off-option flag = mass != nil && threshold != nil && mass > threshold.
 	tests := []struct {
 		name      string
 		mass      *float64
@@ -761,7 +762,7 @@ func TestJudgeOffOptionGuard(t *testing.T) {
 func eqPtr(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 func TestJudgeUsageAndRequestIDs(t *testing.T) {
-	// spec §2.9: usage sums with nil as 0 unless both nil; request ids map
+	// Usage sums with nil as 0 unless both nil; request ids map
 	// every question once one is set, "" standing for null.
 	i := 0
 	s := &recordingScorer{result: func(req judgment.ScoringRequest) (judgment.ScoringResult, error) {

@@ -65,7 +65,7 @@ type ScoringResult struct {
 	RequestID string
 }
 
-// Scorer is what an HTTP backend implements (spec §3). [NewJudge] turns a
+// Scorer is what an HTTP backend implements. [NewJudge] turns a
 // Scorer into a [Port]. Implementations must be safe for concurrent use and
 // honour ctx; their errors should be [GenerationError] subclasses.
 type Scorer interface {
@@ -84,8 +84,8 @@ const positiveLogprobTolerance = 1e-6
 // offOptionMassTolerance bounds Σexp(candidate logprobs) + mass - 1.
 const offOptionMassTolerance = 1e-2
 
-// Validate applies the construction checks of a scoring request (spec
-// §2.6): non-blank model and prefix, at least one candidate, unique labels
+// Validate applies the construction checks of a scoring request:
+// non-blank model and prefix, at least one candidate, unique labels
 // and token ids, non-negative ids, valid images, and one [MediaMarker] in
 // the prefix per image. Violations are [ScoringValidationError]s. Backends
 // may call it before sending.
@@ -132,7 +132,7 @@ func (r ScoringRequest) Validate() error {
 }
 
 // ValidateResult checks res against the exact request it answers, failing
-// closed (spec §2.6): the same candidates with the same token ids in
+// closed: the same candidates with the same token ids in
 // request order, every logprob finite and not above 1e-6, and a present
 // off-option mass finite, in [0, 1] and consistent with the candidate mass.
 // Violations are [ScoringValidationError]s.

@@ -10,7 +10,7 @@ import (
 	"github.com/typevet/typevet-go/judgment"
 )
 
-// gemma4IDs are the token ids of spec §2.2 (vLLM /tokenize on
+// gemma4IDs are the Gemma 4 token ids of the digits (vLLM /tokenize on
 // gemma-4-31b-it, add_special_tokens false).
 var gemma4IDs = map[string]int{"0": 236771, "1": 236770, "2": 236778, "3": 236800}
 

@@ -259,7 +259,7 @@ func TestSequentialFailure(t *testing.T) {
 }
 
 // TestSequentialClockReads: one read before and one after each successful
-// call, one read before a failing call (spec §6.1).
+// call, one read before a failing call.
 func TestSequentialClockReads(t *testing.T) {
 	reads := 0
 	clock := func() float64 { reads++; return 0.5 * float64(reads-1) }

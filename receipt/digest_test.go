@@ -8,7 +8,7 @@ import (
 )
 
 // checkQuestions are the four check-match questions, written here by hand
-// from check-match spec §5.1 so the digests below test the encoding, not a
+// from checkmatch.Questions' wording so the digests below test the encoding, not a
 // copy of the builder.
 func checkQuestions() []judgment.NamedQuestion {
 	return []judgment.NamedQuestion{
@@ -51,7 +51,7 @@ func checkQuestions() []judgment.NamedQuestion {
 }
 
 func TestPromptDigestCheckMatch(t *testing.T) {
-	// check-match spec §5.6, equal to the committed receipts' prompt_digests.
+	// The check-match prompt digests, equal to the committed receipts' prompt_digests.
 	want := Digests{
 		{Name: "payee_matches", Value: "d8a42dca122de8824ef6bbfe792f30e9888b58da5ca01f5a5e37c9e6b8387c0b"},
 		{Name: "amounts_match", Value: "fe4a0b38de231349b211a79356bf9b6c003f00a391d517a762fc5d2fdae84b34"},

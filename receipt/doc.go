@@ -4,11 +4,12 @@
 // check-match receipt lives in package checkmatch); the field order and
 // json tags of these structs are the receipt schema, key for key and in
 // order with typevet's Python receipts, which typevet's tools read and
-// which these types read back.
+// which these types read back. docs/receipt.md in the module's repository
+// lists every key of the receipts with its meaning.
 //
 // # Experiment identity
 //
-// [Identity] is the receipt's identity block (typevet judgment spec §9.3):
+// [Identity] is the receipt's identity block:
 // a fresh [NewRunID], the [BaselineCommit] read from .git without running
 // git, the [WorkingTree] derived from `git status --porcelain` text
 // ([WorkingTreeFromPorcelain]), the [PromptDigest] of each question, the
@@ -27,7 +28,7 @@
 //
 // # Throughput
 //
-// [Throughput] is the throughput block (§9.5): kept judgments, images,
+// [Throughput] is the throughput block: kept judgments, images,
 // rates over the unrounded wall time (null when it is not positive) and
 // the nearest-rank latency percentiles of [NearestRank]. [Round] is
 // Python's round, used for every rounded receipt number.

@@ -3,8 +3,7 @@ package receipt
 import "fmt"
 
 // NotKeyFreeError reports a receipt refused before it was written because
-// its text holds a configured secret, "authorization" or "bearer " (judgment
-// spec §8.1). The message is typevet's, verbatim, and never quotes the
+// its text holds a configured secret, "authorization" or "bearer ". The message is typevet's, verbatim, and never quotes the
 // offending text.
 type NotKeyFreeError struct {
 	// Reason names the rule that refused the text: "a configured secret",
@@ -19,7 +18,7 @@ func (e *NotKeyFreeError) Error() string {
 }
 
 // AlreadyExistsError reports that a receipt path already names a file (or
-// any directory entry); receipts are never overwritten (judgment spec §8.7).
+// any directory entry); receipts are never overwritten.
 type AlreadyExistsError struct {
 	// Path is the receipt path as given.
 	Path string

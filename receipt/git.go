@@ -20,7 +20,7 @@ var commitPattern = regexp.MustCompile(`^[0-9a-f]{40}([0-9a-f]{24})?$`)
 // BaselineCommit returns the commit that HEAD of the repository at repoRoot
 // names, read from the files under .git without running git, or [Unknown].
 //
-// The rules are typevet's (judgment spec §9.3):
+// The rules are typevet's:
 //
 //   - repoRoot/.git is the git directory, or a file "gitdir: <path>" naming
 //     it (a linked worktree; a relative path is relative to repoRoot).

@@ -3,18 +3,12 @@ package receipt
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/typevet/typevet-go/internal/golden"
 	"github.com/typevet/typevet-go/serving"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 // goldenBlocks is every block of this package filled from fixed inputs, the
 // shape a check-match receipt gets from them.
@@ -79,37 +73,5 @@ func TestGoldenBlocks(t *testing.T) {
 	if !bytes.Equal(got, again) {
 		t.Fatal("Marshal is not deterministic")
 	}
-	golden := filepath.Join("testdata", "blocks.golden")
-	if *update {
-		if err := os.WriteFile(golden, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		gotPath := strings.TrimSuffix(golden, ".golden") + ".got"
-		_ = os.WriteFile(gotPath, got, 0o644)
-		t.Errorf("blocks differ from %s (got written to %s):\n%s", golden, gotPath, firstDiff(string(want), string(got)))
-	}
-}
-
-// firstDiff shows the first differing line of two texts.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := range max(len(w), len(g)) {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return fmt.Sprintf("line %d:\n- %s\n+ %s", i+1, wl, gl)
-		}
-	}
-	return "(no line differs)"
+	golden.Compare(t, "testdata/blocks.golden", got)
 }

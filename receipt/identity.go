@@ -8,8 +8,8 @@ import (
 	"github.com/typevet/typevet-go/internal/pyjson"
 )
 
-// Identity is a run's experiment identity, the receipt's identity block
-// (judgment spec §9.3, check-match spec §6.8): what code, prompts, data and
+// Identity is a run's experiment identity, the receipt's identity block:
+// what code, prompts, data and
 // server produced the receipt. Two runs with the same IdentityDigest ran the
 // same experiment; RunID tells their attempts apart.
 //

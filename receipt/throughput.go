@@ -10,8 +10,7 @@ import (
 // Quantiles are the client-latency quantiles a throughput block reports.
 var Quantiles = [3]float64{0.5, 0.95, 0.99}
 
-// Throughput is a run's throughput block (judgment spec §9.5, check-match
-// spec §6.6): how many judgments the run kept, how fast, and how long each
+// Throughput is a run's throughput block: how many judgments the run kept, how fast, and how long each
 // took on the client. Rates and percentiles count only kept judgments.
 type Throughput struct {
 	// Concurrency is the most judgments the run kept in flight.
@@ -33,11 +32,11 @@ type Throughput struct {
 	// LatencySeconds summarizes the per-judgment client latencies.
 	LatencySeconds LatencySummary `json:"latency_seconds"`
 	// Discarded counts judgments that reached the server after the first
-	// failure and were dropped by design (judgment spec §9.4); the same
+	// failure and were dropped by design; the same
 	// number as stopped.discarded.
 	Discarded int `json:"discarded"`
-	// Server is the vLLM /metrics delta block (judgment spec §9.6,
-	// [serving.RunServerDelta]), or nil (written as null) when no reading
+	// Server is the vLLM /metrics delta block
+	// ([serving.RunServerDelta]), or nil (written as null) when no reading
 	// was requested, as on llama.cpp.
 	Server *serving.RunDelta `json:"server"`
 }

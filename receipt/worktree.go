@@ -55,7 +55,7 @@ func (w WorkingTree) MarshalJSON() ([]byte, error) {
 // TYPEVET_GIT_STATUS_PORCELAIN) and the baseline from [BaselineCommit].
 // porcelain is nil when no text was given (the variable is unset).
 //
-// Rules (judgment spec §9.3), first match wins:
+// Rules, first match wins:
 //
 //   - baseline [Unknown]: dirty, paths [".git/HEAD"], digest "unknown".
 //     Decision: this rule is checked before the nil-porcelain rule, because

@@ -41,8 +41,8 @@ func Marshal(v any) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// CheckKeyFree refuses receipt text that could carry a credential (judgment
-// spec §8.1): any non-empty secret occurring verbatim, or the lower-cased
+// CheckKeyFree refuses receipt text that could carry a credential, as
+// typevet's receipt writer does: any non-empty secret occurring verbatim, or the lower-cased
 // text containing "authorization" or "bearer " (with the space). It returns
 // a *[NotKeyFreeError] or nil.
 //

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/typevet/typevet-go/internal/golden"
 )
 
 type sample struct {
@@ -271,7 +273,7 @@ func TestMarshalMatchesPython(t *testing.T) {
 				t.Fatal(err)
 			}
 			if string(got) != string(want) {
-				t.Errorf("Marshal differs from Python's json.dumps:\n%s", firstDiff(string(want), string(got)))
+				t.Errorf("Marshal differs from Python's json.dumps:\n%s", golden.FirstDiff(want, got))
 			}
 			if sha256.Sum256(got) != sha256.Sum256(want) {
 				t.Error("SHA-256 differs")

@@ -36,8 +36,7 @@ const (
 // p50, p95, p99.
 var Quantiles = [3]float64{0.5, 0.95, 0.99}
 
-// Histogram is the change of one vLLM latency histogram over a run (serving
-// spec §1.4), the e2e, queue and prefill keys of the server block. Its JSON
+// Histogram is the change of one vLLM latency histogram over a run: the e2e, queue and prefill keys of the server block. Its JSON
 // form is the string "unknown" when Known is false, else the object
 //
 //	{"count": 8.0, "sum": 16.0, "percentile_basis": "bucket_upper_bound",
@@ -197,8 +196,8 @@ func (g *Gauges) gaugeFields() [3]struct {
 	}
 }
 
-// Delta is the four-key server block of one throughput-sweep level
-// (serving spec §1.6), built by [ServerDelta]. JSON key order: e2e, queue,
+// Delta is the four-key server block of one throughput-sweep level,
+// built by [ServerDelta]. JSON key order: e2e, queue,
 // prefill, prefix_cache_hit_rate.
 type Delta struct {
 	// E2E is the change of vllm:e2e_request_latency_seconds.
@@ -216,8 +215,8 @@ type Delta struct {
 	Warnings []error `json:"-"`
 }
 
-// RunDelta is the six-key server block of an image run's throughput record
-// (serving spec §1.7, judgment spec §9.6), built by [RunServerDelta]. JSON
+// RunDelta is the six-key server block of an image run's throughput record,
+// built by [RunServerDelta]. JSON
 // key order: e2e, queue, prefill, prefix_cache_hit_rate, counters, gauges.
 type RunDelta struct {
 	Delta
@@ -228,7 +227,7 @@ type RunDelta struct {
 }
 
 // HistogramChange returns the change of histogram base between two
-// snapshots (serving spec §1.4).
+// snapshots.
 func HistogramChange(before, after Snapshot, base string) Histogram {
 	bCount, ok1 := before.Get(base + "_count")
 	bSum, ok2 := before.Get(base + "_sum")
@@ -322,7 +321,7 @@ func PrefixCacheHitRate(before, after Snapshot) Value {
 }
 
 // ServerDelta returns the four-key server block of a sweep level from the
-// readings before and after it (serving spec §1.6). A missing reading, or
+// readings before and after it. A missing reading, or
 // one that is not valid exposition text (see [ParseSnapshot]; the reason
 // is in Warnings), makes every key "unknown". No engine check is made.
 func ServerDelta(before, after Reading) Delta {
@@ -333,7 +332,7 @@ func ServerDelta(before, after Reading) Delta {
 }
 
 // RunServerDelta returns the six-key server block of an image run from the
-// readings taken before and after it (serving spec §1.7).
+// readings taken before and after it.
 //
 // Each present reading that parses is first checked on its own, before then
 // after (an invalid text is no reading and is not checked): a

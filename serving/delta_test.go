@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/internal/golden"
 )
 
 func known(f float64) Value { return Value{Number: f, Known: true} }
@@ -19,7 +21,7 @@ func bound(f float64) UpperBound { return UpperBound{Edge: f, Set: true} }
 
 func pair(before, after Value) Gauge { return Gauge{Before: before, After: after, Present: true} }
 
-// Serving spec §6.1, "counter and gauge deltas".
+// typevet's delta vectors: "counter and gauge deltas".
 func TestRunServerDeltaSpec61(t *testing.T) {
 	r, err := RunServerDelta(present(readTestdata(t, "spec61_before.txt")), present(readTestdata(t, "spec61_after.txt")))
 	require.NoError(t, err)
@@ -40,10 +42,10 @@ func TestRunServerDeltaSpec61(t *testing.T) {
 		P50: bound(1), P95: bound(math.Inf(1)), P99: bound(math.Inf(1))}, r.E2E)
 	assert.False(t, r.Queue.Known)
 	assert.False(t, r.Prefill.Known)
-	checkGolden(t, "spec61_run_delta", indentJSON(t, r))
+	golden.Compare(t, "testdata/spec61_run_delta.golden", indentJSON(t, r))
 }
 
-// Serving spec §6.1 engine rows (#339, #346) and the rules of §1.7 step 1.
+// typevet's engine rows (#339, #346) and the merging of engines.
 func TestRunServerDeltaEngines(t *testing.T) {
 	after := readTestdata(t, "spec61_after.txt")
 	before := readTestdata(t, "spec61_before.txt")
@@ -122,7 +124,7 @@ func TestRunServerDeltaEngines(t *testing.T) {
 	}
 }
 
-// Serving spec §6.1 "names follow the pin".
+// typevet's delta vectors: "names follow the pin".
 func TestNamesFollowPin(t *testing.T) {
 	var c Counters
 	var names []string
@@ -144,7 +146,7 @@ func TestNamesFollowPin(t *testing.T) {
 	assert.Equal(t, `{"prefix_cache_hits":"unknown","prefix_cache_queries":"unknown","mm_cache_hits":"unknown","mm_cache_queries":"unknown","prompt_tokens":"unknown","prompt_tokens_cached":"unknown","generation_tokens":"unknown","request_success":"unknown","preemptions":"unknown"}`, string(b))
 }
 
-// Serving spec §6.1 "absent series, bare names" and §1.5.
+// typevet's delta vectors: "absent series, bare names", and counter changes.
 func TestCounterChange(t *testing.T) {
 	snap := func(text string) Snapshot {
 		s, err := ParseSnapshot(text)
@@ -182,7 +184,7 @@ func TestCounterChange(t *testing.T) {
 	assert.Equal(t, `{"before":"unknown","after":"unknown"}`, string(b))
 }
 
-// Serving spec §6.1 "missing reading" and §6.3 "failed read".
+// typevet's delta vectors: "missing reading" and "failed read".
 func TestRunServerDeltaMissingReading(t *testing.T) {
 	before := readTestdata(t, "spec61_before.txt")
 	for _, tt := range []struct {
@@ -218,7 +220,7 @@ func TestRunServerDeltaMissingReading(t *testing.T) {
 	})
 }
 
-// Serving spec §6.2 (server_delta, the sweep's four keys).
+// server_delta, the sweep's four keys.
 func TestServerDeltaSpec62(t *testing.T) {
 	before := readTestdata(t, "spec62_before.txt")
 	after := readTestdata(t, "spec62_after.txt")
@@ -237,7 +239,7 @@ func TestServerDeltaSpec62(t *testing.T) {
 			assert.False(t, d.Queue.Known)
 			assert.False(t, d.Prefill.Known)
 			assert.InDelta(t, 0.8, d.PrefixCacheHitRate.Number, 1e-12)
-			checkGolden(t, "spec62_delta", indentJSON(t, d))
+			golden.Compare(t, "testdata/spec62_delta.golden", indentJSON(t, d))
 		}},
 		{name: "absent text", before: Reading{}, after: present(after), check: func(t *testing.T, d Delta) {
 			assert.Equal(t, unknown4, d)
@@ -273,7 +275,7 @@ func TestServerDeltaSpec62(t *testing.T) {
 	}
 }
 
-// Serving spec §6.3 and the check vector of judgment spec §9.6.
+// The run delta and typevet's check-match /metrics vector.
 func TestRunServerDeltaSpec63(t *testing.T) {
 	before, after := present(readTestdata(t, "spec63_before.txt")), present(readTestdata(t, "spec63_after.txt"))
 	r, err := RunServerDelta(before, after)
@@ -284,14 +286,14 @@ func TestRunServerDeltaSpec63(t *testing.T) {
 	assert.Equal(t, Gauges{KVCacheUsagePerc: pair(known(0), known(0.25)), NumRequestsRunning: pair(Value{}, Value{}),
 		NumRequestsWaiting: pair(Value{}, Value{})}, r.Gauges)
 	assert.Equal(t, Histogram{}, r.E2E)
-	checkGolden(t, "spec63_run_delta", indentJSON(t, r))
+	golden.Compare(t, "testdata/spec63_run_delta.golden", indentJSON(t, r))
 
 	failed, err := RunServerDelta(before, Reading{})
 	require.NoError(t, err)
 	assert.Equal(t, RunDelta{}, failed)
 }
 
-// Serving spec §1.4 beyond the vectors.
+// Histogram changes beyond typevet's vectors.
 func TestHistogramChange(t *testing.T) {
 	const base = "h"
 	tests := []struct {

@@ -42,6 +42,5 @@
 //	 "counters": {"prefix_cache_hits": 60.0, …, "preemptions": 1.0},
 //	 "gauges": {"kv_cache_usage_perc": {"before": 0.1, "after": 0.4}, …}}
 //
-// The specification is serving-and-wording.md §1–§2 and §6 and
-// judgment-and-receipts.md §9.2 and §9.5–§9.7 of typevet-go's shared specs.
+// The behaviour is typevet's serving_metrics module and its tests.
 package serving

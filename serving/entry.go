@@ -25,8 +25,7 @@ const (
 // String returns the receipt spelling.
 func (b Backend) String() string { return string(b) }
 
-// ServerEntry is the server entry of a receipt's pins (pins.server, judgment
-// spec §9.2): what the server says it serves, read once after the session
+// ServerEntry is the server entry of a receipt's pins (pins.server): what the server says it serves, read once after the session
 // opens and before the run. JSON key order: served, build_info, then on
 // llama.cpp only model_alias, n_ctx, http_keepalive, or for a backend with
 // no server only backend_pin.

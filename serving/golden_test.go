@@ -3,35 +3,10 @@ package serving
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
 )
-
-var update = flag.Bool("update", false, "rewrite the .golden files under testdata/")
-
-// checkGolden compares got with testdata/<name>.golden; -update rewrites the
-// golden file. On a mismatch it writes testdata/<name>.got (ignored by git).
-func checkGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gotPath := filepath.Join("testdata", name+".got")
-		_ = os.WriteFile(gotPath, got, 0o644)
-		t.Errorf("%s differs from %s (got written to %s)\n got: %s\nwant: %s", name, path, gotPath, got, want)
-	}
-}
 
 // readTestdata returns the text of testdata/name.
 func readTestdata(t testing.TB, name string) string {

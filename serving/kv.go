@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The throughput sweep's in-flight read (serving spec §1.9): it waits up
+// The throughput sweep's in-flight read: it waits up
 // to KVWait, polling every KVPoll, for the level's first calls to be sent,
 // then reads /metrics once with [ReadKVCacheUsage].
 const (
@@ -16,7 +16,7 @@ const (
 )
 
 // KVCacheUsage returns the kv_cache_usage of a sweep level from a /metrics
-// text taken while calls are in flight (serving spec §1.9): the value of
+// text taken while calls are in flight: the value of
 // the first line that starts with vllm:kv_cache_usage_perc, optionally
 // followed by {…} with no } inside, then one or more spaces (not tabs) and
 // a value. It is that one line's value, not a sum over engines. Unknown

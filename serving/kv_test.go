@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 )
 
-// Serving spec §1.9 and the mock line of §6.2.
+// The KV-cache usage read and typevet's mock /metrics line.
 func TestKVCacheUsage(t *testing.T) {
 	tests := []struct {
 		name, reason string

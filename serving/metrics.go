@@ -44,7 +44,7 @@ type Reading struct {
 // exposition text (an HTML login page) then counts as missing in
 // [ServerDelta] and [RunServerDelta], with the reason in their Warnings.
 //
-// Decision on a typevet quirk (serving spec §1.2): typevet's client raises
+// Decision on a typevet quirk: typevet's client raises
 // its own BackendHttpError on a 3xx reply and on an HTML error page (status
 // ≥ 400 with an HTML body), and read_metrics lets that error escape instead
 // of returning None. Read treats both as no reading, like every other
@@ -97,7 +97,7 @@ type Key struct {
 
 // Snapshot maps each (sample name, le) pair of one /metrics reading to the
 // sum of its samples over every other label (model_name, engine,
-// finished_reason, …), as typevet's snapshot does (serving spec §1.3).
+// finished_reason, …), as typevet's snapshot does.
 type Snapshot map[Key]float64
 
 // Get returns the value of the sample name without an le label.

@@ -118,7 +118,7 @@ func TestParseSnapshot(t *testing.T) {
 	}{
 		{name: "empty", text: "", want: Snapshot{}, wantAll: true},
 		{name: "comments only", text: "# HELP x y\n# a plain comment\n\n", want: Snapshot{}, wantAll: true},
-		{name: "spec §1.3 example", reason: "other labels sum away",
+		{name: "typevet example", reason: "other labels sum away",
 			text: "vllm:request_success_total{engine=\"0\",finished_reason=\"stop\",model_name=\"m\"} 2.0\n" +
 				"vllm:request_success_total{engine=\"0\",finished_reason=\"abort\",model_name=\"m\"} 1.0\n",
 			want: Snapshot{k("vllm:request_success_total"): 3}, wantAll: true},

@@ -13,7 +13,7 @@ import (
 	"github.com/typevet/typevet-go/internal/pytext"
 )
 
-// Names of the server_args block (serving spec §2.1).
+// Names of the server_args block.
 const (
 	// ServerArgsEnv is the variable whose raw value is the block's
 	// caller_stated; see [StatedServerArgs].
@@ -116,7 +116,7 @@ func (l *Labels) UnmarshalJSON(b []byte) error {
 }
 
 // CacheConfig returns the labels of the first vllm:cache_config_info sample
-// of a /metrics text (serving spec §2.2), or ok false when no line holds
+// of a /metrics text, or ok false when no line holds
 // the gauge. When ok, the Labels is non-nil; a sample written with {}
 // gives empty Labels.
 //
@@ -155,7 +155,7 @@ func CacheConfig(text string) (Labels, bool) {
 }
 
 // FirstCacheConfig returns the [CacheConfig] of the first reading that
-// holds the gauge, walking the readings in order (serving spec §2.3): for
+// holds the gauge, walking the readings in order: for
 // an image run, the reading before the run, else the one after. Missing
 // readings are skipped; ok is false when no reading holds the gauge.
 func FirstCacheConfig(readings ...Reading) (Labels, bool) {
@@ -170,8 +170,7 @@ func FirstCacheConfig(readings ...Reading) (Labels, bool) {
 	return nil, false
 }
 
-// ServerArgsBlock is the server_args block of a receipt (serving spec §2.4,
-// judgment spec §9.7): which vLLM configuration made the receipt. JSON key
+// ServerArgsBlock is the server_args block of a receipt: which vLLM configuration made the receipt. JSON key
 // order: cache_config, cache_config_source, caller_stated. Receipts
 // written before typevet #341 have no server_args key.
 type ServerArgsBlock struct {

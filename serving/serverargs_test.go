@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// cacheConfigFixture is CACHE_CONFIG of serving spec §6.4.
+// cacheConfigFixture is typevet's CACHE_CONFIG test fixture.
 var cacheConfigFixture = Labels{
 	{"block_size", "16"}, {"cache_dtype", "auto"}, {"calculate_kv_scales", "False"}, {"cpu_offload_gb", "0"},
 	{"enable_prefix_caching", "True"}, {"engine", "0"}, {"gpu_memory_utilization", "0.9"},
@@ -17,7 +17,7 @@ var cacheConfigFixture = Labels{
 
 const stated = "--max-num-seqs 64 --logprobs-mode processed_logprobs"
 
-// Every §6.4 vector, the extra cases, and more.
+// Every typevet cache-config vector, the extra cases, and more.
 func TestCacheConfig(t *testing.T) {
 	tests := []struct {
 		name, reason string
@@ -70,7 +70,7 @@ func TestCacheConfig(t *testing.T) {
 	}
 }
 
-// Serving spec §2.3 and §2.6.
+// The first cache config of a reading, and its source.
 func TestFirstCacheConfig(t *testing.T) {
 	fixture := present(readTestdata(t, "vllm_cache_config_metrics.txt"))
 	other := present(`vllm:cache_config_info{block_size="32"} 1`)
@@ -95,7 +95,7 @@ func TestFirstCacheConfig(t *testing.T) {
 	}
 }
 
-// Serving spec §6.4 "block" and "stated verbatim".
+// typevet's server_args vectors "block" and "stated verbatim".
 func TestServerArgs(t *testing.T) {
 	s := stated
 	tests := []struct {

@@ -72,7 +72,7 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// UpperBound is a histogram percentile (§1.4 of the serving spec): the upper
+// UpperBound is a histogram percentile: the upper
 // edge (le) of the first bucket that holds the quantile's rank. It is JSON
 // null when unset (no request in the run, or no bucket qualifies), the
 // string "+Inf" when the edge is +Inf, and a number otherwise.

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// vector is one entry of testdata/digest-vectors.json (spec §10).
+// vector is one entry of testdata/digest-vectors.json.
 type vector struct {
 	Name            string          `json:"name"`
 	InputMapping    json.RawMessage `json:"input_mapping"`
@@ -84,9 +84,9 @@ func TestDigestVectors(t *testing.T) {
 }
 
 // TestEngineLoggedCandidateIDs checks the candidate_id values that the
-// gepa-adk engine itself logged in typevet's wording333 Ollama artifact
-// (spec §4). The two long proposals (4e321e686f40, 33cb05cc071d) are not
-// quoted in the spec, so only these three can be recomputed.
+// gepa-adk engine itself logged in typevet's wording333 Ollama artifact.
+// The two long proposals (4e321e686f40, 33cb05cc071d) are not
+// quoted in full anywhere we hold, so only these three can be recomputed.
 func TestEngineLoggedCandidateIDs(t *testing.T) {
 	tests := []struct {
 		name, text, id, mapping string
@@ -113,7 +113,7 @@ func TestEngineLoggedCandidateIDs(t *testing.T) {
 	}
 }
 
-// The test_wording_digests.py inputs (spec §6.5).
+// The test_wording_digests.py inputs.
 var (
 	seedParts = Mapping{
 		{Instructions, "Is this message a scam?"},
@@ -142,7 +142,8 @@ func TestMappingDigestIgnoresOrder(t *testing.T) {
 	}
 }
 
-// TestDigestsOf covers from_texts and the selection rules of §6.5.
+// TestDigestsOf covers from_texts and the selection rules of
+// test_wording_digests.py.
 func TestDigestsOf(t *testing.T) {
 	t.Run("from_texts", func(t *testing.T) {
 		d, err := DigestsOf(FromTexts("seed", "evolved"))

@@ -7,7 +7,8 @@ import (
 
 func strp(s string) *string { return &s }
 
-// TestJudgeIdentity follows the identity-shape rows of spec §6.7.
+// TestJudgeIdentity follows typevet's judge-identity shape rules
+// (test_wording_ollama_judge.py).
 func TestJudgeIdentity(t *testing.T) {
 	const base = "http://localhost:11434"
 	ollama := OllamaFacts(base, OllamaIdentity{"0.35.0", ollamaDigest})

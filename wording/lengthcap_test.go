@@ -9,7 +9,7 @@ import (
 	"github.com/typevet/typevet-go/judgment"
 )
 
-// TestLengthCap follows test_wording_runner.py (spec §6.6).
+// TestLengthCap follows test_wording_runner.py.
 func TestLengthCap(t *testing.T) {
 	caps, err := PartCaps(Mapping{{Instructions, strings.Repeat("x", 10)}}, nil, 0)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"testing"
 )
 
-// The fixtures of test_wording_ollama_judge.py (spec §6.7).
+// The fixtures of test_wording_ollama_judge.py.
 var (
 	ollamaDigest = "24e550a1" + strings.Repeat("0", 51) + "67e0c"
 	otherDigest  = strings.Repeat("f", 64)

@@ -20,8 +20,7 @@ func choice(crit ...string) judgment.Choice {
 	return c
 }
 
-// TestQuestionMapping follows the tables of test_wording_choice_parts.py
-// (spec §6.6).
+// TestQuestionMapping follows the tables of test_wording_choice_parts.py.
 func TestQuestionMapping(t *testing.T) {
 	noul := judgment.Noul{Instructions: "Is it a scam?", Criteria: judgment.NoulCriteria{True: "Yes", False: "No"}}
 	tests := []struct {

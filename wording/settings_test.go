@@ -16,7 +16,7 @@ func env(kv ...string) func(string) (string, bool) {
 	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }
 
-// TestSettingsFromEnv follows test_wording_ollama_judge.py (spec §6.7).
+// TestSettingsFromEnv follows test_wording_ollama_judge.py.
 func TestSettingsFromEnv(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -37,7 +37,7 @@ func TestSettingsFromEnv(t *testing.T) {
 			Settings{ProviderGemma, DefaultGemmaJudge, "http://gpu-box:11434", 2500 * time.Millisecond, 5}, "trailing / removed"},
 		{"concurrency", []string{EnvConcurrency, "3"}, Settings{ProviderGemma, DefaultGemmaJudge, DefaultOllamaBase, 600 * time.Second, 3}, ""},
 		{"concurrency 0", []string{EnvProvider, "ollama", EnvConcurrency, "0"}, Settings{ProviderOllama, "nimble", DefaultOllamaBase, 600 * time.Second, 1},
-			"0 silently means the provider default (spec §9)"},
+			"0 silently means the provider default"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

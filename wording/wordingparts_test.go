@@ -113,7 +113,7 @@ func TestCheckTextsAndReceiptParts(t *testing.T) {
 }
 
 // TestArtifactParts follows test_wording_live_knobs.py and the order of
-// checks in spec §3.2.
+// its checks.
 func TestArtifactParts(t *testing.T) {
 	bare := Mapping{{Instructions, "Is this message a scam?"}}
 	full := seedParts

@@ -9,7 +9,7 @@ import (
 	"github.com/typevet/typevet-go/examples/internal/cli"
 )
 
-// TestLive is typevet's opt-in live run (spec §6.7) through the same code
+// TestLive is typevet's opt-in live run through the same code
 // path as the command: it skips unless TYPEVET_CHECK_MATCH_RECEIPT is set,
 // and fails instead of skipping when TYPEVET_REQUIRE_LIVE is 1, true, yes
 // or on. Every other setting comes from the environment as for the command:

@@ -9,7 +9,7 @@ import (
 	"github.com/typevet/typevet-go/examples/internal/cli"
 )
 
-// TestLive is typevet's opt-in live option-order study (spec §8.10) through
+// TestLive is typevet's opt-in live option-order study through
 // the command's code path: it skips unless TYPEVET_CHECK_ORDERINGS_RECEIPT
 // is set, and fails instead of skipping when TYPEVET_REQUIRE_LIVE is 1,
 // true, yes or on. Every other setting comes from the environment, as for

@@ -159,7 +159,7 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 	return execute(ctx, stdout, stderr, cfg)
 }
 
-// configure validates every setting (spec §8.10) and reads the
+// configure validates every setting and reads the
 // single-order receipt.
 func configure(env *cli.Env) (config, error) {
 	var cfg config

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,31 +9,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/typevet/typevet-go/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
 func noEnv(string) (string, bool) { return "", false }
-
-// golden compares got with testdata/<name>.golden; -update rewrites it and
-// a mismatch writes <name>.got beside it.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		_ = os.WriteFile(filepath.Join("testdata", name+".got"), got, 0o644)
-		t.Errorf("output differs from %s (see %s.got):\n%s", path, name, got)
-	}
-}
 
 // TestREADMECommand runs the command line shown in examples/README.md
 // (from the module root) and checks its output: the V3c digest vector.
@@ -44,7 +23,7 @@ func TestREADMECommand(t *testing.T) {
 	if err := run(&stdout, &stderr, args, noEnv); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "criteria_true", stdout.Bytes())
+	golden.Compare(t, "testdata/criteria_true.golden", stdout.Bytes())
 	for _, want := range []string{`"gepa_candidate_id": "ccb61621f752"`, `"mapping": "86edad43a97f7aa62b25830dd5beeb3b934168a542a7fcf1612ce766afe0ff38"`} {
 		if !strings.Contains(stdout.String(), want) {
 			t.Errorf("output lacks %s", want)

@@ -1,8 +1,8 @@
 // Package checkform is the one source of the synthetic check stock's
 // geometry: canvas size, colours, the position and font size of every printed
 // field, rules and boxes, the signature box, the SPECIMEN and VOID marks, the
-// bundled font and the text formats of the printed fields (spec
-// checkmatch.md §4.1–§4.4).
+// bundled font and the text formats of the printed fields, as typevet's
+// renderer lays them out.
 //
 // The renderer in package checkmatch draws checks from this layout, and a
 // reader that judges rendered checks locates fields with it. It deliberately
@@ -94,7 +94,7 @@ type Frame struct {
 	Width int
 }
 
-// The printed text fields, in print order (spec §4.2).
+// The printed text fields, in print order.
 var (
 	DrawerName       = Text{Name: "drawer_name", X: 30, Y: 24, Size: SizeBody, Static: "Sample Holder"}
 	DrawerAddress    = Text{Name: "drawer_address", X: 30, Y: 52, Size: SizeSmall, Static: "100 Example Road, Testville"}
@@ -145,7 +145,7 @@ func Rules() []Rule {
 // Frames returns every frame in print order.
 func Frames() []Frame { return []Frame{Border, AmountBox} }
 
-// Signature stroke geometry (spec §4.3). The strokes are seeded; these are
+// Signature stroke geometry. The strokes are seeded; these are
 // the fixed parts.
 const (
 	StrokeWidth   = 3    // polyline width in pixels
@@ -155,7 +155,7 @@ const (
 	StrokeCentreY = 325. // (SignatureBox.Top + SignatureBox.Bottom) / 2
 )
 
-// Mark is one of the two marks pasted over every check (spec §4.4).
+// Mark is one of the two marks pasted over every check.
 type Mark struct {
 	Text string
 	Size int

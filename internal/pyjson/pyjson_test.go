@@ -12,7 +12,7 @@ import (
 	"testing"
 )
 
-// vector is one entry of testdata/digest-vectors.json (spec §10).
+// vector is one entry of testdata/digest-vectors.json.
 type vector struct {
 	Name                string          `json:"name"`
 	InputMapping        json.RawMessage `json:"input_mapping"`
@@ -133,7 +133,7 @@ func TestDigestVectors(t *testing.T) {
 }
 
 // TestPromptDigests builds the four check-match prompt payloads of
-// checkmatch spec §5.1 and checks the §5.6 identity digests, which typevet
+// checkmatch.Questions and checks their identity prompt digests, which typevet
 // computes over json.dumps(payload, sort_keys=True): this proves Canonical.
 func TestPromptDigests(t *testing.T) {
 	noul := func(name, instr, yes, no string) Object {

@@ -191,7 +191,7 @@ func TestStdev(t *testing.T) {
 		reason string
 	}{
 		{name: "repeats vector", xs: []float64{0.75, 0.5}, want: 0.1767766952966369,
-			reason: "checkmatch spec §11.6: accuracy sd of two runs, sqrt(0.125²·2)"},
+			reason: "typevet's repeat vector: accuracy sd of two runs, sqrt(0.125²·2)"},
 		{name: "python docs", xs: []float64{1.5, 2.5, 2.5, 2.75, 3.25, 4.75}, want: 1.0810874155219827},
 		{name: "constant", xs: []float64{0.1, 0.1, 0.1}, want: 0},
 		{name: "exact square", xs: []float64{1, 3}, want: math.Sqrt2},

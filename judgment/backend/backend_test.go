@@ -196,7 +196,7 @@ func TestOpenMasksErrors(t *testing.T) {
 }
 
 // TestOpenMasksHeaderValuesAsTokens checks that a backend session masks
-// extra header values as whole tokens (spec §8.2): a one-digit value never
+// extra header values as whole tokens: a one-digit value never
 // eats a digit of a status code.
 func TestOpenMasksHeaderValuesAsTokens(t *testing.T) {
 	srv := judgmenttest.NewVLLM(judgmenttest.ConformanceModel())

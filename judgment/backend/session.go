@@ -93,7 +93,7 @@ func newSession(p judgment.Port, n Name, model, served string, hc *http.Client, 
 
 // Secrets returns the values that must never reach a receipt, a log line
 // or an error: the API key and extra header values. Receipt writers check
-// against them (spec §8.1).
+// against them.
 func (s *Session) Secrets() []string { return append([]string(nil), s.secrets...) }
 
 // Masks returns the secrets as the session's errors are masked of them:

@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// A request body is checked field by field against the exact body of the
-// spec, so a client that drifts from it gets a 400 naming the field instead
+// A request body is checked field by field against the exact body
+// typevet's clients send, so a client that drifts from it gets a 400 naming the field instead
 // of a silently different score. The messages start with "judgmenttest:" so
 // no one mistakes them for a real server's words.
 

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+
+	"github.com/typevet/typevet-go/internal/golden"
 )
 
 // renderCheckPNG draws the image of testdata/check.png.
@@ -36,7 +38,7 @@ func renderCheckPNG(tb testing.TB) []byte {
 // TestCheckPNG checks that CheckPNG has the size of a rendered check and
 // is a copy; with -update it first renders testdata/check.png again.
 func TestCheckPNG(t *testing.T) {
-	if *update {
+	if golden.Update() {
 		if err := os.WriteFile("testdata/check.png", renderCheckPNG(t), 0o644); err != nil {
 			t.Fatal(err)
 		}

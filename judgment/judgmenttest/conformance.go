@@ -98,7 +98,7 @@ func ConformanceModel() *Model {
 }
 
 // ConformanceDistributions returns the suite's answers in the format of
-// TYPEVET_FAKE__DISTRIBUTIONS (spec §7): an object keyed by question name;
+// TYPEVET_FAKE__DISTRIBUTIONS: an object keyed by question name;
 // a Noul maps to its P(True), a Choice to label → weight, a Score to
 // "level" → weight. Unscripted questions are left out (uniform).
 func ConformanceDistributions() []byte {
@@ -174,7 +174,7 @@ const tolerance = 1e-9
 
 // Run is the conformance suite for a [judgment.Port] (like
 // testing/slogtest): one named subtest per rule of the Port contract and of
-// spec §2.7–§2.9, each stated in terms of answers. newPort is called once
+// the scoring rules (answers, off-option guard, usage), each stated in terms of answers. newPort is called once
 // per subtest and must return a Port for model ConformanceModelID backed by
 // a server scripted with ConformanceModel (llama.cpp or vLLM), or by the
 // offline fake loaded with ConformanceDistributions. Every case passes on

@@ -20,8 +20,8 @@ import (
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 
-// The suite runs here against three minimal Ports written from the spec in
-// this file: a llama.cpp and a vLLM scorer under judgment.NewJudge over the
+// The suite runs here against three minimal Ports written from typevet's wire
+// format in this file: a llama.cpp and a vLLM scorer under judgment.NewJudge over the
 // fake servers, and an offline port decoding ConformanceDistributions. They
 // prove the suite can be passed by every kind of backend; the real
 // backends run Run in their own tests.
@@ -52,8 +52,8 @@ func TestConformanceOffline(t *testing.T) {
 	judgmenttest.Run(t, func(t *testing.T) judgment.Port { return offlinePort(dists) })
 }
 
-// post sends a JSON body and decodes a JSON answer, mapping failures to the
-// spec's error classes.
+// post sends a JSON body and decodes a JSON answer, mapping failures to
+// typevet's error classes.
 func post(ctx context.Context, c *http.Client, backend, url string, body, out any) error {
 	raw, _ := json.Marshal(body)
 	method := http.MethodPost

@@ -6,7 +6,7 @@
 //
 // [NewLlamaCPP] and [NewVLLM] start an [httptest.Server]-like [Server] on a
 // loopback port; the NewUnstarted variants let a test set knobs first.
-// Both servers check the scoring bodies exactly as the spec writes them and
+// Both servers check the scoring bodies exactly as typevet's clients send them and
 // answer a drifting client with HTTP 400 naming the field (messages prefixed
 // "judgmenttest:").
 //

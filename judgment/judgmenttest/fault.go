@@ -78,7 +78,7 @@ const (
 	TamperNaNLogprob
 	// TamperDropImage answers as if no image had been sent: the model sees
 	// the text only and the prompt-token count is the text-only count
-	// (spec §2.9: tokens_evaluated is the only sign of a dropped image).
+	// (tokens_evaluated is the only sign of a dropped image).
 	TamperDropImage
 )
 

@@ -1,36 +1,11 @@
 package judgmenttest
 
 import (
-	"bytes"
-	"flag"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/typevet/typevet-go/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
-
-// golden compares got with testdata/<name>.golden; -update rewrites it. On
-// a mismatch it writes testdata/<name>.got (ignored by git) for diffing.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gotPath := filepath.Join("testdata", name+".got")
-		os.WriteFile(gotPath, got, 0o644)
-		t.Errorf("%s differs from %s; compare with: diff %s %s", name, path, path, gotPath)
-	}
-}
 
 // The wire bytes of each answer are pinned, so a change to what the fakes
 // send is a reviewed change.
@@ -66,7 +41,7 @@ func TestGoldenAnswers(t *testing.T) {
 				method = "GET"
 			}
 			_, raw := do(t, s, method, tt.path, tt.body)
-			golden(t, tt.name, append(raw, '\n'))
+			golden.Compare(t, filepath.Join("testdata", tt.name+".golden"), append(raw, '\n'))
 		})
 	}
 }
@@ -74,5 +49,5 @@ func TestGoldenAnswers(t *testing.T) {
 func TestGoldenMetrics(t *testing.T) {
 	c := MetricCounters{Model: DefaultModelID, Requests: 3, PromptTokens: 300, GenerationTokens: 3,
 		PrefixCacheQueries: 300, PrefixCacheHits: 160, Running: 1, E2ESeconds: []float64{0.2, 0.6, 12}}
-	golden(t, "default_metrics", []byte(DefaultMetrics(c)))
+	golden.Compare(t, "testdata/default_metrics.golden", []byte(DefaultMetrics(c)))
 }

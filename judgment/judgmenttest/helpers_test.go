@@ -79,7 +79,7 @@ func truncate(b []byte) string {
 	return string(b)
 }
 
-// llamaBody is the exact /completion body of spec §4.4.
+// llamaBody is the exact /completion body typevet's llama.cpp client sends.
 func llamaBody(prompt any, nProbs int) map[string]any {
 	return map[string]any{
 		"prompt": prompt, "model": DefaultModelID, "n_predict": 0, "n_probs": nProbs,
@@ -88,7 +88,8 @@ func llamaBody(prompt any, nProbs int) map[string]any {
 	}
 }
 
-// chatBody is the exact /v1/chat/completions body of spec §5.3.
+// chatBody is the exact /v1/chat/completions body typevet's vLLM
+// client sends.
 func chatBody(content any, ids ...int) map[string]any {
 	return map[string]any{
 		"model":                      DefaultModelID,

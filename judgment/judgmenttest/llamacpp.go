@@ -9,7 +9,7 @@ import (
 )
 
 // Template is the chat-template family a fake llama-server renders on
-// /apply-template (spec §4.2 classifies it).
+// /apply-template ([judgment.ClassifyTemplate] classifies it).
 type Template int
 
 const (
@@ -289,7 +289,8 @@ func (s *Server) llamaModels(x *exchange) {
 	x.json(http.StatusOK, map[string]any{"object": "list", "data": []any{entry}})
 }
 
-// completionRules is the exact /completion body of spec §4.4.
+// completionRules is the exact /completion body typevet's llama.cpp
+// client sends.
 var completionRules = []rule{
 	{"prompt", "a string or an object", func(v any) bool {
 		_, o := v.(map[string]any)
@@ -312,7 +313,7 @@ func (s *Server) llamaCompletion(x *exchange) {
 		return
 	}
 	// A top-level multimodal_data is accepted and ignored, as the real
-	// server does (spec §4.5), so it is an allowed extra field.
+	// server does, so it is an allowed extra field.
 	if err := checkFields("/completion", m, completionRules, "multimodal_data"); err != nil {
 		x.llamaBad(err.Error())
 		return

@@ -258,10 +258,10 @@ func TestLlamaCompletionMedia(t *testing.T) {
 			status: 400, wantErr: "Failed to tokenize prompt", images: 1, markers: 1},
 		{name: "two markers one image", prompt: map[string]any{"prompt_string": marker + "\n" + imaged, "multimodal_data": []string{b64(pngBytes)}},
 			status: 400, wantErr: "Failed to tokenize prompt", images: 1, markers: 2},
-		{name: "data URI instead of raw base64", reason: "spec §4.5: a data URI fails to load",
+		{name: "data URI instead of raw base64", reason: "llama-server fails to load a data URI",
 			prompt: map[string]any{"prompt_string": imaged, "multimodal_data": []string{"data:image/png;base64," + b64(pngBytes)}},
 			status: 400, wantErr: "Failed to load image", images: 1, markers: 1},
-		{name: "top-level multimodal_data drops the image", reason: "spec §4.5: 200 with text-only tokens",
+		{name: "top-level multimodal_data drops the image", reason: "llama-server answers 200 with text-only tokens",
 			prompt: imaged, top: []string{b64(pngBytes)},
 			status: 200, wantP1: 0.04, wantTokens: utf8.RuneCountInString(imaged), images: 1, markers: 1},
 	}

@@ -87,19 +87,19 @@ type Model struct {
 
 // Defaults of the zero Model.
 const (
-	// DefaultModelID is the served name of the tested vLLM pin (spec §5.8).
+	// DefaultModelID is the served name of the tested vLLM pin.
 	DefaultModelID = "gemma-4-31b-it"
-	// DefaultNVocab is the Gemma 4 vocabulary size (spec §4.2).
+	// DefaultNVocab is the Gemma 4 vocabulary size.
 	DefaultNVocab = 262144
 	// DefaultImageTokens is the prompt-token cost of one image.
 	DefaultImageTokens = 256
-	// DefaultOffToken is the sampled token of the spec's vLLM example (§5.3).
+	// DefaultOffToken is the sampled token of typevet's vLLM example.
 	DefaultOffToken = 9366
 	// UnknownLogprob is the logprob of a control the script does not name.
 	UnknownLogprob = -40.0
 )
 
-// Controls is the control alphabet of spec §2.2 in binding order:
+// Controls is the control alphabet in binding order:
 // "0".."9" then "A".."Z".
 var Controls = func() []string {
 	var c []string
@@ -153,7 +153,7 @@ func Probs(p ...float64) map[string]float64 {
 // Logprobs method as Model.Logprobs.
 //
 // The question name is found in the prompt the way typevet renders a field
-// block (spec §2.3): a line that starts with "<name>: ". When several
+// block: a line that starts with "<name>: ". When several
 // scripted names occur, the one that starts latest in the prompt wins (the
 // field block follows the state), and for equal positions the longest name.
 // The name "" holds the answer for prompts where no scripted name is found

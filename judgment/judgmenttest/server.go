@@ -154,7 +154,7 @@ type RecordedRequest struct {
 }
 
 // NewLlamaCPP starts and returns a fake llama-server speaking the wire API
-// of spec §4 for m (nil = the zero Model). The caller should call Close.
+// typevet's llama.cpp client uses for m (nil = the zero Model). The caller should call Close.
 func NewLlamaCPP(m *Model) *Server {
 	s := NewUnstartedLlamaCPP(m)
 	s.Start()
@@ -165,7 +165,7 @@ func NewLlamaCPP(m *Model) *Server {
 func NewUnstartedLlamaCPP(m *Model) *Server { return newServer("llama.cpp", m) }
 
 // NewVLLM starts and returns a fake vLLM OpenAI-compatible server speaking
-// the wire API of spec §5 for m (nil = the zero Model). The caller should
+// the wire API typevet's vLLM client uses for m (nil = the zero Model). The caller should
 // call Close.
 func NewVLLM(m *Model) *Server {
 	s := NewUnstartedVLLM(m)

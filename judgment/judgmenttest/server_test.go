@@ -229,7 +229,7 @@ func TestTampers(t *testing.T) {
 	}
 }
 
-// spec §2.9: a dropped image still answers 200 with a valid distribution;
+// A dropped image still answers 200 with a valid distribution;
 // only the token count (and the text-only answer) give it away.
 func TestTamperDropImage(t *testing.T) {
 	t.Run("llama.cpp", func(t *testing.T) {

@@ -17,7 +17,7 @@ func (x *exchange) vllmBad(msg string) {
 	x.json(http.StatusBadRequest, vllmError(400, msg, "BadRequestError"))
 }
 
-// maxLogprobTokenIDs is vLLM's limit on logprob_token_ids (spec §5.3).
+// maxLogprobTokenIDs is vLLM's limit on logprob_token_ids.
 const maxLogprobTokenIDs = 128
 
 func (s *Server) vllmRoute(x *exchange) {
@@ -80,7 +80,7 @@ func (s *Server) vllmTokenize(x *exchange) {
 	x.json(http.StatusOK, map[string]any{"count": len(toks), "max_model_len": s.nCtx(), "tokens": toks, "token_strs": nil})
 }
 
-// chatRules is the exact scoring body of spec §5.3 (messages and
+// chatRules is the exact scoring body typevet's vLLM client sends (messages and
 // logprob_token_ids are checked apart).
 var chatRules = []rule{
 	{"model", "a string", isString},
@@ -179,8 +179,8 @@ func (s *Server) vllmChat(x *exchange) {
 	x.raw(http.StatusOK, "application/json", body)
 }
 
-// userContent returns the user text as typevet composed it (spec §5.4
-// reversed: each image block becomes "<__media__>" plus the "\n" the client
+// userContent returns the user text as typevet composed it (its
+// content blocks reversed: each image block becomes "<__media__>" plus the "\n" the client
 // removed) and the decoded images.
 func userContent(v any) (string, [][]byte, error) {
 	if s, ok := v.(string); ok {

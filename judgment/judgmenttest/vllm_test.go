@@ -134,7 +134,7 @@ func TestVLLMChatBodyChecks(t *testing.T) {
 		{name: "token id form", edit: func(b map[string]any) { delete(b, "return_tokens_as_token_ids") }, status: 400, want: `missing field "return_tokens_as_token_ids"`},
 		{name: "generation prompt", edit: func(b map[string]any) { b["add_generation_prompt"] = false }, status: 400, want: `"add_generation_prompt" must be true`},
 		{name: "thinking on", edit: func(b map[string]any) { b["chat_template_kwargs"] = map[string]any{"enable_thinking": true} }, status: 400, want: `"chat_template_kwargs" must be {"enable_thinking": false}`},
-		{name: "top_logprobs sent", reason: "spec §5.3: no top_logprobs field", edit: func(b map[string]any) { b["top_logprobs"] = 5 }, status: 400, want: `unexpected field "top_logprobs"`},
+		{name: "top_logprobs sent", reason: "typevet sends no top_logprobs field", edit: func(b map[string]any) { b["top_logprobs"] = 5 }, status: 400, want: `unexpected field "top_logprobs"`},
 		{name: "negative id", edit: func(b map[string]any) { b["logprob_token_ids"] = []int{-1} }, status: 400, want: "non-negative integers"},
 		{name: "no ids", edit: func(b map[string]any) { b["logprob_token_ids"] = []int{} }, status: 400, want: "logprob_token_ids is empty"},
 		{name: "two messages", edit: func(b map[string]any) {

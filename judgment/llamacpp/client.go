@@ -82,7 +82,7 @@ func NewClient(s Settings, opts ClientOptions) (*Client, error) {
 	}, nil
 }
 
-// Props reads GET /props?model= (spec §4.1).
+// Props reads GET /props?model=.
 func (c *Client) Props(ctx context.Context, model string) (Props, error) {
 	body, err := c.do(ctx, http.MethodGet, "/props", url.Values{"model": {model}}, nil)
 	if err != nil {
@@ -117,7 +117,7 @@ func (c *Client) Tokenize(ctx context.Context, model, text string) ([]int, error
 }
 
 // NVocab reads the vocabulary size of model from GET /v1/models: the entry
-// whose id or aliases name the model, or the only entry (spec §4.6). It
+// whose id or aliases name the model, or the only entry. It
 // returns 0 when the server lists no positive size.
 func (c *Client) NVocab(ctx context.Context, model string) (int, error) {
 	body, err := c.do(ctx, http.MethodGet, "/v1/models", nil, nil)
@@ -127,7 +127,7 @@ func (c *Client) NVocab(ctx context.Context, model string) (int, error) {
 	return decodeNVocab(body, model), nil
 }
 
-// ScoreCandidates scores one request with POST /completion (spec §4.4):
+// ScoreCandidates scores one request with POST /completion:
 // the candidates' pre-sampling logprobs at the answer position. A media
 // request uses the server's media marker, probed once per model, and is
 // repaired once when the marker went stale (typevet #322).
@@ -173,7 +173,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 // exchange sends one request and returns a 2xx response, whose body the
 // caller must read and close. in, when not nil, is sent as JSON. A
 // connection the server closed before answering is retried once on a
-// fresh connection (spec §4.7; every call of this client is read-only).
+// fresh connection (every call of this client is read-only).
 // Failures are [judgment.TransportError] and [judgment.BackendHTTPError]
 // values; the body of an error answer is read and closed here.
 func (c *Client) exchange(ctx context.Context, method, path string, query url.Values, in any) (*http.Response, error) {
@@ -254,7 +254,7 @@ func closedEarly(err error) bool {
 
 // staleMarker reports whether err is the HTTP 400 a router sends for a
 // media marker it no longer knows: the body holds "failed to tokenize
-// prompt" in any case (spec §4.5).
+// prompt" in any case.
 func staleMarker(err error) bool {
 	var he *judgment.BackendHTTPError
 	return errors.As(err, &he) && he.StatusCode == http.StatusBadRequest &&

@@ -122,8 +122,8 @@ func containsString(list []string, s string) bool {
 
 // offOptionMass returns 1 − Σexp(candidate logprobs), clamped to [0, 1],
 // when the answer is the full next-token distribution: exactly nVocab
-// entries whose total mass (compensated sum) is within 1e-2 of 1 (spec
-// §2.8). Otherwise nil.
+// entries whose total mass (compensated sum) is within 1e-2 of 1.
+// Otherwise nil.
 func (d completion) offOptionMass(cands []judgment.ScoredCandidate, nVocab int) *float64 {
 	if nVocab <= 0 || d.entries != nVocab || !d.massOK {
 		return nil
@@ -142,7 +142,7 @@ func (d completion) offOptionMass(cands []judgment.ScoredCandidate, nVocab int) 
 
 // result decodes the /completion answer resp of req in one streaming pass
 // and returns the validated result: candidates in request order, usage,
-// and the off-option mass (which may read /v1/models, spec §4.6). nProbs
+// and the off-option mass (which may read /v1/models). nProbs
 // is the n_probs sent. The body is read at most to
 // [backendhttp.MaxBodyBytes] and closed.
 func (c *Client) result(ctx context.Context, req judgment.ScoringRequest, resp *http.Response, nProbs int) (judgment.ScoringResult, error) {

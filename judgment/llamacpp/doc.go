@@ -1,5 +1,5 @@
 // Package llamacpp scores typed judgments against a stock llama.cpp
-// llama-server (router or single model) the way typevet does (spec §4).
+// llama-server (router or single model) the way typevet does.
 //
 // [Open] probes the served model once (GET /props for image input and the
 // router's media marker, POST /apply-template for the served-template

@@ -40,7 +40,7 @@ func transportError(ctx context.Context, err error) error {
 // statusError maps a non-2xx answer to a [judgment.BackendHTTPError]
 // ([backendhttp.StatusError]: redirects not followed, HTML bodies
 // withheld, else a redacted 500-character snippet). Retry-After and the
-// rate-limit headers are never recorded for llama.cpp (spec §4.7).
+// rate-limit headers are never recorded for llama.cpp.
 func (c *Client) statusError(resp *http.Response, body []byte) error {
 	return backendhttp.StatusError(backendName, resp, body, c.masks)
 }

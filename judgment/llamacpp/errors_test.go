@@ -14,10 +14,10 @@ import (
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 )
 
-// Every HTTP row of the classification table (spec §6.2) and every retry
-// rule (§6.3) on the judgment path, through a fake llama-server.
+// Every HTTP row of the classification table and every retry
+// rule on the judgment path, through a fake llama-server.
 //
-// One §6.2 row has no case here: "softmax degenerate -> DecisionExecutionError"
+// One row of typevet's error table has no case here: "softmax degenerate -> DecisionExecutionError"
 // cannot be reached through a server, because a logprob that would make the
 // softmax degenerate (non-finite) is refused first as a
 // ScoringValidationError (the "non-finite logprob" and "NaN logprob" rows).
@@ -50,7 +50,7 @@ func TestJudgeErrorsAndRetries(t *testing.T) {
 			wantClass: "GenerationError", wantMsg: "llama.cpp /completion top_logprobs entry lacks"},
 		{name: "HTML error page withheld", faults: []judgmenttest.Fault{{Path: "/completion", Status: 502, ContentType: "text/html", Body: "<html>proxy error sk-x</html>"}},
 			wantClass: "BackendHttpError", wantMsg: "llama.cpp HTTP 502: HTML body withheld", wantCalls: map[string]int{"/completion": 1},
-			reason: "spec §8.4 applies to both backends: an HTML page is never quoted"},
+			reason: "on both backends an HTML page is never quoted"},
 		{name: "body starting with < withheld", faults: []judgmenttest.Fault{{Path: "/completion", Status: 500, ContentType: "text/plain", Body: " <!doctype html>"}},
 			wantClass: "BackendHttpError", wantMsg: "llama.cpp HTTP 500: HTML body withheld"},
 		{name: "candidate missing", faults: []judgmenttest.Fault{{Path: "/completion", Tamper: judgmenttest.TamperMissingCandidate}},
@@ -70,7 +70,7 @@ func TestJudgeErrorsAndRetries(t *testing.T) {
 		{name: "tokenize without integers", faults: []judgmenttest.Fault{{Path: "/tokenize", Status: 200, Body: `{"tokens":[true]}`}},
 			wantClass: "GenerationError", wantMsg: "llama.cpp /tokenize response missing a tokens list of integers", reason: "bools are not token ids"},
 
-		// Retry rules (spec §4.7, §4.5, §6.3).
+		// Retry rules.
 		{name: "early close resent once", faults: []judgmenttest.Fault{{Path: "/completion", Nth: 1, Close: true}},
 			wantCalls: map[string]int{"/completion": 5}, reason: "typevet #305: one resend on a fresh connection, then 3 more questions"},
 		{name: "early close twice fails", faults: []judgmenttest.Fault{{Path: "/completion", Nth: 1, Close: true}, {Path: "/completion", Nth: 2, Close: true}},
@@ -237,7 +237,7 @@ func TestTransportErrorHoldsNoHeader(t *testing.T) {
 
 // TestEarlyCloseSendsTwice checks that a read-only call whose connection
 // the server closes before answering reaches the server exactly twice
-// (spec §4.7: one resend), for GET as for POST, and that on a reused
+// (one resend), for GET as for POST, and that on a reused
 // keep-alive connection Go's transport adds no resend of its own.
 func TestEarlyCloseSendsTwice(t *testing.T) {
 	tests := []struct {

@@ -45,7 +45,7 @@ type oldDecoder struct {
 
 var oldDecoders = sync.Pool{New: func() any { return &oldDecoder{s: oldStream{buf: make([]byte, 64<<10)}} }}
 
-// oldDecodeCompletion reads a /completion body from r (spec §4.4) for the
+// oldDecodeCompletion reads a /completion body from r for the
 // candidates of req. nBits sizes the id bitset (the n_probs sent); larger
 // ids go to a map. Failures, in order of precedence: a read error
 // (*readError), a body that is not JSON, a value of the wrong type on the
@@ -456,7 +456,7 @@ func (s *oldStream) skip() bool {
 }
 
 // count reads a token count: a JSON integer that is not negative, else
-// nil (spec §2.9; [backendhttp.Count]).
+// nil ([backendhttp.Count]).
 func (s *oldStream) count(dst **int) bool {
 	if !s.isNumber() {
 		*dst = nil

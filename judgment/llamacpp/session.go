@@ -45,7 +45,7 @@ type Session struct {
 	unmasked bool // the caller masks Judge errors
 }
 
-// Open probes the server and returns a session (spec §4.2):
+// Open probes the server and returns a session:
 //
 //  1. GET /props?model=: the model must declare image input
 //     ([*ProbeError] "model reports text-only input modalities"); its media

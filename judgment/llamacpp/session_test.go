@@ -50,7 +50,7 @@ func TestOpenRefusals(t *testing.T) {
 		{name: "gemma3 allowed", template: judgmenttest.TemplateGemma3, allowGemma3: true},
 		{name: "chatml not native", template: judgmenttest.TemplateChatML, allowGemma3: true, want: "unsupported served template for native vision: degraded_chatml"},
 		{name: "mixed markers", template: judgmenttest.TemplateMixed, allowGemma3: true, want: "unsupported served template for native vision: unsupported",
-			reason: "two marker sets classify as unsupported (spec §4.2)"},
+			reason: "two marker sets classify as unsupported"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -177,7 +177,7 @@ func TestJudgeCheckFourCallsOneImageEach(t *testing.T) {
 	}
 }
 
-// The /completion body is exactly spec §4.4, key for key in order.
+// The /completion body is exactly typevet's, key for key in order.
 func TestCompletionBodyExact(t *testing.T) {
 	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{})
@@ -206,7 +206,7 @@ func TestCompletionBodyExact(t *testing.T) {
 	}
 }
 
-// Off-option mass needs the full distribution (spec §2.8, §4.6).
+// Off-option mass needs the full distribution.
 func TestOffOptionMassAndVocabRead(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -296,8 +296,8 @@ func TestTimeoutIsTransportError(t *testing.T) {
 	}
 }
 
-// TestDroppedImageShowsInUsage checks the one signal of a dropped image (spec
-// §2.9): a server that silently ignores the image still answers validly (the
+// TestDroppedImageShowsInUsage checks the one signal of a dropped image:
+// a server that silently ignores the image still answers validly (the
 // text-only answers), and only the prompt-token count gives it away. The
 // dropped-image judgment reports the text baseline of its own prompts: the
 // imaged count less the four images' tokens, below the imaged count. That

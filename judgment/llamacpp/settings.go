@@ -7,7 +7,7 @@ import (
 	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
-// Settings configures a llama.cpp session (spec §7, TYPEVET_LLAMA__*). The
+// Settings configures a llama.cpp session (TYPEVET_LLAMA__*). The
 // zero value means [DefaultSettings]: every empty field takes its default.
 // Settings never print the API key or header values (see [Settings.Format]).
 type Settings struct {

@@ -98,8 +98,8 @@ func TestBaseURLUserinfo(t *testing.T) {
 	}
 }
 
-// With a key configured every error leaving the session is masked (spec
-// §8.2), including a 401 body that echoes the auth header.
+// With a key configured every error leaving the session is masked,
+// including a 401 body that echoes the auth header.
 func TestSecretsMasked(t *testing.T) {
 	const key = `sk-live-"Q"-SECRET`
 	srv := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "other"; s.EchoAuth = true })

@@ -17,8 +17,8 @@ import (
 // (about 20 MB), one per question. decodeCompletion reads it straight from
 // the response body in one pass and keeps only what scoring needs: the
 // candidates' logprobs, the entry count, the ids seen (for duplicates) and
-// the compensated sum of exp(logprob) for the off-option mass rule (spec
-// §2.8). Every other value (token text, bytes, timings) is checked for
+// the compensated sum of exp(logprob) for the off-option mass rule.
+// Every other value (token text, bytes, timings) is checked for
 // JSON syntax and dropped.
 //
 // The decoder reads the body as typevet's Python json.loads does: keys
@@ -74,7 +74,7 @@ const (
 	shapeList                   // top_logprobs is a list
 )
 
-// Error messages of the /completion decoder (spec §4.4).
+// Error messages of the /completion decoder.
 const (
 	msgMissing   = "llama.cpp /completion response missing completion_probabilities[0].top_logprobs"
 	msgMalformed = "llama.cpp /completion response is malformed: top_logprobs must be a list of objects with an integer id and a numeric logprob"
@@ -132,7 +132,7 @@ type decoder struct {
 
 var decoders = sync.Pool{New: func() any { return &decoder{s: stream{buf: make([]byte, 64<<10)}} }}
 
-// decodeCompletion reads a /completion body from r (spec §4.4) for the
+// decodeCompletion reads a /completion body from r for the
 // candidates of req. nBits sizes the id bitset (the n_probs sent); larger
 // ids go to a map. Failures, in order of precedence: a read error
 // (*readError), a body that is not JSON, a value of the wrong type on the
@@ -1295,7 +1295,7 @@ func (s *stream) skip() bool {
 }
 
 // count reads a token count: a JSON integer that is not negative, else
-// nil (spec §2.9; [backendhttp.Count]).
+// nil ([backendhttp.Count]).
 func (s *stream) count(dst **int) bool {
 	if !s.isNumber() {
 		*dst = nil

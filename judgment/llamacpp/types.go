@@ -76,7 +76,7 @@ type TokenizeResponse struct {
 }
 
 // CompletionRequest is the body of POST /completion sent by
-// [Client.ScoreCandidates] (spec §4.4), field for field in typevet's order.
+// [Client.ScoreCandidates], field for field in typevet's order.
 type CompletionRequest struct {
 	// Prompt is the prefix string (a string) or, with images, a
 	// *MultimodalPrompt. An interface rather than a type with MarshalJSON,

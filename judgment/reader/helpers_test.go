@@ -1,9 +1,6 @@
 package reader_test
 
 import (
-	"bytes"
-	"image"
-	"image/png"
 	"runtime"
 	"sync"
 	"testing"
@@ -11,6 +8,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/judgment/reader"
 )
 
 // testRows is the number of register rows the slice tests judge: the
@@ -23,38 +21,40 @@ func testRows() int {
 	return checkmatch.RowCount
 }
 
-// renderSet is one seed's renders, shared by the judge tests (through
-// Slice) and the read tests (through image).
+// renderSet is one seed's renders and readings, made once per test
+// binary and shared by the judge tests (through Slice) and the read tests
+// (through Readings).
 type renderSet struct {
 	// Slice holds one request per case of checkmatch.Cases(seed,
-	// testRows()) with its render as PNG. SHA256 is not computed: no test
-	// here reads it.
+	// testRows()) with its PNG as checkmatch.Render writes it; it is
+	// empty for a seed only read ([readOnly]). SHA256 is not computed: no
+	// test here reads it.
 	Slice checkmatch.Slice
-	// images are the decoded renders, kept only for the short slices
-	// (-short, race detector): a full slice's 140 images would hold
-	// 250 MB, and without the race detector decoding the PNG again is
-	// cheap.
-	images []*image.RGBA
+	// Cases are the seed's cases, in slice order.
+	Cases []checkmatch.Case
+	// Readings holds reader.Read of each case's pixels, in slice order;
+	// a low_legibility case of a read-only seed is not rendered and has
+	// the zero Reading (Rendered false).
+	Readings []reader.Reading
+	// Rendered tells which cases were rendered and read.
+	Rendered []bool
 }
 
-// image returns the render of case i as pixels.
-func (s *renderSet) image(tb testing.TB, i int) *image.RGBA {
-	if s.images != nil {
-		return s.images[i]
-	}
-	return decode(tb, s.Slice.Requests[i].Media[0].Data)
-}
-
-// renders caches render sets by seed: rendering (and, under the race
-// detector, PNG coding) is the slow part of these tests, so every test
-// renders a seed's checks at most once per test binary.
+// renders caches render sets by seed: rendering is the slow part of these
+// tests, so every case of a seed is rendered and read at most once per
+// test binary, and the read and judge sweeps share the results.
 var renders sync.Map // uint64 → *renderSet
 
-// rendersOf returns the render set of seed, built once per test binary:
-// checkmatch.RenderImage on GOMAXPROCS goroutines, each image encoded as
-// PNG (without compression for the short slices, where PNG decoding under
-// the race detector would dominate; fast deflate for the full ones, to
-// keep the cache small).
+// readOnly reports whether seed is read by TestSharpRendersReadExactly
+// only: no judge test needs its PNGs or its blurred cases.
+func readOnly(seed uint64) bool { return seed > 1 }
+
+// rendersOf returns the render set of seed, built once per test binary on
+// GOMAXPROCS goroutines. Each case is drawn by checkmatch.RenderImage and
+// read by reader.Read; the judged seeds (0 and 1) also get the PNG a run
+// sends (checkmatch.Render), and a read-only seed skips its low_legibility
+// cases, which no test reads there. No image is kept: a full slice's 140
+// images would hold 250 MB.
 func rendersOf(tb testing.TB, seed uint64) *renderSet {
 	tb.Helper()
 	if s, ok := renders.Load(seed); ok {
@@ -65,43 +65,47 @@ func rendersOf(tb testing.TB, seed uint64) *renderSet {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	keep := rows < checkmatch.RowCount
-	enc := png.Encoder{CompressionLevel: png.BestSpeed}
-	if keep {
-		enc.CompressionLevel = png.NoCompression
+	set := &renderSet{Cases: cases, Readings: make([]reader.Reading, len(cases)), Rendered: make([]bool, len(cases))}
+	if !readOnly(seed) {
+		set.Slice = checkmatch.Slice{Seed: seed, Rows: rows, Requests: make([]checkmatch.Request, len(cases))}
 	}
-	set := &renderSet{Slice: checkmatch.Slice{Seed: seed, Rows: rows, Requests: make([]checkmatch.Request, len(cases))}}
-	images := make([]*image.RGBA, len(cases))
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, c := range cases {
+		if readOnly(seed) && c.Variant == checkmatch.VariantLowLegibility {
+			continue
+		}
 		g.Go(func() error {
 			img, err := checkmatch.RenderImage(c)
 			if err != nil {
 				return err
 			}
-			var buf bytes.Buffer
-			if err := enc.Encode(&buf, img); err != nil {
+			set.Readings[i], set.Rendered[i] = reader.Read(img), true
+			if readOnly(seed) {
+				return nil
+			}
+			png, err := checkmatch.Render(c)
+			if err != nil {
 				return err
 			}
-			set.Slice.Requests[i] = checkmatch.BuildRequest(c, buf.Bytes())
-			images[i] = img
+			set.Slice.Requests[i] = checkmatch.BuildRequest(c, png)
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		tb.Fatal(err)
 	}
-	if keep {
-		set.images = images
-	}
 	s, _ := renders.LoadOrStore(seed, set)
 	return s.(*renderSet)
 }
 
-// sliceOf returns the slice of seed with testRows rows ([rendersOf]).
+// sliceOf returns the slice of seed with testRows rows ([rendersOf]);
+// seed is 0 or 1.
 func sliceOf(tb testing.TB, seed uint64) checkmatch.Slice {
 	tb.Helper()
+	if readOnly(seed) {
+		tb.Fatalf("seed %d is only read; judge seed 0 or 1", seed)
+	}
 	return rendersOf(tb, seed).Slice
 }
 

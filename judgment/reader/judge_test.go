@@ -11,6 +11,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -57,7 +58,8 @@ func answers(t *testing.T, resp judgment.Response) (payee, amounts float64, verd
 // scores them with checkmatch.OutcomeMetrics: every verdict is accepted (the
 // blurred checks get cannot_tell), no mismatch or unsigned check is
 // cleared, both Nouls separate perfectly, and the legibility gap between
-// clean and blurred checks is wide. It logs the metrics.
+// clean and blurred checks is wide. It logs the metrics. The judgments run
+// GOMAXPROCS at a time, as a user would run the offline reader.
 func TestSliceVerdicts(t *testing.T) {
 	seeds := []uint64{0, 1}
 	if raceEnabled {
@@ -65,7 +67,8 @@ func TestSliceVerdicts(t *testing.T) {
 	}
 	for _, seed := range seeds {
 		s := sliceOf(t, seed)
-		run, err := checkmatch.Run(context.Background(), reader.New(reader.Options{}), "reader", s.Requests, checkmatch.RunOptions{})
+		run, err := checkmatch.Run(context.Background(), reader.New(reader.Options{}), "reader", s.Requests,
+			checkmatch.RunOptions{Concurrency: runtime.GOMAXPROCS(0)})
 		if err != nil {
 			t.Fatal(err)
 		}

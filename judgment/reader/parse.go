@@ -55,7 +55,7 @@ func allDigits(s string) bool {
 	return true
 }
 
-// Number words of the words line (typevet's amount_in_words, spec §3).
+// Number words of the words line (typevet's amount_in_words).
 var (
 	onesWords = [20]string{"zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
 		"eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"}

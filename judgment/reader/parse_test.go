@@ -13,7 +13,7 @@ import (
 	"github.com/typevet/typevet-go/judgment/reader"
 )
 
-// wordsVectors are the worked examples of spec §3.3.
+// wordsVectors are worked examples of typevet's amount_in_words.
 var wordsVectors = []int64{1, 100, 1100, 1300, 1400, 1550, 1899, 1905, 2000, 4217, 10000, 31400, 50000,
 	100000, 123456, 1000000, 1101700, 9050099, 99999999, 100000000, 300000000, 1234000010, 2100, 724,
 	30705, 100100, 100000100, 10000000000, 99999999999}

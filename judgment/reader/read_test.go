@@ -13,7 +13,7 @@ import (
 // sharpSeeds are the seeds whose sharp renders must read exactly: the two
 // reference seeds and three others. The extra seeds are left out in
 // -short mode and under the race detector, where rendering is slow (and
-// only testRows rows are read). The renders are the cached ones of
+// only testRows rows are read). The readings are the cached ones of
 // [rendersOf], shared with the judge tests.
 func sharpSeeds() []uint64 {
 	if testing.Short() || raceEnabled {
@@ -43,12 +43,14 @@ func TestSharpRendersReadExactly(t *testing.T) {
 	var total exactRates
 	for _, seed := range sharpSeeds() {
 		set := rendersOf(t, seed)
-		for i, req := range set.Slice.Requests {
-			c := req.Case
+		for i, c := range set.Cases {
 			if c.Variant == checkmatch.VariantLowLegibility {
 				continue
 			}
-			r := reader.Read(set.image(t, i))
+			if !set.Rendered[i] {
+				t.Fatalf("seed %d %s was not rendered", seed, c.ID())
+			}
+			r := set.Readings[i]
 			total.cases++
 			f := c.Face
 			words, err := checkmatch.AmountInWords(f.WrittenCents)
@@ -93,9 +95,8 @@ func TestSharpRendersReadExactly(t *testing.T) {
 // has a check confidence far below every sharp render's.
 func TestBlurredRendersReadAsIllegible(t *testing.T) {
 	set := rendersOf(t, 0)
-	for i, req := range set.Slice.Requests {
-		c := req.Case
-		conf := reader.Read(set.image(t, i)).Confidence()
+	for i, c := range set.Cases {
+		conf := set.Readings[i].Confidence()
 		switch blurred := c.Face.BlurRadius > 0; {
 		case blurred && conf > 0.5:
 			t.Errorf("%s (blur %.2f): confidence %.3f, want ≤ 0.5", c.ID(), c.Face.BlurRadius, conf)

@@ -75,8 +75,8 @@ func (c *Client) Tokenize(ctx context.Context, model, text string) ([]int, error
 	return decodeTokenize(body)
 }
 
-// ScoreCandidates scores one request with POST /v1/chat/completions (spec
-// §5.3): the raw logprobs of exactly the candidate ids at the first
+// ScoreCandidates scores one request with POST /v1/chat/completions:
+// the raw logprobs of exactly the candidate ids at the first
 // generated position. More than [MaxLogprobTokenIDs] candidates are
 // refused before any HTTP call. The result's RequestID is the id sent in
 // the request-id header, if one is configured.
@@ -260,7 +260,7 @@ func chatBody(ctx context.Context, req judgment.ScoringRequest) splicedJSON {
 	return out
 }
 
-// content builds the message content (spec §5.4): the prefix string
+// content builds the message content: the prefix string
 // without images; with images the prefix split at each "<__media__>": the
 // first piece as a text block when non-empty, then per image an image_url
 // block (url left empty for [chatBody] to fill) followed by the next piece,

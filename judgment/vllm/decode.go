@@ -28,7 +28,7 @@ func decodeTokenize(body []byte) ([]int, error) {
 }
 
 // decodeChat turns a /v1/chat/completions body into the validated result
-// of req (spec §5.3): choices[0].logprobs.content[0].top_logprobs, each
+// of req: choices[0].logprobs.content[0].top_logprobs, each
 // token in "token_id:N" form; ids that were not requested (the sampled
 // token) are ignored, an id listed twice is a
 // [judgment.ScoringValidationError], and a requested id that is missing

@@ -1,5 +1,5 @@
 // Package vllm scores typed judgments against an OpenAI-compatible vLLM
-// server the way typevet does (spec §5). The server applies its own chat
+// server the way typevet does. The server applies its own chat
 // template ([judgment.FamilyChat]); thinking is switched off in each request.
 //
 // [Open] makes no HTTP call. Each question of a judgment is one POST

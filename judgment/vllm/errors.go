@@ -13,7 +13,7 @@ const backendName = "vLLM"
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // statusError maps a non-2xx answer to a [judgment.BackendHTTPError]
-// (spec §5.5; [backendhttp.StatusError]: a 3xx is "redirect not followed"
+// ([backendhttp.StatusError]: a 3xx is "redirect not followed"
 // with no Location; a ≥400 HTML page is "HTML body withheld"; otherwise
 // the message carries a redacted 500-character snippet). A ≥400 error also
 // records Retry-After and the rate-limit headers (never one the request

@@ -17,8 +17,8 @@ import (
 
 func ptr(f float64) *float64 { return &f }
 
-// Every HTTP row of the classification table (spec §6.2) and the vLLM
-// rules of §5.5 (no retry of any kind), through a fake vLLM server.
+// Every HTTP row of the classification table and the vLLM
+// rules (no retry of any kind), through a fake vLLM server.
 func TestJudgeErrors(t *testing.T) {
 	const chat = "/v1/chat/completions"
 	long := strings.Repeat("x", 600)
@@ -63,7 +63,7 @@ func TestJudgeErrors(t *testing.T) {
 			"X-Ratelimit-Remaining-Requests": {"0"}, "Ratelimit-Reset": {"30"}, "X-Ratelimit-Client": {"echo"}, "X-Other": {"1"}}},
 			settings:  vllm.Settings{Auth: backendhttp.Auth{Headers: []backendhttp.Header{{Name: "X-Ratelimit-Client", Value: "team-a"}}}},
 			wantClass: "BackendHttpError", wantRate: [][2]string{{"ratelimit-reset", "30"}, {"x-ratelimit-remaining-requests", "0"}}, wantCalls: 1,
-			reason: "a header the request sent is never copied (spec §8.4)"},
+			reason: "a header the request sent is never copied"},
 		{name: "non-JSON 200", fault: judgmenttest.Fault{Path: chat, Status: 200, Body: "ok"},
 			wantClass: "GenerationError", wantMsg: "vLLM returned non-JSON HTTP body", wantCalls: 1},
 		{name: "missing top_logprobs", fault: judgmenttest.Fault{Path: chat, Status: 200, Body: `{"choices":[{"logprobs":null}]}`},

@@ -67,7 +67,7 @@ func FuzzDecodeChat(f *testing.F) {
 	})
 }
 
-// TestDecodeChatExample checks the spec's real Gemma 4 example (§5.3).
+// TestDecodeChatExample checks the spec's real Gemma 4 example.
 func TestDecodeChatExample(t *testing.T) {
 	b, err := os.ReadFile("testdata/chat/valid.json")
 	if err != nil {

@@ -57,7 +57,7 @@ func TestJudgeCheckFourCallsOneImageEach(t *testing.T) {
 		json.Unmarshal(raw.Messages[0].Content, &blocks)
 		if len(blocks) != 2 || blocks[0].Type != "image_url" || !strings.HasPrefix(blocks[0].ImageURL.URL, "data:image/png;base64,iVBOR") ||
 			blocks[1].Type != "text" || !strings.HasPrefix(blocks[1].Text, `{"case_id": "c-001"}`+"\n\n") {
-			t.Errorf("content blocks = %.200s, want [image_url, text state+field block] (spec §5.4)", raw.Messages[0].Content)
+			t.Errorf("content blocks = %.200s, want [image_url, text state+field block]", raw.Messages[0].Content)
 		}
 	}
 	if scoring != 4 {
@@ -76,7 +76,7 @@ func TestJudgeCheckFourCallsOneImageEach(t *testing.T) {
 	}
 }
 
-// The scoring body is exactly spec §5.3, key for key in order.
+// The scoring body is exactly typevet's, key for key in order.
 func TestChatBodyExact(t *testing.T) {
 	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, vllm.Settings{})
@@ -93,7 +93,7 @@ func TestChatBodyExact(t *testing.T) {
 	}
 	re := regexp.MustCompile(`^\{"model":"gemma-4-31b-it","messages":\[\{"role":"user","content":"[^"]*(\\.[^"]*)*"\}\],"max_tokens":1,"temperature":0,"logprobs":true,"logprob_token_ids":\[236771,236770,236778\],"return_tokens_as_token_ids":true,"add_generation_prompt":true,"chat_template_kwargs":\{"enable_thinking":false\}\}$`)
 	if !re.MatchString(body) {
-		t.Errorf("body does not match spec §5.3:\n%s", body)
+		t.Errorf("body does not match typevet's scoring body:\n%s", body)
 	}
 	var tok map[string]any
 	for _, r := range srv.Requests() {
@@ -213,8 +213,8 @@ func TestRequestIDFixedByHeaders(t *testing.T) {
 	}
 }
 
-// TestDroppedImageShowsInUsage checks the one signal of a dropped image (spec
-// §2.9): a server that silently ignores the image still answers validly (the
+// TestDroppedImageShowsInUsage checks the one signal of a dropped image:
+// a server that silently ignores the image still answers validly (the
 // text-only answers), and only the prompt-token count gives it away. The
 // dropped-image judgment reports the text baseline of its own prompts: the
 // imaged count less the four images' tokens, below the imaged count. That

@@ -8,7 +8,7 @@ import (
 	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
-// Settings configures a vLLM session (spec §7, TYPEVET_VLLM__*). BaseURL
+// Settings configures a vLLM session (TYPEVET_VLLM__*). BaseURL
 // and Model are required; every other zero field means its default.
 // Settings never print the API key or header values.
 type Settings struct {

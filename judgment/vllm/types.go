@@ -24,7 +24,7 @@ type TokenizeResponse struct {
 }
 
 // ChatRequest is the body of POST /v1/chat/completions sent by
-// [Client.ScoreCandidates] (spec §5.3), field for field in typevet's order.
+// [Client.ScoreCandidates], field for field in typevet's order.
 // No top_logprobs field is sent.
 type ChatRequest struct {
 	// Model is the served model name.
@@ -59,7 +59,7 @@ type ChatMessage struct {
 	// Role is "user".
 	Role string `json:"role"`
 	// Content is the prefix (a string) or, with images, the content blocks
-	// ([]ContentBlock, spec §5.4). An interface rather than a type with
+	// ([]ContentBlock). An interface rather than a type with
 	// MarshalJSON, so encoding/json writes the image data URIs once instead
 	// of re-scanning a marshaler's output.
 	Content any `json:"content"`

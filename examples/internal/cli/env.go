@@ -8,7 +8,7 @@ import (
 )
 
 // LiveDefaults are typevet's live-test defaults for a llama.cpp run, set
-// only when the variable is absent (spec §6.7 step 2).
+// only when the variable is absent.
 var LiveDefaults = map[string]string{
 	EnvLlamaModel: "gemma-4-31b-kv9-q4km-mm",
 	EnvLlamaTime:  "900",

@@ -80,7 +80,7 @@ type Serving struct {
 }
 
 // ReadServing reads the backend settings and the texts a receipt records
-// from the caller, in typevet's order (spec §6.7 steps 3 and 7): the
+// from the caller, in typevet's order: the
 // backend, the vLLM revision (required on vLLM), the porcelain text (from
 // TYPEVET_GIT_STATUS_PORCELAIN, else from git: [WorkingTreeText]) and the
 // stated server arguments. It then refuses, by variable, a recorded

@@ -25,7 +25,7 @@ type TB interface {
 	Skip(args ...any)
 }
 
-// LiveReceipt applies typevet's live-test rule (spec §6.7 step 1) to the
+// LiveReceipt applies typevet's live-test rule to the
 // receipt variable env: it returns the stripped path when set; when unset
 // or blank it skips t with "<env> not set", or fails it when
 // [RequireLive] is true. Pass the live test's *testing.T.

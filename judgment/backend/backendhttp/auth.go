@@ -45,7 +45,7 @@ type Auth struct {
 	UserAgent string
 }
 
-// Limits of the extra-header rules (spec §7).
+// Limits of the extra-header rules.
 const (
 	MaxHeaders          = 32
 	MaxHeaderValueBytes = 2048
@@ -166,7 +166,8 @@ var forbiddenHeaders = map[string]bool{
 	"accept": true, "accept-encoding": true, "user-agent": true,
 }
 
-// Validate checks a against the rules of spec §7. Errors are
+// Validate checks a against typevet's authentication-setting rules
+// (key, header name and extra headers). Errors are
 // [*SettingError] values naming the variable from names, never its value.
 func (a Auth) Validate(names AuthNames) error {
 	if !printableASCII(a.APIKey) {

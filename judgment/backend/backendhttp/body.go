@@ -73,7 +73,7 @@ func Snippet(body []byte, secrets judgment.Secrets) string {
 }
 
 // LooksHTML reports whether an error response is an HTML page: its
-// content type mentions html or its body starts with '<' (spec §5.5).
+// content type mentions html or its body starts with '<'.
 func LooksHTML(resp *http.Response, body []byte) bool {
 	if strings.Contains(strings.ToLower(resp.Header.Get("Content-Type")), "html") {
 		return true

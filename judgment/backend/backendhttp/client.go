@@ -8,7 +8,7 @@ import (
 // NewHTTPClient returns the client a backend session uses: every request
 // carries the auth header, the extra headers and the user agent of a
 // (a header already set on the request wins), redirects are never followed
-// (the 3xx response comes back to the caller, spec §5.5), and timeout bounds
+// (the 3xx response comes back to the caller), and timeout bounds
 // each whole request.
 //
 // When base is nil the client gets its own connection pool
@@ -63,7 +63,7 @@ func (a Auth) sentHeaders() []Header {
 }
 
 // SentHeaderNames returns the lower-cased names of the headers a client
-// built from a adds; rate-limit recording skips them (spec §8.4).
+// built from a adds; rate-limit recording skips them.
 func (a Auth) SentHeaderNames() []string {
 	hs := a.sentHeaders()
 	out := make([]string, len(hs))

@@ -1,8 +1,8 @@
 // Package backendhttp holds the HTTP plumbing the llama.cpp and vLLM
 // backends share, so both follow one set of rules: the auth and extra-header
-// settings and their validation (spec §7), the [http.Client] that sends them
+// settings and their validation, the [http.Client] that sends them
 // and never follows a redirect, response-body snippets redacted of every
-// secret (§8), Retry-After and rate-limit header reading (§5.5), and the
+// secret, Retry-After and rate-limit header reading, and the
 // per-judgment image encoding cache that base64-encodes each image once per
 // judgment instead of once per question.
 //

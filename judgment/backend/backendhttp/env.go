@@ -14,7 +14,7 @@ import (
 
 // SettingError reports a bad setting. It names the variable (or field) and
 // the rule it breaks, never the value, and it has no cause, so no error
-// chain can show the value (spec §7).
+// chain can show the value.
 type SettingError struct {
 	// Variable is the environment variable or settings field at fault.
 	Variable string

@@ -90,8 +90,8 @@ func (n *Number) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// Count decodes a token count the way typevet reads usage fields (spec
-// §2.9): a JSON integer that is not negative, else nil (unknown). Floats
+// Count decodes a token count the way typevet reads usage fields:
+// a JSON integer that is not negative, else nil (unknown). Floats
 // such as 5.0, booleans, strings and null give nil.
 func Count(raw []byte) *int {
 	n, err := strconv.Atoi(string(raw))

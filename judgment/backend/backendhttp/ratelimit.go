@@ -12,7 +12,7 @@ import (
 // values are recorded as unknown.
 const MaxRetryAfterSeconds = 31536000
 
-// RetryAfter reads the Retry-After header of an error response (spec §5.5):
+// RetryAfter reads the Retry-After header of an error response:
 // delta-seconds (digits only), or an HTTP-date minus the response Date
 // header (or now when Date is absent or unparsable), floored at 0. It
 // returns nil when the header is absent, repeated, unparsable or more than
@@ -53,7 +53,7 @@ func RetryAfter(h http.Header, now time.Time) *float64 {
 // with "x-ratelimit-" or "ratelimit-", with lower-cased names and verbatim
 // values (repeated fields joined by ", "), sorted by name because Go's
 // header map has no wire order. Any header the request sent (sent holds
-// canonical names) and Authorization are skipped (spec §8.4).
+// canonical names) and Authorization are skipped.
 func RateLimit(h http.Header, sent []string) [][2]string {
 	var out [][2]string
 	for name, vals := range h {

@@ -9,7 +9,7 @@ import (
 
 // StatusError maps a non-2xx answer of backend ("llama.cpp", "vLLM") to a
 // [judgment.BackendHTTPError] with the message "<backend> HTTP <status>:
-// <detail>" (spec §4.7, §5.5, §8.4):
+// <detail>":
 //
 //   - a 3xx is "redirect not followed" (Go's client would follow it;
 //     typevet's httpx does not), with no snippet and no Location;
