@@ -48,7 +48,10 @@ var codeFiles = []struct {
 		"internal/checkform/font.go", "internal/checkform/format.go", "internal/checkform/layout.go",
 	}},
 	{"request", checkRun | studyRun, []string{"checkmatch/request.go", "checkmatch/slice.go"}},
-	{"runner", checkRun, []string{"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/merge.go", "checkmatch/retry.go", "checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/setup.go", "checkmatch/shard.go"}},
+	{"runner", checkRun, []string{
+		"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/merge.go", "checkmatch/retry.go",
+		"checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/setup.go", "checkmatch/shard.go",
+	}},
 	{"serving_metrics", checkRun, []string{
 		"receipt/throughput.go",
 		"serving/delta.go", "serving/doc.go", "serving/entry.go", "serving/errors.go",
