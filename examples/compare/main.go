@@ -32,7 +32,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -54,40 +53,22 @@ func main() {
 
 // run reads the two receipts named by args and writes their comparison.
 func run(stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	sf := cli.NewStatsFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "%s\n\nCompare two check-match runs of one slice, case by case. No model call.\n\n", usageLine)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return nil
-		}
-		return cli.Usage(err)
+	sf, opts, paths, help, err := cli.ParseStats(prog, usageLine, "Compare two check-match runs of one slice, case by case. No model call.", args, stdout, 2, "two receipts, A and B")
+	if err != nil || help {
+		return err
 	}
-	if fs.NArg() != 2 {
-		return cli.Usagef("name two receipts, A and B, got %d arguments", fs.NArg())
-	}
-	opts, err := sf.Options()
+	a, sumA, err := cli.ReadReceiptFile(paths[0])
 	if err != nil {
 		return err
 	}
-	if err := sf.CheckOut(); err != nil {
-		return err
-	}
-	a, sumA, err := cli.ReadReceiptFile(fs.Arg(0))
-	if err != nil {
-		return err
-	}
-	b, sumB, err := cli.ReadReceiptFile(fs.Arg(1))
+	b, sumB, err := cli.ReadReceiptFile(paths[1])
 	if err != nil {
 		return err
 	}
 	cmp, err := stats.Compare(a, b, opts)
 	var se *stats.SliceError
 	if errors.As(err, &se) {
-		return cli.Usagef("%s and %s: %v", fs.Arg(0), fs.Arg(1), err)
+		return cli.Usagef("%s and %s: %v", paths[0], paths[1], err)
 	}
 	if err != nil {
 		return err
@@ -97,7 +78,7 @@ func run(stdout, stderr io.Writer, args []string) error {
 		return err
 	}
 	if *sf.Table {
-		return writeTable(stderr, cmp, fs.Arg(0), fs.Arg(1))
+		return writeTable(stderr, cmp, paths[0], paths[1])
 	}
 	return nil
 }

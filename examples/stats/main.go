@@ -25,8 +25,6 @@
 package main
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -47,35 +45,17 @@ func main() {
 
 // run reads the receipt named by args and writes its intervals.
 func run(stdout, stderr io.Writer, args []string) error {
-	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	sf := cli.NewStatsFlags(fs)
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintf(stdout, "%s\n\nIntervals for one check-match receipt. No model call.\n\n", usageLine)
-			fs.SetOutput(stdout)
-			fs.PrintDefaults()
-			return nil
-		}
-		return cli.Usage(err)
-	}
-	if fs.NArg() != 1 {
-		return cli.Usagef("name exactly one receipt, got %d arguments", fs.NArg())
-	}
-	opts, err := sf.Options()
-	if err != nil {
+	sf, opts, paths, help, err := cli.ParseStats(prog, usageLine, "Intervals for one check-match receipt. No model call.", args, stdout, 1, "exactly one receipt")
+	if err != nil || help {
 		return err
 	}
-	if err := sf.CheckOut(); err != nil {
-		return err
-	}
-	r, sum, err := cli.ReadReceiptFile(fs.Arg(0))
+	r, sum, err := cli.ReadReceiptFile(paths[0])
 	if err != nil {
 		return err
 	}
 	doc, err := stats.ReceiptIntervals(r, opts)
 	if err != nil {
-		return fmt.Errorf("%s: %w", fs.Arg(0), err)
+		return fmt.Errorf("%s: %w", paths[0], err)
 	}
 	doc.Receipt.SHA256 = sum
 	if err := sf.Write(stdout, stderr, prog, doc); err != nil {

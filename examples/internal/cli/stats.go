@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -52,6 +53,37 @@ func NewStatsFlags(fs *flag.FlagSet) StatsFlags {
 		Out:       fs.String("out", "", "write the JSON document to this new file instead of stdout"),
 		Table:     fs.Bool("table", true, "write a readable table to stderr"),
 	}
+}
+
+// ParseStats parses the command line of a statistics command (stats,
+// compare): the flags of [NewStatsFlags], then exactly want receipt paths
+// (what says which in the refusal: "exactly one receipt"). With -h it
+// prints the usage line, about and the flags to stdout and returns help
+// true. The options and -out are checked before any work; every refusal
+// is a *UsageError.
+func ParseStats(prog, usage, about string, args []string, stdout io.Writer, want int, what string) (sf StatsFlags, opts stats.Options, paths []string, help bool, err error) {
+	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	sf = NewStatsFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "%s\n\n%s\n\n", usage, about)
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+			return sf, opts, nil, true, nil
+		}
+		return sf, opts, nil, false, Usage(err)
+	}
+	if fs.NArg() != want {
+		return sf, opts, nil, false, Usagef("name %s, got %d arguments", what, fs.NArg())
+	}
+	if opts, err = sf.Options(); err != nil {
+		return sf, opts, nil, false, err
+	}
+	if err := sf.CheckOut(); err != nil {
+		return sf, opts, nil, false, err
+	}
+	return sf, opts, fs.Args(), false, nil
 }
 
 // Options returns the bootstrap options, refusing bad values by flag name
