@@ -92,7 +92,7 @@ func DigestOutliers(receipts []Receipt) map[int][]string {
 	}
 	want := receipts[ref].Identity.CodePathDigests
 	for i, r := range receipts {
-		if names := differingNames(want, r.Identity.CodePathDigests); len(names) > 0 {
+		if names := sortedDiffering(want, r.Identity.CodePathDigests); len(names) > 0 {
 			out[i] = names
 		}
 	}
@@ -110,23 +110,10 @@ func digestKey(d receipt.Digests) string {
 	return strings.Join(pairs, ",")
 }
 
-// differingNames returns the sorted names of a ∪ b whose values differ.
-func differingNames(a, b receipt.Digests) []string {
-	var names []string
-	seen := map[string]bool{}
-	for _, d := range [2]receipt.Digests{a, b} {
-		for _, e := range d {
-			if seen[e.Name] {
-				continue
-			}
-			seen[e.Name] = true
-			va, oka := a.Get(e.Name)
-			vb, okb := b.Get(e.Name)
-			if oka != okb || va != vb {
-				names = append(names, e.Name)
-			}
-		}
-	}
+// sortedDiffering returns the sorted names of a ∪ b whose values differ
+// ([receipt.DifferingNames]).
+func sortedDiffering(a, b receipt.Digests) []string {
+	names := receipt.DifferingNames(a, b)
 	slices.Sort(names)
 	return names
 }

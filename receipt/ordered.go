@@ -46,6 +46,28 @@ func (o Ordered[V]) Get(name string) (V, bool) {
 	return zero, false
 }
 
+// DifferingNames returns the names whose values differ between a and b,
+// or which only one of them holds: those of a in a's order, then those
+// only b holds in b's order, each once.
+func DifferingNames[V comparable](a, b Ordered[V]) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, o := range [2]Ordered[V]{a, b} {
+		for _, e := range o {
+			if seen[e.Name] {
+				continue
+			}
+			seen[e.Name] = true
+			va, oka := a.Get(e.Name)
+			vb, okb := b.Get(e.Name)
+			if oka != okb || va != vb {
+				out = append(out, e.Name)
+			}
+		}
+	}
+	return out
+}
+
 // MarshalJSON writes the entries as one JSON object in slice order, each
 // value encoded by [pyjson.Marshal]: a float64 is Python's float text
 // (26.0, 1e-07), and <, > and & are not escaped, as Python writes them. A

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -92,5 +93,18 @@ func TestOrderedPythonText(t *testing.T) {
 	if _, err := (Digests{{Name: "a", Value: "1"}, {Name: "a", Value: "2"}}).MarshalJSON(); err == nil ||
 		err.Error() != `receipt: pyjson: object key "a" given twice` {
 		t.Errorf("repeated name: err = %v", err)
+	}
+}
+
+func TestDifferingNames(t *testing.T) {
+	a := Digests{{Name: "x", Value: "1"}, {Name: "y", Value: "2"}, {Name: "z", Value: "3"}}
+	b := Digests{{Name: "w", Value: "0"}, {Name: "y", Value: "2"}, {Name: "x", Value: "9"}}
+	got := DifferingNames(a, b)
+	want := []string{"x", "z", "w"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("DifferingNames = %q, want %q", got, want)
+	}
+	if got := DifferingNames(a, a); len(got) != 0 {
+		t.Fatalf("a receipt against itself differs in %q", got)
 	}
 }

@@ -78,29 +78,8 @@ func IdentityDifferences(a, b checkmatch.Receipt) []string {
 		{"identity.code_path_digests", ia.CodePathDigests, ib.CodePathDigests},
 		{"identity.fixture_digests", ia.FixtureDigests, ib.FixtureDigests},
 	} {
-		for _, name := range differingDigests(d.a, d.b) {
+		for _, name := range receipt.DifferingNames(d.a, d.b) {
 			out = append(out, d.block+"."+name)
-		}
-	}
-	return out
-}
-
-// differingDigests returns the names of a then b (each once, in order)
-// whose values differ or which one side lacks.
-func differingDigests(a, b receipt.Digests) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, d := range [2]receipt.Digests{a, b} {
-		for _, e := range d {
-			if seen[e.Name] {
-				continue
-			}
-			seen[e.Name] = true
-			va, oka := a.Get(e.Name)
-			vb, okb := b.Get(e.Name)
-			if oka != okb || va != vb {
-				out = append(out, e.Name)
-			}
 		}
 	}
 	return out
