@@ -282,18 +282,8 @@ func (d *decoder) positionMember(key []byte) bool {
 // fastEntry gives up on.
 func (d *decoder) list() bool {
 	s := &d.s
-	if s.depth >= maxDepth {
-		return false
-	}
-	s.depth++
-	s.i++ // '['
-	if !s.ws() {
-		return false
-	}
-	if s.buf[s.i] == ']' {
-		s.i++
-		s.depth--
-		return true
+	if empty, ok := s.enter(']'); !ok || empty {
+		return ok
 	}
 	for {
 		if s.n-s.i < fastWindow {
@@ -1198,21 +1188,32 @@ func (s *stream) next() (byte, bool) {
 	return c, true
 }
 
+// enter steps into the container whose opening byte is at s.buf[s.i]:
+// past it and any white space, one level deeper (refused past maxDepth).
+// empty reports a container closed at once by closer, which it consumes,
+// leaving the depth as it was.
+func (s *stream) enter(closer byte) (empty, ok bool) {
+	if s.depth >= maxDepth {
+		return false, false
+	}
+	s.depth++
+	s.i++
+	if !s.ws() {
+		return false, false
+	}
+	if s.buf[s.i] == closer {
+		s.i++
+		s.depth--
+		return true, true
+	}
+	return false, true
+}
+
 // object reads an object, calling member with each key (unescaped) once
 // s.buf[s.i] is the first byte of the value; member must consume it.
 func (s *stream) object(member func(key []byte) bool) bool {
-	if s.depth >= maxDepth {
-		return false
-	}
-	s.depth++
-	s.i++ // '{'
-	if !s.ws() {
-		return false
-	}
-	if s.buf[s.i] == '}' {
-		s.i++
-		s.depth--
-		return true
+	if empty, ok := s.enter('}'); !ok || empty {
+		return ok
 	}
 	for {
 		if !s.ws() || s.buf[s.i] != '"' || !s.str(true) {
@@ -1242,18 +1243,8 @@ func (s *stream) object(member func(key []byte) bool) bool {
 // array reads an array, calling elem once s.buf[s.i] is the first byte of
 // each element; elem must consume it.
 func (s *stream) array(elem func() bool) bool {
-	if s.depth >= maxDepth {
-		return false
-	}
-	s.depth++
-	s.i++ // '['
-	if !s.ws() {
-		return false
-	}
-	if s.buf[s.i] == ']' {
-		s.i++
-		s.depth--
-		return true
+	if empty, ok := s.enter(']'); !ok || empty {
+		return ok
 	}
 	for {
 		if !s.ws() || !elem() || !s.ws() {
