@@ -3,7 +3,7 @@ package backend
 import (
 	"fmt"
 
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/internal/backendhttp"
 )
 
 // Name is a judgment backend, as TYPEVET_BACKEND and receipts name it.

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // DefaultNVocab is the vocabulary size sent as n_probs when none is known

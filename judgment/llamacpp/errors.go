@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // backendName is the Backend of every [judgment.BackendHTTPError] here.

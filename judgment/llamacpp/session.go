@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // OpenOptions tunes [Open]. The zero value means: the settings' multimodal

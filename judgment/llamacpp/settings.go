@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/internal/backendhttp"
 )
 
 // Settings configures a llama.cpp session (TYPEVET_LLAMA__*). The

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // A full-vocabulary /completion answer holds 262144 top_logprobs entries

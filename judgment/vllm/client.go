@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // MaxLogprobTokenIDs is the most logprob_token_ids vLLM accepts; a request

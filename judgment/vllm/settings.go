@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/internal/backendhttp"
 )
 
 // Settings configures a vLLM session (TYPEVET_VLLM__*). BaseURL

@@ -3,8 +3,8 @@ package backendhttp_test
 import (
 	"fmt"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // Auth settings from the environment never print their secrets.
