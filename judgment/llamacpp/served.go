@@ -43,12 +43,12 @@ func (c *Client) servedNames(ctx context.Context, props Props) []string {
 	add := func(s string) {
 		// A name that echoes a secret is not repeated: the key anywhere, a
 		// header value as the whole name (as errors mask them).
-		for _, k := range c.masks.Keys {
+		for _, k := range c.secrets.Keys {
 			if k != "" && strings.Contains(s, k) {
 				s = "[redacted]"
 			}
 		}
-		if slices.Contains(c.masks.HeaderValues, s) {
+		if slices.Contains(c.secrets.HeaderValues, s) {
 			s = "[redacted]"
 		}
 		if s != "" && !slices.Contains(names, s) {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/typevet/typevet-go/internal/backendhttp"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 )
@@ -76,7 +76,7 @@ func TestUnservedModelErrorMessage(t *testing.T) {
 func TestUnservedModelErrorHidesSecrets(t *testing.T) {
 	const key = "sk-served-0123456789"
 	srv := newServer(t, &judgmenttest.Model{ID: "model-" + key}, nil)
-	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: srv.URL, Auth: backendhttp.Auth{APIKey: key}},
+	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: srv.URL, Auth: judgment.Auth{APIKey: key}},
 		llamacpp.OpenOptions{Model: "typo"})
 	var ue *llamacpp.UnservedModelError
 	if !errors.As(err, &ue) || strings.Contains(err.Error(), key) || !slices.Equal(ue.Served, []string{"[redacted]"}) {
