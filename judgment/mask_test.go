@@ -10,7 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/typevet/typevet-go/internal/pyjson"
 	"github.com/typevet/typevet-go/judgment"
 )
 
@@ -266,4 +268,35 @@ func TestSecretsRedactWholeTokens(t *testing.T) {
 	if got := (judgment.Secrets{Keys: []string{"sk-1"}}).Redact("k=sk-1 sk-1x"); got != "k=*** ***x" {
 		t.Errorf("Redact with keys = %q", got)
 	}
+}
+
+// FuzzSecretsMask embeds a key, raw and in the JSON spellings pyjson
+// (Python, ensure_ascii) and encoding/json give it, in an error message.
+// Invariant: the masked message holds none of them (keys holding the mask
+// character "*" aside: "***" next to them can spell them again).
+func FuzzSecretsMask(f *testing.F) {
+	f.Add("sk-live-123", "HTTP 401: ")
+	f.Add(`sk-"é"\`, `{"detail": `)
+	f.Add("k\u2028<&>\U0001F600\x7f", "")
+	f.Fuzz(func(t *testing.T, key, prefix string) {
+		if len(key) < 4 || !utf8.ValidString(key) || strings.Contains(key, "*") || strings.Contains(prefix, key) {
+			t.Skip()
+		}
+		py, err := pyjson.Marshal(key, pyjson.Options{EnsureASCII: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gj, err := json.Marshal(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forms := []string{key, string(py[1 : len(py)-1]), string(gj[1 : len(gj)-1])}
+		msg := prefix + strings.Join(forms, " | ")
+		got := judgment.Secrets{Keys: []string{key}}.Mask(errors.New(msg)).Error()
+		for _, f := range forms {
+			if strings.Contains(got, f) {
+				t.Fatalf("masked %q still holds %q: %q", msg, f, got)
+			}
+		}
+	})
 }
