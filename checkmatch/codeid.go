@@ -18,9 +18,10 @@ const (
 
 // codeFiles is the one list of the code fingerprint. Every non-test Go
 // file the module root embeds ([typevet.Sources]: the checkmatch, pool,
-// serving and internal/checkform, pymath and pytext directories, and
-// receipt/throughput.go) appears here exactly once: under the logical name
-// of identity.code_path_digests whose digest covers it, with the runs that
+// serving and internal/checkform, pymath, pytext and serverblock
+// directories, and receipt/throughput.go) appears here exactly once:
+// under the logical name of identity.code_path_digests whose digest
+// covers it, with the runs that
 // record that name, or in the entry with no name and no runs (as
 // path.Match patterns), for the files no run executes: the package doc,
 // contact sheets, the repeat study and the throughput sweep (which read or
@@ -53,7 +54,7 @@ var codeFiles = []struct {
 		"checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/setup.go", "checkmatch/shard.go",
 	}},
 	{"serving_metrics", checkRun, []string{
-		"receipt/throughput.go",
+		"internal/serverblock/block.go", "internal/serverblock/value.go", "receipt/throughput.go",
 		"serving/delta.go", "serving/doc.go", "serving/entry.go", "serving/errors.go",
 		"serving/kv.go", "serving/metrics.go", "serving/replicas.go", "serving/scan.go", "serving/serverargs.go", "serving/value.go",
 	}},

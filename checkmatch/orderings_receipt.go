@@ -150,7 +150,7 @@ type OrderingsReceiptParts struct {
 	Identity receipt.Identity
 	// Secrets are the session's secrets: a stopped message holding one is
 	// withheld ([WithheldMessage]).
-	Secrets []string
+	Secrets judgment.Secrets
 }
 
 // BuildOrderingsReceipt assembles the receipt of a study:

@@ -162,7 +162,7 @@ func TestOrderingsReceiptStopped(t *testing.T) {
 
 func TestOrderingsReceiptWithholdsSecrets(t *testing.T) {
 	run := OrderingsRun{Stopped: &OrderingsStopped{Message: "proxy said: Authorization: Bearer sk-123"}}
-	r, err := BuildOrderingsReceipt(run, OrderingsReceiptParts{Secrets: []string{"sk-123"}})
+	r, err := BuildOrderingsReceipt(run, OrderingsReceiptParts{Secrets: judgment.Secrets{Keys: []string{"sk-123"}}})
 	require.NoError(t, err)
 	assert.Equal(t, WithheldMessage, r.Stopped.Message)
 }

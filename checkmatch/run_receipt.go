@@ -42,7 +42,7 @@ type ReceiptParts struct {
 	ServerArgs *serving.ServerArgsBlock
 	// Secrets are the session's secrets (API key, extra header values):
 	// a stopped message holding one is withheld.
-	Secrets []string
+	Secrets judgment.Secrets
 }
 
 // BuildReceipt assembles the receipt of run: issue 316, the
@@ -98,7 +98,7 @@ func BuildReceipt(run RunResult, parts ReceiptParts) (Receipt, error) {
 
 // withholdSecrets returns msg, or WithheldMessage when the receipt's
 // key-free check would refuse msg as written into a receipt.
-func withholdSecrets(msg string, secrets []string) string {
+func withholdSecrets(msg string, secrets judgment.Secrets) string {
 	b, err := receipt.Marshal(msg)
 	if err != nil || receipt.CheckKeyFree(b, secrets) != nil {
 		return WithheldMessage

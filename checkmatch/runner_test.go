@@ -632,7 +632,7 @@ func TestWithheldMessage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			run := RunResult{Concurrency: 1, Stopped: &Stopped{Index: 0, CaseID: "r00:clean", ErrorClass: "BackendHttpError", Message: tt.message}}
-			r, err := BuildReceipt(run, ReceiptParts{Backend: serving.VLLM, Model: "m", Pins: Pins{ModelRevision: "rev"}, Secrets: tt.secrets})
+			r, err := BuildReceipt(run, ReceiptParts{Backend: serving.VLLM, Model: "m", Pins: Pins{ModelRevision: "rev"}, Secrets: judgment.Secrets{Keys: tt.secrets}})
 			require.NoError(t, err)
 			want := tt.message
 			if tt.withold {
@@ -643,7 +643,7 @@ func TestWithheldMessage(t *testing.T) {
 			assert.Equal(t, "BackendHttpError", r.Stopped.ErrorClass)
 			b, err := receipt.Marshal(r)
 			require.NoError(t, err)
-			assert.NoError(t, receipt.CheckKeyFree(b, tt.secrets))
+			assert.NoError(t, receipt.CheckKeyFree(b, judgment.Secrets{Keys: tt.secrets}))
 		})
 	}
 }

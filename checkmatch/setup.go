@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/typevet/typevet-go/internal/pytext"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
@@ -173,7 +174,7 @@ type RunContext struct {
 	StatedServerArgs *string
 	// Secrets are the session's secrets (API key, extra header values):
 	// [BuildReceipt] withholds a stopped message holding one.
-	Secrets []string
+	Secrets judgment.Secrets
 	// Snapshot is the identity part taken before the first call
 	// ([TakeSnapshot]).
 	Snapshot Snapshot
@@ -337,7 +338,7 @@ func (e *InputNotKeyFreeError) Error() string {
 // call: typevet checks only the finished receipt, so a key in the stated
 // server arguments cost the whole run; here the run is refused before it
 // starts, with an [*InputNotKeyFreeError] naming the first such input.
-func CheckInputsKeyFree(secrets []string, inputs ...Input) error {
+func CheckInputsKeyFree(secrets judgment.Secrets, inputs ...Input) error {
 	for _, in := range inputs {
 		b, err := receipt.Marshal(in.Text)
 		if err != nil {

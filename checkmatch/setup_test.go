@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/internal/pytext"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
@@ -51,7 +52,7 @@ func TestCheckInputsKeyFree(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckInputsKeyFree(tt.secrets, tt.inputs...)
+			err := CheckInputsKeyFree(judgment.Secrets{Keys: tt.secrets}, tt.inputs...)
 			if tt.refused == "" {
 				require.NoError(t, err)
 				return
@@ -207,7 +208,7 @@ func TestRunContextReceiptParts(t *testing.T) {
 	at := time.Date(2026, 11, 29, 23, 0, 0, 0, time.UTC)
 	entry := &serving.ServerEntry{BuildInfo: "0.30.0"}
 	c := RunContext{Backend: serving.VLLM, Model: "m", ServedTemplate: "vllm_chat", ServerEntry: entry,
-		ModelRevision: "rev", StatedServerArgs: &stated, Secrets: []string{"k"}, Snapshot: snap,
+		ModelRevision: "rev", StatedServerArgs: &stated, Secrets: judgment.Secrets{Keys: []string{"k"}}, Snapshot: snap,
 		Now: func() time.Time { return at }}
 	cache := `vllm:cache_config_info{block_size="16",engine="0"} 1.0` + "\n"
 	run := RunResult{Concurrency: 4, Outcomes: make([]Outcome, 3),
@@ -216,7 +217,7 @@ func TestRunContextReceiptParts(t *testing.T) {
 
 	assert.Equal(t, serving.VLLM, parts.Backend)
 	assert.Equal(t, "m", parts.Model)
-	assert.Equal(t, []string{"k"}, parts.Secrets)
+	assert.Equal(t, judgment.Secrets{Keys: []string{"k"}}, parts.Secrets)
 	want := slice.Pins()
 	want.FinishedUTC = "2026-11-29T23:00:00+00:00"
 	want.Concurrency = 4

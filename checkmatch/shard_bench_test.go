@@ -172,7 +172,7 @@ func judgeSeed(b *testing.B, port judgment.Port, rc RunContext, slice Slice, dir
 				if err != nil {
 					return err
 				}
-				if _, err := receipt.Write(path, rec, nil); err != nil {
+				if _, err := receipt.Write(path, rec, judgment.Secrets{}); err != nil {
 					return err
 				}
 				files[i], err = ReadShard(path)

@@ -62,9 +62,10 @@
 //
 // [Secrets] holds what a backend must never let out: API keys, masked
 // wherever they occur (raw, JSON-escaped and URL-escaped), and extra header
-// values, masked where they stand as whole tokens. [Secrets.Mask] and
-// [Secrets.MaskPort] return errors of the same class with every occurrence
-// replaced by "***" and no cause chain that could hold request headers;
-// [MaskSecrets] and [MaskPort] do the same for a list of keys. Sessions
-// opened through judgment/backend are masked once, there.
+// values, masked where they stand as whole tokens. [Secrets.Mask] returns
+// an error of the same class with every occurrence replaced by "***" and no
+// cause chain that could hold request headers. [Auth] holds an HTTP
+// backend's key and headers and gives their [Auth.Secrets]; the llama.cpp
+// and vLLM sessions mask every error of Judge with them, once, and report
+// them for the receipt's key-free check.
 package judgment

@@ -26,7 +26,7 @@ func (e *GenerationError) Error() string     { return e.Msg }
 func (e *GenerationError) className() string { return "GenerationError" }
 
 // TransportError reports a connect or read failure or a timeout (no HTTP
-// status was received). Err is the underlying cause; [MaskSecrets] drops it
+// status was received). Err is the underlying cause; [Secrets.Mask] drops it
 // but for the context sentinel it matched (context.Canceled,
 // context.DeadlineExceeded).
 type TransportError struct {

@@ -100,11 +100,11 @@ func ExamplePort() {
 	// stop the run: JudgmentValidationError: model must be non-empty
 }
 
-// MaskSecrets keeps an API key out of an error, in every JSON spelling.
-func ExampleMaskSecrets() {
+// Secrets.Mask keeps an API key out of an error, in every JSON spelling.
+func ExampleSecrets_Mask() {
 	err := &judgment.BackendHTTPError{Backend: "vLLM", StatusCode: 401,
 		Msg: `vLLM HTTP 401: {"detail": "bad key sk-\"x\""}`, BodySnippet: `{"detail": "bad key sk-\"x\""}`}
-	masked := judgment.MaskSecrets(err, []string{`sk-"x"`})
+	masked := judgment.Secrets{Keys: []string{`sk-"x"`}}.Mask(err)
 	var he *judgment.BackendHTTPError
 	fmt.Println(errors.As(masked, &he), he.StatusCode)
 	fmt.Println(masked)

@@ -2,6 +2,7 @@ package judgment
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -9,8 +10,9 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/typevet/typevet-go/internal/pyjson"
 )
 
 // maskText replaces secret occurrences.
@@ -115,16 +117,6 @@ func replaceTokens(text, v string) string {
 
 func isAlnum(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
-// Redact returns s with every non-empty key in secrets, in its raw,
-// JSON-escaped and URL-escaped forms, replaced by "***", longest first:
-// Secrets{Keys: secrets}.Redact(s).
-func Redact(s string, secrets []string) string { return Secrets{Keys: secrets}.Redact(s) }
-
-// MaskSecrets is Secrets{Keys: secrets}.Mask(err): every secret is treated
-// as a key and masked wherever it occurs. Pass extra header values through
-// [Secrets.Mask] to mask them as whole tokens only.
-func MaskSecrets(err error, secrets []string) error { return Secrets{Keys: secrets}.Mask(err) }
-
 // Mask returns a copy of err with every occurrence of each secret (see
 // [Secrets] for what counts as an occurrence) replaced by "***" (longest
 // needle first) in the message and in every string field (including
@@ -227,7 +219,7 @@ func (e *GemmaTemplateError) masked(msg string, _ func(string) string, _ error) 
 	return &GemmaTemplateError{Msg: msg}
 }
 
-// MaskedError is what [MaskSecrets] makes of an error that is not of this
+// MaskedError is what [Secrets.Mask] makes of an error that is not of this
 // package: the masked message and nothing else of the original. It is not
 // a generation error: [IsGenerationError] reports false and [ErrorClass]
 // "" for it, as they did for the original, so a runner still treats it as
@@ -268,72 +260,41 @@ func contextCause(err error) error {
 	return nil
 }
 
-// secretForms returns a secret with its JSON-escaped forms (Python's
-// json.dumps with ensure_ascii, and Go's encoding/json with HTML escaping)
-// and its URL-escaped forms (query and path escaping, as a key in a
-// request URL appears in a *url.Error).
+// secretForms returns a secret with its JSON-escaped forms (as typevet's
+// json.dumps writes it with ensure_ascii, and as Go's encoding/json writes
+// it, HTML-escaped) and its URL-escaped forms (query and path escaping, as
+// a key in a request URL appears in a *url.Error).
 func secretForms(s string) []string {
-	return []string{s, jsonEscape(s, false), jsonEscape(s, true), url.QueryEscape(s), url.PathEscape(s)}
+	return []string{s, jsonForm(pyjson.Marshal(s, pyjson.Options{EnsureASCII: true})), jsonForm(json.Marshal(s)),
+		url.QueryEscape(s), url.PathEscape(s)}
 }
 
-// jsonEscape returns the body of s as a JSON string literal, without the
-// quotes: as Python's json.dumps writes it (non-ASCII as \uXXXX), or, with
-// goStyle, as Go's encoding/json writes it (<, >, & and U+2028/U+2029
-// escaped, other non-ASCII kept).
-func jsonEscape(s string, goStyle bool) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case goStyle && (r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case !goStyle && r > 0x7f:
-			if r >= 0x10000 {
-				hi, lo := utf16.EncodeRune(r)
-				fmt.Fprintf(&b, `\u%04x\u%04x`, hi, lo)
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			}
-		default:
-			b.WriteRune(r)
-		}
+// jsonForm returns the body of a marshaled JSON string, without the
+// quotes; "" (no form) when s could not be marshaled (pyjson refuses
+// invalid UTF-8, which no Python string holds).
+func jsonForm(b []byte, err error) string {
+	if err != nil || len(b) < 2 {
+		return ""
 	}
-	return b.String()
+	return string(b[1 : len(b)-1])
 }
 
-// MaskPort is Secrets{Keys: secrets}.MaskPort(p).
-func MaskPort(p Port, secrets []string) Port { return Secrets{Keys: secrets}.MaskPort(p) }
+// Clone returns a copy of s that shares no slice with it.
+func (s Secrets) Clone() Secrets {
+	return Secrets{Keys: slices.Clone(s.Keys), HeaderValues: slices.Clone(s.HeaderValues)}
+}
 
-// MaskPort wraps p so that every error it returns passes through
-// [Secrets.Mask]. Successful responses are never altered. With no
-// non-empty secret it returns p itself.
-func (s Secrets) MaskPort(p Port) Port {
-	if len(s.needles()) == 0 {
-		return p
-	}
-	s = Secrets{Keys: slices.Clone(s.Keys), HeaderValues: slices.Clone(s.HeaderValues)}
-	return PortFunc(func(ctx context.Context, req Request) (Response, error) {
-		resp, err := p.Judge(ctx, req)
-		if err != nil {
-			return resp, s.Mask(err)
+// Values returns every non-empty secret, keys first: the list a receipt's
+// key-free check looks for (receipt.CheckKeyFree), each value wherever
+// it occurs.
+func (s Secrets) Values() []string {
+	var out []string
+	for _, v := range slices.Concat(s.Keys, s.HeaderValues) {
+		if v != "" {
+			out = append(out, v)
 		}
-		return resp, nil
-	})
+	}
+	return out
 }
 
 // Every error class is a classed, so [Secrets.Mask] copies each one.

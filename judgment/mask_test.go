@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/typevet/typevet-go/internal/pyjson"
 	"github.com/typevet/typevet-go/judgment"
 )
 
@@ -55,7 +58,7 @@ func TestMaskSecrets(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := judgment.MaskSecrets(tt.err, []string{"", key, extra})
+			m := judgment.Secrets{Keys: []string{"", key, extra}}.Mask(tt.err)
 			if judgment.ErrorClass(m) != tt.class {
 				t.Errorf("class = %q, want %q", judgment.ErrorClass(m), tt.class)
 			}
@@ -83,7 +86,7 @@ func TestMaskSecrets(t *testing.T) {
 func TestMaskSecretsKeepsFields(t *testing.T) {
 	in := &judgment.BackendHTTPError{Backend: "vLLM", StatusCode: 429, Msg: "vLLM HTTP 429: slow down", BodySnippet: "slow down",
 		RetryAfterSeconds: ptr(1.5), RateLimit: [][2]string{{"retry-after", "1.5"}}, RequestID: "abcd"}
-	out := judgment.MaskSecrets(in, []string{"k3y"})
+	out := judgment.Secrets{Keys: []string{"k3y"}}.Mask(in)
 	var he *judgment.BackendHTTPError
 	if !errors.As(out, &he) {
 		t.Fatalf("class lost: %T", out)
@@ -117,7 +120,7 @@ func TestMaskSecretsOtherErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := judgment.MaskSecrets(tt.err, []string{key})
+			m := judgment.Secrets{Keys: []string{key}}.Mask(tt.err)
 			var me *judgment.MaskedError
 			if !errors.As(m, &me) {
 				t.Fatalf("got %T, want *MaskedError", m)
@@ -152,7 +155,7 @@ func TestMaskSecretsCanceledTransport(t *testing.T) {
 	if !errors.Is(in, context.Canceled) {
 		t.Fatal("bad fixture")
 	}
-	m := judgment.MaskSecrets(in, []string{key})
+	m := judgment.Secrets{Keys: []string{key}}.Mask(in)
 	var te *judgment.TransportError
 	if !errors.As(m, &te) {
 		t.Fatalf("class lost: %T", m)
@@ -186,32 +189,42 @@ func TestMaskSecretsPassThrough(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := judgment.MaskSecrets(tt.err, tt.secrets); got != tt.err {
+			if got := (judgment.Secrets{Keys: tt.secrets}).Mask(tt.err); got != tt.err {
 				t.Errorf("got %v, want the input unchanged", got)
 			}
 		})
 	}
 }
 
-func TestMaskPort(t *testing.T) {
-	const key = "sk-live-123"
-	fail := judgment.PortFunc(func(ctx context.Context, req judgment.Request) (judgment.Response, error) {
-		if req.Model == "ok" {
-			return judgment.Response{Model: "echo " + key}, nil
+// TestSecretsValuesAndClone: Values lists every non-empty secret, keys
+// first, for the receipt's key-free check; Clone shares no slice.
+func TestSecretsValuesAndClone(t *testing.T) {
+	s := judgment.Secrets{Keys: []string{"", "sk-1"}, HeaderValues: []string{"prod", ""}}
+	if got := s.Values(); !slices.Equal(got, []string{"sk-1", "prod"}) {
+		t.Errorf("Values = %q", got)
+	}
+	c := s.Clone()
+	c.Keys[1], c.HeaderValues[0] = "x", "y"
+	if s.Keys[1] != "sk-1" || s.HeaderValues[0] != "prod" {
+		t.Errorf("Clone shares slices: %q", s)
+	}
+	if got := (judgment.Secrets{}).Values(); got != nil {
+		t.Error("zero Secrets has values")
+	}
+}
+
+// TestSecretsJSONForms: a key is masked in the spellings Python's
+// json.dumps (ensure_ascii) and Go's encoding/json give it, as pyjson and
+// encoding/json write them.
+func TestSecretsJSONForms(t *testing.T) {
+	const key = "sk-é<\"x\">\U0001F600\x7f"
+	for _, form := range []string{
+		`sk-\u00e9<\"x\">\ud83d\ude00\u007f`,        // Python, ensure_ascii
+		"sk-é\\u003c\\\"x\\\"\\u003e\U0001F600\x7f", // Go, HTML-escaped
+	} {
+		if got := (judgment.Secrets{Keys: []string{key}}).Redact("k=" + form); got != "k=***" {
+			t.Errorf("Redact(%q) = %q", form, got)
 		}
-		return judgment.Response{}, &judgment.BackendHTTPError{Msg: "401 " + key, BodySnippet: key}
-	})
-	p := judgment.MaskPort(fail, []string{key})
-	_, err := p.Judge(context.Background(), judgment.Request{})
-	if err == nil || strings.Contains(fmt.Sprintf("%#v", err), key) || judgment.ErrorClass(err) != "BackendHttpError" {
-		t.Errorf("masked port error = %#v", err)
-	}
-	resp, err := p.Judge(context.Background(), judgment.Request{Model: "ok"})
-	if err != nil || resp.Model != "echo "+key {
-		t.Errorf("successful response altered: %q %v", resp.Model, err)
-	}
-	if judgment.MaskPort(fail, nil) == nil {
-		t.Error("MaskPort(nil secrets) = nil")
 	}
 }
 
@@ -252,7 +265,38 @@ func TestSecretsRedactWholeTokens(t *testing.T) {
 			}
 		})
 	}
-	if got := judgment.Redact("k=sk-1 sk-1x", []string{"sk-1"}); got != "k=*** ***x" {
+	if got := (judgment.Secrets{Keys: []string{"sk-1"}}).Redact("k=sk-1 sk-1x"); got != "k=*** ***x" {
 		t.Errorf("Redact with keys = %q", got)
 	}
+}
+
+// FuzzSecretsMask embeds a key, raw and in the JSON spellings pyjson
+// (Python, ensure_ascii) and encoding/json give it, in an error message.
+// Invariant: the masked message holds none of them (keys holding the mask
+// character "*" aside: "***" next to them can spell them again).
+func FuzzSecretsMask(f *testing.F) {
+	f.Add("sk-live-123", "HTTP 401: ")
+	f.Add(`sk-"é"\`, `{"detail": `)
+	f.Add("k\u2028<&>\U0001F600\x7f", "")
+	f.Fuzz(func(t *testing.T, key, prefix string) {
+		if len(key) < 4 || !utf8.ValidString(key) || strings.Contains(key, "*") || strings.Contains(prefix, key) {
+			t.Skip()
+		}
+		py, err := pyjson.Marshal(key, pyjson.Options{EnsureASCII: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gj, err := json.Marshal(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		forms := []string{key, string(py[1 : len(py)-1]), string(gj[1 : len(gj)-1])}
+		msg := prefix + strings.Join(forms, " | ")
+		got := judgment.Secrets{Keys: []string{key}}.Mask(errors.New(msg)).Error()
+		for _, f := range forms {
+			if strings.Contains(got, f) {
+				t.Fatalf("masked %q still holds %q: %q", msg, f, got)
+			}
+		}
+	})
 }

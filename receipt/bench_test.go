@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/typevet/typevet-go/judgment"
 	"os"
 	"path/filepath"
 	"testing"
@@ -32,7 +33,7 @@ func loadFullReceipt(b *testing.B) (fullReceipt, []byte) {
 
 func BenchmarkCheckKeyFree171KB(b *testing.B) {
 	_, raw := loadFullReceipt(b)
-	secrets := []string{"sk-not-in-the-receipt", "x-extra-header-value"}
+	secrets := judgment.Secrets{Keys: []string{"sk-not-in-the-receipt"}, HeaderValues: []string{"x-extra-header-value"}}
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -77,7 +78,7 @@ func BenchmarkEncodingJSON171KB(b *testing.B) {
 func BenchmarkWrite171KB(b *testing.B) {
 	r, raw := loadFullReceipt(b)
 	dir := b.TempDir()
-	secrets := []string{"sk-not-in-the-receipt"}
+	secrets := judgment.Secrets{Keys: []string{"sk-not-in-the-receipt"}}
 	b.SetBytes(int64(len(raw)))
 	b.ReportAllocs()
 	b.ResetTimer()

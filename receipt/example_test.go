@@ -78,7 +78,7 @@ func ExampleWrite() {
 	}
 	id.IdentityDigest = receipt.IdentityDigest(id)
 
-	secrets := []string{"sk-example-key"}
+	secrets := judgment.Secrets{Keys: []string{"sk-example-key"}}
 	sum, err := receipt.Write(path, myReceipt{Issue: 316, Identity: id}, secrets)
 	fmt.Println(len(sum), err)
 

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/typevet/typevet-go/internal/pytext"
+	"github.com/typevet/typevet-go/judgment"
 )
 
 var hex64 = regexp.MustCompile(`^[0-9a-f]{64}$`)
@@ -107,7 +108,7 @@ func FuzzCheckKeyFree(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if CheckKeyFree(b, []string{secret}) == nil {
+		if CheckKeyFree(b, judgment.Secrets{Keys: []string{secret}}) == nil {
 			t.Fatalf("receipt %s holding secret %q passed", b, secret)
 		}
 	})

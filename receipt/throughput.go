@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/typevet/typevet-go/serving"
+	"github.com/typevet/typevet-go/internal/serverblock"
 )
 
 // Quantiles are the client-latency quantiles a throughput block reports.
@@ -35,10 +35,12 @@ type Throughput struct {
 	// failure and were dropped by design; the same
 	// number as stopped.discarded.
 	Discarded int `json:"discarded"`
-	// Server is the vLLM /metrics delta block
-	// ([serving.RunServerDelta]), or nil (written as null) when no reading
-	// was requested, as on llama.cpp.
-	Server *serving.RunDelta `json:"server"`
+	// Server is the vLLM /metrics delta block, a
+	// [github.com/typevet/typevet-go/serving.RunDelta] (built by
+	// serving.RunServerDelta or serving.MergeRunDelta), or nil (written as
+	// null) when no reading was requested, as on llama.cpp. Its type lives
+	// below both packages so that receipt does not import serving.
+	Server *serverblock.RunDelta `json:"server"`
 }
 
 // LatencySummary is the latency_seconds block: nearest-rank percentiles of
@@ -59,7 +61,7 @@ type LatencySummary struct {
 // judgment carried, the unrounded wall time in seconds, the concurrency,
 // the discarded count and the server delta block (nil when /metrics was not
 // read).
-func NewThroughput(latencies []float64, imagesPerJudgment int, wall float64, concurrency, discarded int, server *serving.RunDelta) Throughput {
+func NewThroughput(latencies []float64, imagesPerJudgment int, wall float64, concurrency, discarded int, server *serverblock.RunDelta) Throughput {
 	judgments := len(latencies)
 	images := judgments * imagesPerJudgment
 	t := Throughput{

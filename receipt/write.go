@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/typevet/typevet-go/internal/pyjson"
+	"github.com/typevet/typevet-go/judgment"
 )
 
 // Marshal serializes a receipt the way typevet writes one:
@@ -49,13 +50,11 @@ func Marshal(v any) ([]byte, error) {
 // Decision: each secret is looked for twice, verbatim and in the escaped
 // form [Marshal] gives it inside a JSON string. typevet checks only the
 // verbatim form, so a secret holding a quote or a backslash would slip
-// through there as \" or \\; here it cannot. Pass API keys and extra header
-// values as secrets.
-func CheckKeyFree(b []byte, secrets []string) error {
-	for _, s := range secrets {
-		if s == "" {
-			continue
-		}
+// through there as \" or \\; here it cannot. Every value of secrets
+// ([judgment.Secrets.Values]: API keys and extra header values alike) is
+// looked for wherever it occurs, not only as a whole token.
+func CheckKeyFree(b []byte, secrets judgment.Secrets) error {
+	for _, s := range secrets.Values() {
 		if bytes.Contains(b, []byte(s)) || bytes.Contains(b, escapedForm(s)) {
 			return &NotKeyFreeError{Reason: "a configured secret"}
 		}
@@ -132,7 +131,7 @@ func CheckWritable(path string) error {
 // during the write leaves at most a temporary file named
 // ".<name>.tmp-*", never a partial or empty file at path. A failed step
 // removes the temporary file; the error is a *[WriteError].
-func Write(path string, v any, secrets []string) (sha256hex string, err error) {
+func Write(path string, v any, secrets judgment.Secrets) (sha256hex string, err error) {
 	return write(path, v, secrets, false)
 }
 
@@ -140,11 +139,11 @@ func Write(path string, v any, secrets []string) (sha256hex string, err error) {
 // same run (a stopped receipt that a resumed run completes): the new
 // receipt is renamed over it atomically, so path always holds one whole
 // receipt. The caller decides that the old file may be replaced.
-func Replace(path string, v any, secrets []string) (sha256hex string, err error) {
+func Replace(path string, v any, secrets judgment.Secrets) (sha256hex string, err error) {
 	return write(path, v, secrets, true)
 }
 
-func write(path string, v any, secrets []string, replace bool) (string, error) {
+func write(path string, v any, secrets judgment.Secrets, replace bool) (string, error) {
 	w := &writer{path: path, replace: replace}
 	w.marshal(v)
 	w.checkKeyFree(secrets)
@@ -179,7 +178,7 @@ func (w *writer) marshal(v any) {
 	}
 }
 
-func (w *writer) checkKeyFree(secrets []string) {
+func (w *writer) checkKeyFree(secrets judgment.Secrets) {
 	if w.err != nil {
 		return
 	}

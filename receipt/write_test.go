@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/typevet/typevet-go/internal/golden"
+	"github.com/typevet/typevet-go/judgment"
 )
 
 type sample struct {
@@ -42,7 +43,7 @@ func TestMarshal(t *testing.T) {
 
 func TestWrite(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "a", "b", "receipt.json")
-	sum, err := Write(path, sample{Issue: 316, Model: "m"}, []string{"", "sk-secret"})
+	sum, err := Write(path, sample{Issue: 316, Model: "m"}, judgment.Secrets{Keys: []string{"", "sk-secret"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +69,7 @@ func TestWriteRefusesExisting(t *testing.T) {
 	if err := CheckNew(path); !isExists(err, path) {
 		t.Errorf("CheckNew = %v, want *AlreadyExistsError", err)
 	}
-	_, err := Write(path, sample{}, nil)
+	_, err := Write(path, sample{}, judgment.Secrets{})
 	if !isExists(err, path) {
 		t.Fatalf("Write = %v, want *AlreadyExistsError", err)
 	}
@@ -117,7 +118,7 @@ func TestCheckNew(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Write(dangling, sample{}, nil); !isExists(err, dangling) {
+	if _, err := Write(dangling, sample{}, judgment.Secrets{}); !isExists(err, dangling) {
 		t.Errorf("Write through a dangling symlink = %v, want *AlreadyExistsError", err)
 	}
 }
@@ -149,7 +150,7 @@ func TestCheckKeyFree(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := CheckKeyFree([]byte(tt.text), tt.secrets)
+			err := CheckKeyFree([]byte(tt.text), judgment.Secrets{Keys: tt.secrets})
 			if tt.refused == "" {
 				if err != nil {
 					t.Errorf("CheckKeyFree = %v, want nil", err)
@@ -167,6 +168,22 @@ func TestCheckKeyFree(t *testing.T) {
 	}
 }
 
+// TestCheckKeyFreeHeaderValues: an extra header value is looked for as a
+// key is, wherever it occurs (inside a word too), not as a whole token the
+// way errors mask it.
+func TestCheckKeyFreeHeaderValues(t *testing.T) {
+	s := judgment.Secrets{HeaderValues: []string{"prod"}}
+	for _, text := range []string{`{"m": "prod"}`, `{"m": "production"}`} {
+		var e *NotKeyFreeError
+		if err := CheckKeyFree([]byte(text), s); !errors.As(err, &e) || e.Reason != "a configured secret" {
+			t.Errorf("CheckKeyFree(%s) = %v, want a configured secret", text, err)
+		}
+	}
+	if err := CheckKeyFree([]byte(`{"m": "x"}`), s); err != nil {
+		t.Errorf("clean text refused: %v", err)
+	}
+}
+
 func TestWriteRefusesSecretAndLeavesNoFile(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -181,7 +198,7 @@ func TestWriteRefusesSecretAndLeavesNoFile(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "sub", "receipt.json")
-			_, err := Write(path, tt.v, tt.secrets)
+			_, err := Write(path, tt.v, judgment.Secrets{Keys: tt.secrets})
 			var e *NotKeyFreeError
 			if !errors.As(err, &e) {
 				t.Fatalf("Write = %v, want *NotKeyFreeError", err)
@@ -200,7 +217,7 @@ func TestWriteRefusesSecretAndLeavesNoFile(t *testing.T) {
 
 func TestWriteFailureRemovesPartialFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "receipt.json")
-	_, err := Write(path, sample{Wall: nan()}, nil)
+	_, err := Write(path, sample{Wall: nan()}, judgment.Secrets{})
 	if err == nil {
 		t.Fatal("Write of NaN succeeded")
 	}
@@ -290,7 +307,7 @@ func TestWriteChecksFinalBytes(t *testing.T) {
 	v := struct {
 		Note escapedNote `json:"note"`
 	}{}
-	_, err := Write(path, v, []string{"secret"})
+	_, err := Write(path, v, judgment.Secrets{Keys: []string{"secret"}})
 	var nk *NotKeyFreeError
 	if !errors.As(err, &nk) {
 		t.Fatalf("Write = %v, want *NotKeyFreeError", err)
@@ -364,7 +381,7 @@ func TestWriteIsAtomic(t *testing.T) {
 	w.f.Close()
 	os.Remove(w.f.Name())
 
-	sum, err := Write(path, sample{Message: "one"}, nil)
+	sum, err := Write(path, sample{Message: "one"}, judgment.Secrets{})
 	if err != nil || sum == "" {
 		t.Fatal(sum, err)
 	}
@@ -372,10 +389,10 @@ func TestWriteIsAtomic(t *testing.T) {
 	if err != nil || fi.Mode().Perm()&0o444 != 0o444 {
 		t.Errorf("receipt mode %v, %v: want readable by all (umask permitting)", fi.Mode(), err)
 	}
-	if _, err := Write(path, sample{Message: "two"}, nil); !isExists(err, path) {
+	if _, err := Write(path, sample{Message: "two"}, judgment.Secrets{}); !isExists(err, path) {
 		t.Errorf("second Write = %v, want *AlreadyExistsError", err)
 	}
-	if _, err := Replace(path, sample{Message: "three"}, nil); err != nil {
+	if _, err := Replace(path, sample{Message: "three"}, judgment.Secrets{}); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)

@@ -29,7 +29,7 @@ func page500(scale float64) string {
 		}
 	}
 	var c Counters
-	for _, f := range c.counterFields() {
+	for _, f := range counterFields(&c) {
 		fmt.Fprintf(&b, "# TYPE %s counter\n", f.name)
 		for m := range 4 {
 			line(`%s_total{engine="0",model_name="model-%d"} %g`, f.name, m, scale*float64(100+m))

@@ -1,11 +1,11 @@
 package serving
 
 import (
-	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
+
+	"github.com/typevet/typevet-go/internal/serverblock"
 )
 
 // vLLM metric names (vLLM v0.30.0, vllm/v1/metrics/loggers.py). Counter
@@ -36,83 +36,47 @@ const (
 // p50, p95, p99.
 var Quantiles = [3]float64{0.5, 0.95, 0.99}
 
-// Histogram is the change of one vLLM latency histogram over a run: the e2e, queue and prefill keys of the server block. Its JSON
-// form is the string "unknown" when Known is false, else the object
+// Histogram is the change of one vLLM latency histogram over a run: the
+// e2e, queue and prefill keys of the server block. Its JSON form is the
+// string "unknown" when Known is false, else the object
 //
 //	{"count": 8.0, "sum": 16.0, "percentile_basis": "bucket_upper_bound",
 //	 "p50": 1.0, "p95": "+Inf", "p99": "+Inf"}
 //
-// in that key order. The zero Histogram is unknown.
-type Histogram struct {
-	// Known is false when _count or _sum is missing from either reading,
-	// the after reading has no bucket, the two readings' le sets differ,
-	// an le is not a number (or is NaN or -Inf), a reading is missing,
-	// or count or sum is not finite.
-	Known bool
-	// Count is the change of <base>_count: the requests the run observed.
-	Count float64
-	// Sum is the change of <base>_sum, in seconds.
-	Sum float64
-	// PercentileBasis is always "bucket_upper_bound": the percentiles are
-	// bucket edges, not exact values.
-	PercentileBasis string
-	// P50, P95 and P99 are the upper edges of the first bucket (edges in
-	// ascending order, +Inf last) whose change of cumulative count is at
-	// least ceil(q × Count). Unset (null) when Count ≤ 0 or no bucket
-	// qualifies.
-	P50, P95, P99 UpperBound
-}
+// in that key order. The zero Histogram is unknown. [HistogramChange]
+// builds it; the percentiles are bucket upper edges ([UpperBound]).
+type Histogram = serverblock.Histogram
 
-// histogramWire is the JSON object of a known Histogram.
-type histogramWire struct {
-	Count           pyFloat    `json:"count"`
-	Sum             pyFloat    `json:"sum"`
-	PercentileBasis string     `json:"percentile_basis"`
-	P50             UpperBound `json:"p50"`
-	P95             UpperBound `json:"p95"`
-	P99             UpperBound `json:"p99"`
-}
+// Counters holds the change of each vLLM counter over a run (prefix and
+// multimodal cache hits and queries, prompt, cached prompt and generation
+// tokens, request successes, preemptions): after minus before, read with
+// [Snapshot.Counter], "unknown" when either reading lacks the counter or a
+// reading is missing. Fields are in JSON key order.
+type Counters = serverblock.Counters
 
-// MarshalJSON writes "unknown" or the object of the type comment.
-func (h Histogram) MarshalJSON() ([]byte, error) {
-	if !h.Known {
-		return []byte(`"unknown"`), nil
-	}
-	return json.Marshal(histogramWire{pyFloat(h.Count), pyFloat(h.Sum), h.PercentileBasis, h.P50, h.P95, h.P99})
-}
+// Gauge is one vLLM gauge read before and after a run: point readings, not
+// peaks. Its JSON form is {"before": v, "after": v}, or the plain string
+// "unknown" when Present is false. The zero Gauge is "unknown".
+type Gauge = serverblock.Gauge
 
-// UnmarshalJSON reads "unknown" or the object of the type comment.
-func (h *Histogram) UnmarshalJSON(b []byte) error {
-	if isUnknown(b) {
-		*h = Histogram{}
-		return nil
-	}
-	var w histogramWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return fmt.Errorf("serving: histogram must be %q or an object: %w", Unknown, err)
-	}
-	*h = Histogram{true, float64(w.Count), float64(w.Sum), w.PercentileBasis, w.P50, w.P95, w.P99}
-	return nil
-}
+// Gauges holds the three vLLM gauges of a run, in JSON key order. Summed
+// over model_name; a gauge that carries several engine labels in one
+// reading is refused (see [EngineError]).
+type Gauges = serverblock.Gauges
 
-// Counters holds the change of each vLLM counter over a run: after minus
-// before, read with [Snapshot.Counter], "unknown" when either reading lacks
-// the counter or a reading is missing. Other clients of the same server
-// move these counters too. Fields are in JSON key order.
-type Counters struct {
-	PrefixCacheHits    Value `json:"prefix_cache_hits"`    // vllm:prefix_cache_hits
-	PrefixCacheQueries Value `json:"prefix_cache_queries"` // vllm:prefix_cache_queries
-	MMCacheHits        Value `json:"mm_cache_hits"`        // vllm:mm_cache_hits
-	MMCacheQueries     Value `json:"mm_cache_queries"`     // vllm:mm_cache_queries
-	PromptTokens       Value `json:"prompt_tokens"`        // vllm:prompt_tokens
-	PromptTokensCached Value `json:"prompt_tokens_cached"` // vllm:prompt_tokens_cached
-	GenerationTokens   Value `json:"generation_tokens"`    // vllm:generation_tokens
-	RequestSuccess     Value `json:"request_success"`      // vllm:request_success, summed over finished_reason
-	Preemptions        Value `json:"preemptions"`          // vllm:num_preemptions
-}
+// Delta is the four-key server block of one throughput-sweep level, built
+// by [ServerDelta]. JSON key order: e2e, queue, prefill,
+// prefix_cache_hit_rate ([PrefixCacheHitRate]).
+type Delta = serverblock.Delta
+
+// RunDelta is the six-key server block of an image run's throughput record
+// (receipt.Throughput.Server), built by [RunServerDelta] and
+// [MergeRunDelta]. JSON key order: e2e, queue, prefill,
+// prefix_cache_hit_rate, counters, gauges.
+type RunDelta = serverblock.RunDelta
 
 // counterFields pairs each counter name with its field, in key order.
-func (c *Counters) counterFields() [9]struct {
+func counterFields(c *Counters) [9]struct {
 	name string
 	v    *Value
 } {
@@ -132,57 +96,8 @@ func (c *Counters) counterFields() [9]struct {
 	}
 }
 
-// Gauge is one vLLM gauge read before and after a run: point readings, not
-// peaks. Its JSON form is {"before": v, "after": v}, each v a number or
-// "unknown" when that reading lacks the gauge; or the plain string
-// "unknown" when Present is false. The zero Gauge is "unknown".
-type Gauge struct {
-	// Before is the gauge in the reading taken before the run.
-	Before Value
-	// After is the gauge in the reading taken after the run.
-	After Value
-	// Present is false when either whole reading was missing.
-	Present bool
-}
-
-type gaugeWire struct {
-	Before Value `json:"before"`
-	After  Value `json:"after"`
-}
-
-// MarshalJSON writes "unknown" or {"before": …, "after": …}.
-func (g Gauge) MarshalJSON() ([]byte, error) {
-	if !g.Present {
-		return []byte(`"unknown"`), nil
-	}
-	return json.Marshal(gaugeWire{g.Before, g.After})
-}
-
-// UnmarshalJSON reads "unknown" or {"before": …, "after": …}.
-func (g *Gauge) UnmarshalJSON(b []byte) error {
-	if isUnknown(b) {
-		*g = Gauge{}
-		return nil
-	}
-	var w gaugeWire
-	if err := json.Unmarshal(b, &w); err != nil {
-		return fmt.Errorf("serving: gauge must be %q or an object: %w", Unknown, err)
-	}
-	*g = Gauge{Before: w.Before, After: w.After, Present: true}
-	return nil
-}
-
-// Gauges holds the three vLLM gauges of a run, in JSON key order. Summed
-// over model_name; a gauge that carries several engine labels in one
-// reading is refused (see [EngineError]).
-type Gauges struct {
-	KVCacheUsagePerc   Gauge `json:"kv_cache_usage_perc"`  // vllm:kv_cache_usage_perc
-	NumRequestsRunning Gauge `json:"num_requests_running"` // vllm:num_requests_running
-	NumRequestsWaiting Gauge `json:"num_requests_waiting"` // vllm:num_requests_waiting
-}
-
 // gaugeFields pairs each gauge name with its field, in key order.
-func (g *Gauges) gaugeFields() [3]struct {
+func gaugeFields(g *Gauges) [3]struct {
 	name string
 	v    *Gauge
 } {
@@ -194,36 +109,6 @@ func (g *Gauges) gaugeFields() [3]struct {
 		{RequestsRunningGauge, &g.NumRequestsRunning},
 		{RequestsWaitingGauge, &g.NumRequestsWaiting},
 	}
-}
-
-// Delta is the four-key server block of one throughput-sweep level,
-// built by [ServerDelta]. JSON key order: e2e, queue,
-// prefill, prefix_cache_hit_rate.
-type Delta struct {
-	// E2E is the change of vllm:e2e_request_latency_seconds.
-	E2E Histogram `json:"e2e"`
-	// Queue is the change of vllm:request_queue_time_seconds.
-	Queue Histogram `json:"queue"`
-	// Prefill is the change of vllm:request_prefill_time_seconds.
-	Prefill Histogram `json:"prefill"`
-	// PrefixCacheHitRate is Δ prefix-cache hits / Δ prefix-cache queries;
-	// see [PrefixCacheHitRate].
-	PrefixCacheHitRate Value `json:"prefix_cache_hit_rate"`
-	// Warnings says why a present reading counted as missing (a
-	// [*ReadingError] for a text that is not valid exposition). Not part
-	// of the JSON.
-	Warnings []error `json:"-"`
-}
-
-// RunDelta is the six-key server block of an image run's throughput record,
-// built by [RunServerDelta]. JSON
-// key order: e2e, queue, prefill, prefix_cache_hit_rate, counters, gauges.
-type RunDelta struct {
-	Delta
-	// Counters are the counter changes.
-	Counters Counters `json:"counters"`
-	// Gauges are the gauges before and after the run.
-	Gauges Gauges `json:"gauges"`
 }
 
 // HistogramChange returns the change of histogram base between two
@@ -354,10 +239,10 @@ func RunServerDelta(before, after Reading) (RunDelta, error) {
 	if b.snap == nil || a.snap == nil {
 		return r, nil // zero Counters and Gauges are all "unknown"
 	}
-	for _, f := range r.Counters.counterFields() {
+	for _, f := range counterFields(&r.Counters) {
 		*f.v = CounterChange(b.snap, a.snap, f.name)
 	}
-	for _, f := range r.Gauges.gaugeFields() {
+	for _, f := range gaugeFields(&r.Gauges) {
 		*f.v = Gauge{Before: gaugeValue(b.snap, f.name), After: gaugeValue(a.snap, f.name), Present: true}
 	}
 	return r, nil
@@ -448,10 +333,4 @@ func (p parsed) engineError() error {
 		}
 	}
 	return nil
-}
-
-// isUnknown reports whether b is the JSON string "unknown".
-func isUnknown(b []byte) bool {
-	var s string
-	return len(b) > 0 && b[0] == '"' && json.Unmarshal(b, &s) == nil && s == Unknown
 }

@@ -128,14 +128,14 @@ func TestRunServerDeltaEngines(t *testing.T) {
 func TestNamesFollowPin(t *testing.T) {
 	var c Counters
 	var names []string
-	for _, f := range c.counterFields() {
+	for _, f := range counterFields(&c) {
 		names = append(names, f.name)
 	}
 	assert.Equal(t, []string{"vllm:prefix_cache_hits", "vllm:prefix_cache_queries", "vllm:mm_cache_hits", "vllm:mm_cache_queries",
 		"vllm:prompt_tokens", "vllm:prompt_tokens_cached", "vllm:generation_tokens", "vllm:request_success", "vllm:num_preemptions"}, names)
 	var g Gauges
 	names = nil
-	for _, f := range g.gaugeFields() {
+	for _, f := range gaugeFields(&g) {
 		names = append(names, f.name)
 	}
 	assert.Equal(t, []string{"vllm:kv_cache_usage_perc", "vllm:num_requests_running", "vllm:num_requests_waiting"}, names)

@@ -106,12 +106,12 @@ func FuzzParseSnapshot(f *testing.F) {
 			}
 			return
 		}
-		for _, c := range r.Counters.counterFields() {
+		for _, c := range counterFields(&r.Counters) {
 			if c.v.Known && c.v.Number != 0 {
 				t.Fatalf("counter %s changed against itself: %v", c.name, *c.v)
 			}
 		}
-		for _, g := range r.Gauges.gaugeFields() {
+		for _, g := range gaugeFields(&r.Gauges) {
 			if !g.v.Present || g.v.Before != g.v.After {
 				t.Fatalf("gauge %s differs against itself: %+v", g.name, *g.v)
 			}

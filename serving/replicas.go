@@ -96,10 +96,10 @@ func MergeRunDelta(intervals []Interval) (RunDelta, error) {
 	}
 	r.Delta = delta(sumB, sumA)
 	r.Warnings = warnings
-	for _, f := range r.Counters.counterFields() {
+	for _, f := range counterFields(&r.Counters) {
 		*f.v = CounterChange(sumB, sumA, f.name)
 	}
-	for _, f := range r.Gauges.gaugeFields() {
+	for _, f := range gaugeFields(&r.Gauges) {
 		before, after := Known(0), Known(0)
 		for _, fl := range firstLast {
 			before = addValue(before, gaugeValue(fl[0].snap, f.name))
@@ -137,7 +137,7 @@ func ReplicaGauges(intervals []Interval) []ReplicaGauge {
 		b, _, _ := snapshots(rep[0].Before, Reading{}, false)
 		_, a, _ := snapshots(Reading{}, last.After, false)
 		g := ReplicaGauge{Replica: rep[0].Replica}
-		for _, f := range g.Gauges.gaugeFields() {
+		for _, f := range gaugeFields(&g.Gauges) {
 			if b.snap != nil && a.snap != nil {
 				*f.v = Gauge{Before: gaugeValue(b.snap, f.name), After: gaugeValue(a.snap, f.name), Present: true}
 			}

@@ -21,6 +21,7 @@ import (
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/internal/pyjson"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/reader"
 	"github.com/typevet/typevet-go/receipt"
@@ -387,7 +388,7 @@ func TestEchoedAuthHeader(t *testing.T) {
 		assert.NotContains(t, text, key, what)
 		assert.NotContains(t, strings.ToLower(text), "bearer "+strings.ToLower(key[:6]), what)
 	}
-	assert.NoError(t, receipt.CheckKeyFree(b, []string{key}))
+	assert.NoError(t, receipt.CheckKeyFree(b, judgment.Secrets{Keys: []string{key}}))
 }
 
 // TestInputsNotKeyFree: a caller-supplied text the receipt records that

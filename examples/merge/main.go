@@ -37,6 +37,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 )
 
@@ -88,7 +89,7 @@ func run(stdout io.Writer, args []string) error {
 	if err != nil {
 		return err
 	}
-	sum, err := receipt.Write(path, rec, nil)
+	sum, err := receipt.Write(path, rec, judgment.Secrets{})
 	if err != nil {
 		return err
 	}

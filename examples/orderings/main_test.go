@@ -18,6 +18,7 @@ import (
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/internal/pyjson"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/fake"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/reader"
@@ -58,7 +59,7 @@ func writeSingle(t *testing.T, seed uint64, edit func(*checkmatch.Receipt)) stri
 		edit(&rec)
 	}
 	path := filepath.Join(t.TempDir(), "check_match_seed1.json")
-	_, err = receipt.Write(path, rec, nil)
+	_, err = receipt.Write(path, rec, judgment.Secrets{})
 	require.NoError(t, err)
 	return path
 }

@@ -191,3 +191,39 @@ func FuzzReemit(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPythonLiterals: every span is NaN, Infinity or -Infinity, and
+// replacing each by 0 gives text encoding/json accepts; text encoding/json
+// accepts has no span; and any text with a span is refused by
+// encoding/json (the literals are not JSON).
+func FuzzPythonLiterals(f *testing.F) {
+	f.Add([]byte(`{"a": NaN, "b": [-Infinity, {"c": Infinity}], "s": "NaN"}`))
+	f.Add([]byte(`[1, -Infinity, "x\"NaN"]`))
+	f.Add([]byte(`{"a": 1}`))
+	f.Add([]byte(`NaN`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		spans, err := PythonLiterals(data)
+		if err != nil {
+			if json.Valid(data) {
+				t.Fatalf("refused valid JSON %q: %v", data, err)
+			}
+			return
+		}
+		var out []byte
+		last := 0
+		for _, sp := range spans {
+			if w := string(data[sp[0]:sp[1]]); w != "NaN" && w != "Infinity" && w != "-Infinity" {
+				t.Fatalf("span %q is not a Python literal", w)
+			}
+			out = append(append(out, data[last:sp[0]]...), '0')
+			last = sp[1]
+		}
+		out = append(out, data[last:]...)
+		if !json.Valid(out) {
+			t.Fatalf("%q with the literals replaced is not JSON: %q", data, out)
+		}
+		if (len(spans) > 0) == json.Valid(data) {
+			t.Fatalf("%q: %d spans, encoding/json valid %t", data, len(spans), json.Valid(data))
+		}
+	})
+}

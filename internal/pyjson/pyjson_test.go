@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -418,5 +420,46 @@ func TestRepeatedKeyLarge(t *testing.T) {
 	obj = append(obj, Member{"k7", 0})
 	if _, err := Marshal(obj, Options{}); err == nil || err.Error() != `pyjson: object key "k7" given twice` {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// TestPythonLiterals: the spans of NaN, Infinity and -Infinity outside
+// strings, in order; text that is not JSON even with them is an error.
+func TestPythonLiterals(t *testing.T) {
+	tests := []struct {
+		name, in string
+		want     []string // the text of each span
+		wantErr  bool
+	}{
+		{name: "none", in: `{"a": 1, "b": [true, null]}`},
+		{name: "nested", in: `{"a": NaN, "b": [-Infinity, {"c": Infinity}], "d": -1.5}`, want: []string{"NaN", "-Infinity", "Infinity"}},
+		{name: "in a string", in: `{"s": "NaN -Infinity \" Infinity"}`},
+		{name: "bare value", in: ` NaN `, want: []string{"NaN"}},
+		{name: "trailing data", in: `{"a": NaN} x`, wantErr: true},
+		{name: "glued to a word", in: `{"a": NaNx}`, wantErr: true},
+		{name: "lower case", in: `{"a": nan}`, wantErr: true},
+		{name: "unterminated", in: `{"a": [NaN`, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			spans, err := PythonLiterals([]byte(tt.in))
+			if tt.wantErr {
+				var se *SyntaxError
+				if !errors.As(err, &se) {
+					t.Fatalf("err = %v, want a *SyntaxError", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, sp := range spans {
+				got = append(got, tt.in[sp[0]:sp[1]])
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("spans %q, want %q", got, tt.want)
+			}
+		})
 	}
 }

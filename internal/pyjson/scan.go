@@ -117,6 +117,30 @@ type scanner struct {
 	err    error
 	python bool // accept NaN, Infinity and -Infinity, as Python's json does
 	nest   int  // arrays and objects open in skip
+	// onPython, when set, is called with the span of each NaN, Infinity
+	// or -Infinity literal read.
+	onPython func(start, end int)
+}
+
+// PythonLiterals reads data as exactly one JSON value the way Python's
+// json.loads does, which also takes the non-standard literals NaN,
+// Infinity and -Infinity, and returns the byte span [start, end) of each
+// such literal, in order (none inside a string). A server written in
+// Python may send them; a Go reader rewrites the spans and decodes the rest
+// with encoding/json. Errors: *SyntaxError for text that is not such a
+// value, with anything but white space after it included.
+func PythonLiterals(data []byte) ([][2]int, error) {
+	var spans [][2]int
+	s := scanner{data: data, python: true, onPython: func(start, end int) { spans = append(spans, [2]int{start, end}) }}
+	s.ws()
+	s.skip()
+	if s.ws(); s.err == nil && s.i < len(data) {
+		s.fail()
+	}
+	if s.err != nil {
+		return nil, s.err
+	}
+	return spans, nil
 }
 
 func (s *scanner) fail() {
@@ -250,6 +274,9 @@ func (s *scanner) literal() []byte {
 				break
 			}
 			s.i += len(word)
+			if s.onPython != nil && (word[0] == 'N' || word[0] == 'I' || word[0] == '-') {
+				s.onPython(start, s.i)
+			}
 			return s.data[start:s.i]
 		}
 	}

@@ -13,7 +13,6 @@ import (
 
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 
@@ -131,8 +130,8 @@ func TestOpen(t *testing.T) {
 			}
 			defer sess.Close()
 			if sess.Backend.String() != tt.name || sess.ServedTemplate != tt.wantServed || sess.BaseURL != tt.wantBase ||
-				len(sess.Secrets()) != tt.wantSecret || (sess.HTTPClient == nil) != (tt.wantBase == "") {
-				t.Errorf("session %+v, secrets %d", sess, len(sess.Secrets()))
+				len(sess.Secrets().Values()) != tt.wantSecret || (sess.HTTPClient == nil) != (tt.wantBase == "") {
+				t.Errorf("session %+v, secrets %d", sess, len(sess.Secrets().Values()))
 			}
 			resp, err := sess.Port.Judge(context.Background(), judgment.Request{
 				State: "x", Model: judgmenttest.ConformanceModelID, Questions: judgmenttest.ConformanceQuestions()[:1]})
@@ -156,7 +155,7 @@ func TestOpenReader(t *testing.T) {
 	}
 	defer sess.Close()
 	if sess.Backend != backend.Reader || sess.Model != "reader" || sess.ServedTemplate != "reader" ||
-		sess.HTTPClient != nil || sess.BaseURL != "" || len(sess.Secrets()) != 0 {
+		sess.HTTPClient != nil || sess.BaseURL != "" || len(sess.Secrets().Values()) != 0 {
 		t.Errorf("session %+v", sess)
 	}
 	_, err = sess.Port.Judge(context.Background(), judgment.Request{
@@ -205,7 +204,7 @@ func TestOpenMasksHeaderValuesAsTokens(t *testing.T) {
 		Body: `{"message":"team prod-7 over quota (1 of 1), HTTP 501, key sk-SECRET"}`})
 	s := backend.Settings{Backend: backend.VLLM}
 	s.VLLM.BaseURL, s.VLLM.Model, s.VLLM.APIKey = srv.URL, judgmenttest.ConformanceModelID, "sk-SECRET"
-	s.VLLM.Headers = []backendhttp.Header{{Name: "X-Team", Value: "prod"}, {Name: "X-N", Value: "1"}}
+	s.VLLM.Headers = []judgment.Header{{Name: "X-Team", Value: "prod"}, {Name: "X-N", Value: "1"}}
 	sess, err := backend.Open(context.Background(), s, "")
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +259,7 @@ func FuzzSettingsFromEnv(f *testing.F) {
 		}
 		s, err := backend.SettingsFromEnv(env(m))
 		if err != nil {
-			var se *backendhttp.SettingError
+			var se *judgment.SettingError
 			if errors.As(err, &se) && errors.Unwrap(err) != nil {
 				t.Fatalf("setting error with a cause: %v", err)
 			}
@@ -315,7 +314,7 @@ func standIn(s backend.Settings) backend.Settings {
 func leakable(value string) []string {
 	var out []string
 	add := func(v string) {
-		if len(v) >= 4 && !strings.Contains(knownText, v) && !strings.Contains("{} %v %+v %#v *** backend.Settings llamacpp.Settings vllm.Settings backendhttp.Auth backendhttp.Header APIKey AuthHeader AuthScheme BareKey Headers UserAgent Name Value true false http://x http://127.0.0.1:8090 gemma-3-4b-it-q4km-mm 5m0s 300000000000", v) {
+		if len(v) >= 4 && !strings.Contains(knownText, v) && !strings.Contains("{} %v %+v %#v *** backend.Settings llamacpp.Settings vllm.Settings judgment.Auth judgment.Header APIKey AuthHeader AuthScheme BareKey Headers UserAgent Name Value true false http://x http://127.0.0.1:8090 gemma-3-4b-it-q4km-mm 5m0s 300000000000", v) {
 			out = append(out, v)
 		}
 	}
@@ -327,4 +326,60 @@ func leakable(value string) []string {
 		}
 	}
 	return out
+}
+
+// TestOpenMasksOnceEachBackend: a session opened through Open masks its
+// errors once, in the llama.cpp or vLLM session itself (Open adds no
+// second mask): the key and a whole-token header value are masked, no
+// cause is kept, and the settings and the open session report the same
+// secrets.
+func TestOpenMasksOnceEachBackend(t *testing.T) {
+	body := `{"message":"team prod over quota, key sk-SECRET, HTTP 501"}`
+	llama := judgmenttest.NewUnstartedLlamaCPP(judgmenttest.ConformanceModel())
+	llama.APIKey = "sk-SECRET"
+	llama.Start()
+	defer llama.Close()
+	vllmSrv := judgmenttest.NewUnstartedVLLM(judgmenttest.ConformanceModel())
+	vllmSrv.APIKey = "sk-SECRET"
+	vllmSrv.Start()
+	defer vllmSrv.Close()
+	tests := []struct {
+		name string
+		srv  *judgmenttest.Server
+		path string
+		env  map[string]string
+		want string
+	}{
+		{name: "llama_cpp", srv: llama, path: "/completion", env: map[string]string{"TYPEVET_LLAMA__BASE_URL": llama.URL,
+			"TYPEVET_LLAMA__MULTIMODAL_MODEL": judgmenttest.ConformanceModelID, "TYPEVET_LLAMA__API_KEY": "sk-SECRET",
+			"TYPEVET_LLAMA__HEADERS": `{"X-Team": "prod"}`},
+			want: `llama.cpp HTTP 429: {"message":"team *** over quota, key ***, HTTP 501"}`},
+		{name: "vllm", srv: vllmSrv, path: "/v1/chat/completions", env: map[string]string{"TYPEVET_BACKEND": "vllm",
+			"TYPEVET_VLLM__BASE_URL": vllmSrv.URL, "TYPEVET_VLLM__MODEL": judgmenttest.ConformanceModelID,
+			"TYPEVET_VLLM__API_KEY": "sk-SECRET", "TYPEVET_VLLM__HEADERS": `{"X-Team": "prod"}`},
+			want: `vLLM HTTP 429: {"message":"team *** over quota, key ***, HTTP 501"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := backend.SettingsFromEnv(env(tt.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			sess, err := backend.Open(context.Background(), s, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer sess.Close()
+			want := judgment.Secrets{Keys: []string{"sk-SECRET"}, HeaderValues: []string{"prod"}}
+			if got := sess.Secrets(); fmt.Sprint(got) != fmt.Sprint(want) || fmt.Sprint(s.Secrets()) != fmt.Sprint(want) {
+				t.Errorf("session secrets %q, settings secrets %q, want %q", got, s.Secrets(), want)
+			}
+			tt.srv.Inject(judgmenttest.Fault{Path: tt.path, Status: 429, Body: body})
+			_, err = sess.Port.Judge(context.Background(), judgment.Request{State: "x", Model: judgmenttest.ConformanceModelID,
+				Questions: judgmenttest.ConformanceQuestions()[:1]})
+			if err == nil || err.Error() != tt.want || errors.Unwrap(err) != nil || strings.Contains(fmt.Sprintf("%#v", err), "SECRET") {
+				t.Errorf("err = %#v, want %q and no cause", err, tt.want)
+			}
+		})
+	}
 }

@@ -3,7 +3,7 @@ package backend
 import (
 	"fmt"
 
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/judgment"
 )
 
 // Name is a judgment backend, as TYPEVET_BACKEND and receipts name it.
@@ -42,7 +42,7 @@ func (n Name) String() string {
 
 // ParseName parses a TYPEVET_BACKEND value: "llama_cpp", "vllm", "fake"
 // or "reader"; "" means llama_cpp. Matching is exact. Any other value is a
-// [*backendhttp.SettingError] naming TYPEVET_BACKEND (not the value).
+// [*judgment.SettingError] naming TYPEVET_BACKEND (not the value).
 func ParseName(s string) (Name, error) {
 	switch s {
 	case "", "llama_cpp":
@@ -54,5 +54,5 @@ func ParseName(s string) (Name, error) {
 	case "reader":
 		return Reader, nil
 	}
-	return 0, &backendhttp.SettingError{Variable: "TYPEVET_BACKEND", Rule: "must be one of llama_cpp, vllm, fake, reader"}
+	return 0, &judgment.SettingError{Variable: "TYPEVET_BACKEND", Rule: "must be one of llama_cpp, vllm, fake, reader"}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"slices"
 
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/fake"
@@ -16,11 +15,9 @@ import (
 // Session is an open backend session as a run needs it.
 type Session struct {
 	// Port judges requests; every error it returns has the session's
-	// secrets masked, once, here ([judgment.Secrets.MaskPort]: the key
-	// everywhere, extra header values as whole tokens). The llama.cpp and
-	// vLLM sessions are opened with MaskedByCaller, so they do not mask
-	// again; a session opened directly from those packages masks its own
-	// Judge errors.
+	// secrets masked, once, by the llama.cpp or vLLM session itself
+	// ([judgment.Secrets.Mask]: the key everywhere, extra header values as
+	// whole tokens). The fake and the reader hold no secret.
 	Port judgment.Port
 	// Backend is the backend the session talks to.
 	Backend Name
@@ -39,8 +36,7 @@ type Session struct {
 	// fake and the reader.
 	BaseURL string
 
-	secrets []string
-	masks   judgment.Secrets
+	secrets judgment.Secrets
 	close   func() error
 }
 
@@ -51,59 +47,51 @@ type Session struct {
 func Open(ctx context.Context, s Settings, model string) (*Session, error) {
 	switch s.Backend {
 	case LlamaCPP:
-		ls, err := llamacpp.Open(ctx, s.LlamaCPP, llamacpp.OpenOptions{Model: model, MaskedByCaller: true})
+		ls, err := llamacpp.Open(ctx, s.LlamaCPP, llamacpp.OpenOptions{Model: model})
 		if err != nil {
 			return nil, err
 		}
-		return newSession(ls, LlamaCPP, ls.Model(), ls.ServedTemplate().String(), ls.HTTPClient(), ls.BaseURL(), ls.Secrets(), ls.Masks(), ls.Close), nil
+		return newSession(ls, LlamaCPP, ls.Model(), ls.ServedTemplate().String(), ls.HTTPClient(), ls.BaseURL(), ls.Secrets(), ls.Close), nil
 	case VLLM:
-		vs, err := vllm.Open(ctx, s.VLLM, vllm.OpenOptions{Model: model, MaskedByCaller: true})
+		vs, err := vllm.Open(ctx, s.VLLM, vllm.OpenOptions{Model: model})
 		if err != nil {
 			return nil, err
 		}
-		return newSession(vs, VLLM, vs.Model(), vs.ServedTemplate().String(), vs.HTTPClient(), vs.BaseURL(), vs.Secrets(), vs.Masks(), vs.Close), nil
+		return newSession(vs, VLLM, vs.Model(), vs.ServedTemplate().String(), vs.HTTPClient(), vs.BaseURL(), vs.Secrets(), vs.Close), nil
 	case Fake:
 		p, err := fake.Open(s.Fake)
 		if err != nil {
 			return nil, err
 		}
-		return newSession(p, Fake, model, "fake", nil, "", nil, judgment.Secrets{}, nil), nil
+		return newSession(p, Fake, model, "fake", nil, "", judgment.Secrets{}, nil), nil
 	case Reader:
 		if model == "" {
 			model = reader.BackendName
 		}
-		return newSession(reader.New(reader.Options{}), Reader, model, reader.BackendName, nil, "", nil, judgment.Secrets{}, nil), nil
+		return newSession(reader.New(reader.Options{}), Reader, model, reader.BackendName, nil, "", judgment.Secrets{}, nil), nil
 	}
 	return nil, fmt.Errorf("backend: unknown backend %v", s.Backend)
 }
 
-func newSession(p judgment.Port, n Name, model, served string, hc *http.Client, base string, secrets []string, masks judgment.Secrets, closeFn func() error) *Session {
+func newSession(p judgment.Port, n Name, model, served string, hc *http.Client, base string, secrets judgment.Secrets, closeFn func() error) *Session {
 	return &Session{
-		Port:           masks.MaskPort(p),
+		Port:           p,
 		Backend:        n,
 		Model:          model,
 		ServedTemplate: served,
 		HTTPClient:     hc,
 		BaseURL:        base,
 		secrets:        secrets,
-		masks:          masks,
 		close:          closeFn,
 	}
 }
 
 // Secrets returns the values that must never reach a receipt, a log line
-// or an error: the API key and extra header values. Receipt writers check
-// against them.
-func (s *Session) Secrets() []string { return append([]string(nil), s.secrets...) }
-
-// Masks returns the secrets as the session's errors are masked of them:
-// the API key everywhere, extra header values as whole tokens. Mask other
-// errors of a run (e.g. a server-entry read) with Masks().Mask(err) rather
-// than judgment.MaskSecrets(err, Secrets()), which treats header values as
-// keys.
-func (s *Session) Masks() judgment.Secrets {
-	return judgment.Secrets{Keys: slices.Clone(s.masks.Keys), HeaderValues: slices.Clone(s.masks.HeaderValues)}
-}
+// or an error: the API key and extra header values (the same as
+// [Settings.Secrets] of the settings it was opened with). Receipt writers
+// check against them ([receipt.Write]); mask other errors of a run (e.g. a
+// server-entry read) with Secrets().Mask(err).
+func (s *Session) Secrets() judgment.Secrets { return s.secrets.Clone() }
 
 // Close releases the session's idle connections.
 func (s *Session) Close() error {

@@ -3,6 +3,7 @@ package backend
 import (
 	"fmt"
 
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/fake"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 	"github.com/typevet/typevet-go/judgment/vllm"
@@ -47,6 +48,20 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 		return Settings{}, err
 	}
 	return s, nil
+}
+
+// Secrets returns the secrets of the selected backend, known before a
+// session opens: the API key and extra header values of the llama.cpp or
+// vLLM settings ([judgment.Auth.Secrets]); none for the fake and the
+// reader. An opened [Session] reports the same ([Session.Secrets]).
+func (s Settings) Secrets() judgment.Secrets {
+	switch s.Backend {
+	case LlamaCPP:
+		return s.LlamaCPP.Secrets()
+	case VLLM:
+		return s.VLLM.Secrets()
+	}
+	return judgment.Secrets{}
 }
 
 // String returns s without secrets.

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // DefaultNVocab is the vocabulary size sent as n_probs when none is known
@@ -46,8 +46,7 @@ type ClientOptions struct {
 type Client struct {
 	base    *url.URL
 	http    *http.Client
-	secrets []string         // every secret, for key-free checks
-	masks   judgment.Secrets // the same, as errors mask them
+	secrets judgment.Secrets // masked from every error a Session returns
 	nVocab  int
 	owned   bool // the connection pool is the client's own (no injected HTTPClient)
 
@@ -58,7 +57,7 @@ type Client struct {
 }
 
 // NewClient returns a client for the server of s. It makes no HTTP call.
-// Invalid settings give a [*backendhttp.SettingError].
+// Invalid settings give a [*judgment.SettingError].
 func NewClient(s Settings, opts ClientOptions) (*Client, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -73,7 +72,6 @@ func NewClient(s Settings, opts ClientOptions) (*Client, error) {
 		base:        base,
 		http:        backendhttp.NewHTTPClient(opts.HTTPClient, s.Auth, s.Timeout),
 		secrets:     s.Auth.Secrets(),
-		masks:       s.Auth.MaskSecrets(),
 		nVocab:      nVocab,
 		owned:       opts.HTTPClient == nil,
 		caps:        make(map[string]Props),

@@ -9,9 +9,9 @@ import (
 	"math"
 	"net/http"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/internal/pymath"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // Props is what a session needs from GET /props?model=.

@@ -2,7 +2,9 @@ package llamacpp
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -10,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/typevet/typevet-go/internal/pyjson"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 
@@ -250,4 +253,28 @@ func BenchmarkDecodeCompletionRealVocab(b *testing.B) {
 			return decodeCompletion(r, fuzzRequest, DefaultNVocab)
 		})
 	})
+	b.Run("PyjsonScanFloor", func(b *testing.B) { benchPyjsonScan(b, body) })
+}
+
+// benchPyjsonScan is the floor of decoding with internal/pyjson's scanner
+// instead of the stream's own: reading the body whole and only validating
+// it (pyjson.DecodeObject with a callback that keeps nothing), no decoding.
+// When the floor alone is slower than New, sharing the scanner would slow
+// the hot path, so stream keeps its own (see the stream type).
+func benchPyjsonScan(b *testing.B, body []byte) {
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	cpu0 := judgmenttest.ProcessCPU()
+	defer func() {
+		b.ReportMetric(float64(judgmenttest.ProcessCPU()-cpu0)/float64(b.N), "cpu-ns/op")
+	}()
+	for b.Loop() {
+		data, err := io.ReadAll(bytes.NewReader(body))
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := pyjson.DecodeObject(data, func(string, json.RawMessage) error { return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // backendName is the Backend of every [judgment.BackendHTTPError] here.
@@ -42,5 +42,5 @@ func transportError(ctx context.Context, err error) error {
 // withheld, else a redacted 500-character snippet). Retry-After and the
 // rate-limit headers are never recorded for llama.cpp.
 func (c *Client) statusError(resp *http.Response, body []byte) error {
-	return backendhttp.StatusError(backendName, resp, body, c.masks)
+	return backendhttp.StatusError(backendName, resp, body, c.secrets)
 }

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 )
@@ -207,7 +206,7 @@ func TestConnectFailure(t *testing.T) {
 	srv := judgmenttest.NewLlamaCPP(nil)
 	url := srv.URL
 	srv.Close()
-	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: url, Auth: backendhttp.Auth{APIKey: "sk-secret"}}, llamacpp.OpenOptions{})
+	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: url, Auth: judgment.Auth{APIKey: "sk-secret"}}, llamacpp.OpenOptions{})
 	var te *judgment.TransportError
 	if !errors.As(err, &te) || !strings.HasPrefix(te.Msg, "llama.cpp request failed: ") {
 		t.Fatalf("err = %v, want TransportError", err)
@@ -220,8 +219,8 @@ func TestTransportErrorHoldsNoHeader(t *testing.T) {
 	srv := judgmenttest.NewLlamaCPP(nil)
 	url := srv.URL
 	srv.Close()
-	c, err := llamacpp.NewClient(llamacpp.Settings{BaseURL: url, Auth: backendhttp.Auth{APIKey: "sk-live-SECRET",
-		Headers: []backendhttp.Header{{Name: "X-Team", Value: "team-TOKEN"}}}}, llamacpp.ClientOptions{})
+	c, err := llamacpp.NewClient(llamacpp.Settings{BaseURL: url, Auth: judgment.Auth{APIKey: "sk-live-SECRET",
+		Headers: []judgment.Header{{Name: "X-Team", Value: "team-TOKEN"}}}}, llamacpp.ClientOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

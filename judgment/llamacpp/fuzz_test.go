@@ -16,8 +16,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // fuzzRequest is the scoring request the decoder fuzzers answer: three

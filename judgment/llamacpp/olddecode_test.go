@@ -13,8 +13,8 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // oldDecoder is the state of one decode; pooled, since its read buffer and

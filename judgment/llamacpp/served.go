@@ -41,16 +41,9 @@ func (e *UnservedModelError) Error() string {
 func (c *Client) servedNames(ctx context.Context, props Props) []string {
 	var names []string
 	add := func(s string) {
-		// A name that echoes a secret is not repeated: the key anywhere, a
-		// header value as the whole name (as errors mask them).
-		for _, k := range c.masks.Keys {
-			if k != "" && strings.Contains(s, k) {
-				s = "[redacted]"
-			}
-		}
-		if slices.Contains(c.masks.HeaderValues, s) {
-			s = "[redacted]"
-		}
+		// A name that echoes a secret is masked as errors are: the key
+		// anywhere, a header value as a whole token.
+		s = c.secrets.Redact(s)
 		if s != "" && !slices.Contains(names, s) {
 			names = append(names, s)
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 )
@@ -72,14 +72,15 @@ func TestUnservedModelErrorMessage(t *testing.T) {
 	}
 }
 
-// A served name that holds the API key is never repeated in the refusal.
+// A served name that holds the API key or a header value is never repeated
+// in the refusal: it is masked as errors are (judgment.Secrets.Redact).
 func TestUnservedModelErrorHidesSecrets(t *testing.T) {
 	const key = "sk-served-0123456789"
 	srv := newServer(t, &judgmenttest.Model{ID: "model-" + key}, nil)
-	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: srv.URL, Auth: backendhttp.Auth{APIKey: key}},
-		llamacpp.OpenOptions{Model: "typo"})
+	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: srv.URL, Auth: judgment.Auth{APIKey: key,
+		Headers: []judgment.Header{{Name: "X-Team", Value: "model"}}}}, llamacpp.OpenOptions{Model: "typo"})
 	var ue *llamacpp.UnservedModelError
-	if !errors.As(err, &ue) || strings.Contains(err.Error(), key) || !slices.Equal(ue.Served, []string{"[redacted]"}) {
+	if !errors.As(err, &ue) || strings.Contains(err.Error(), key) || !slices.Equal(ue.Served, []string{"***-***"}) {
 		t.Fatalf("Open error = %v, want the refusal without the key", err)
 	}
 }

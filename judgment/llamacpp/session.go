@@ -3,10 +3,9 @@ package llamacpp
 import (
 	"context"
 	"net/http"
-	"slices"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // OpenOptions tunes [Open]. The zero value means: the settings' multimodal
@@ -24,25 +23,17 @@ type OpenOptions struct {
 	// TextParts substitutes the prompt templates; the zero value means
 	// typevet's defaults.
 	TextParts judgment.TextParts
-	// MaskedByCaller leaves the masking of Judge errors to the caller,
-	// who must wrap the session as [Session.Masks].MaskPort(session)
-	// does; [github.com/typevet/typevet-go/judgment/backend.Open] does so, so that errors are masked once. The
-	// zero value masks in Judge.
-	MaskedByCaller bool
 }
 
 // Session is an open llama.cpp judgment session (typevet
 // open_gemma_native_vision_judgment). It implements [judgment.Port], pinned
 // to its model, and is safe for concurrent use.
 type Session struct {
-	client   *Client
-	judge    *judgment.Judge
-	model    string
-	family   judgment.Family
-	props    Props
-	secrets  []string
-	masks    judgment.Secrets
-	unmasked bool // the caller masks Judge errors
+	client *Client
+	judge  *judgment.Judge
+	model  string
+	family judgment.Family
+	props  Props
 }
 
 // Open probes the server and returns a session:
@@ -61,8 +52,8 @@ type Session struct {
 // [*UnservedModelError] (a single-model llama-server ignores the request's
 // model and would answer as its own).
 //
-// Invalid settings give a [*backendhttp.SettingError]; HTTP failures the
-// judgment error classes, masked of the session's secrets ([Session.Masks]).
+// Invalid settings give a [*judgment.SettingError]; HTTP failures the
+// judgment error classes, masked of the session's secrets ([Session.Secrets]).
 // A [*ProbeError] or [*UnservedModelError] is returned as is: its text
 // holds only model names.
 func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
@@ -83,7 +74,7 @@ func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
 		case *ProbeError, *UnservedModelError:
 			return nil, err
 		}
-		return nil, c.masks.Mask(err)
+		return nil, c.secrets.Mask(err)
 	}
 	return sess, nil
 }
@@ -120,26 +111,21 @@ func open(ctx context.Context, c *Client, model string, opts OpenOptions) (*Sess
 	}
 	c.remember(model, props)
 	return &Session{
-		client:   c,
-		judge:    judgment.NewJudge(c, judgment.JudgeOptions{Model: model, Family: family, TextParts: opts.TextParts}),
-		model:    model,
-		family:   family,
-		props:    props,
-		secrets:  c.secrets,
-		masks:    c.masks,
-		unmasked: opts.MaskedByCaller,
+		client: c,
+		judge:  judgment.NewJudge(c, judgment.JudgeOptions{Model: model, Family: family, TextParts: opts.TextParts}),
+		model:  model,
+		family: family,
+		props:  props,
 	}, nil
 }
 
 // Judge judges req (see [judgment.Port]). Each image is base64-encoded
-// once for all the questions of req. With secrets configured every error
-// is masked by [Session.Masks] (unless OpenOptions.MaskedByCaller was set).
+// once for all the questions of req. Every error is masked of the
+// session's secrets ([Session.Secrets], [judgment.Secrets.Mask]): this is
+// the one place a llama.cpp run's errors are masked.
 func (s *Session) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
 	resp, err := s.judge.Judge(backendhttp.WithMedia(ctx, req.Media), req)
-	if err != nil && !s.unmasked {
-		return resp, s.masks.Mask(err)
-	}
-	return resp, err
+	return resp, s.client.secrets.Mask(err)
 }
 
 // Model returns the pinned model id.
@@ -163,15 +149,10 @@ func (s *Session) HTTPClient() *http.Client { return s.client.http }
 // BaseURL returns the server base URL without a trailing slash.
 func (s *Session) BaseURL() string { return s.client.BaseURL() }
 
-// Secrets returns the values the session masks: the API key and extra
-// header values.
-func (s *Session) Secrets() []string { return append([]string(nil), s.secrets...) }
-
-// Masks returns the secrets as errors mask them: the API key everywhere,
-// extra header values as whole tokens.
-func (s *Session) Masks() judgment.Secrets {
-	return judgment.Secrets{Keys: slices.Clone(s.masks.Keys), HeaderValues: slices.Clone(s.masks.HeaderValues)}
-}
+// Secrets returns the values the session masks from its errors and that
+// must never reach a receipt or a log line: the API key (masked
+// everywhere) and the extra header values (masked as whole tokens).
+func (s *Session) Secrets() judgment.Secrets { return s.client.secrets.Clone() }
 
 // Close releases the idle connections of the session's own pool; an
 // injected OpenOptions.HTTPClient belongs to the caller and is left alone.

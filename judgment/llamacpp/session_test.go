@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 )
@@ -83,8 +83,8 @@ func TestOpenRefusalWithKey(t *testing.T) {
 	m := judgmenttest.CheckModel()
 	m.TextOnly = true
 	srv := newServer(t, m, nil)
-	s := llamacpp.Settings{BaseURL: srv.URL, Auth: backendhttp.Auth{APIKey: "sk-live-SECRET",
-		Headers: []backendhttp.Header{{Name: "X-Team", Value: "text"}}}}
+	s := llamacpp.Settings{BaseURL: srv.URL, Auth: judgment.Auth{APIKey: "sk-live-SECRET",
+		Headers: []judgment.Header{{Name: "X-Team", Value: "text"}}}}
 	_, err := llamacpp.Open(context.Background(), s, llamacpp.OpenOptions{Model: judgmenttest.DefaultModelID})
 	var pe *llamacpp.ProbeError
 	if !errors.As(err, &pe) || pe.Msg != "model reports text-only input modalities" {
@@ -92,38 +92,36 @@ func TestOpenRefusalWithKey(t *testing.T) {
 	}
 }
 
-// TestJudgeMasksOnce checks both masking paths: a session opened directly
-// masks its Judge errors (the key everywhere, a header value as a whole
-// token, no cause chain); with MaskedByCaller it leaves that to the
-// caller, who masks with Session.Masks (as backend.Open does).
+// TestJudgeMasksOnce: the session masks its Judge errors, once, as they
+// leave it (the key everywhere, a header value as a whole token, no cause
+// chain); there is no option to leave that to the caller, and masking the
+// result again changes nothing.
 func TestJudgeMasksOnce(t *testing.T) {
-	s := llamacpp.Settings{Auth: backendhttp.Auth{APIKey: "sk-live-SECRET", Headers: []backendhttp.Header{{Name: "X-Team", Value: "prod"}, {Name: "X-N", Value: "1"}}}}
+	s := llamacpp.Settings{Auth: judgment.Auth{APIKey: "sk-live-SECRET", Headers: []judgment.Header{{Name: "X-Team", Value: "prod"}, {Name: "X-N", Value: "1"}}}}
 	body := `{"error":{"code":429,"message":"team prod-1 over quota, key sk-live-SECRET, HTTP 501","type":"x"}}`
 	want := `llama.cpp HTTP 429: {"error":{"code":429,"message":"team ***-*** over quota, key ***, HTTP 501","type":"x"}}`
-	for _, callerMasks := range []bool{false, true} {
-		srv := newServer(t, judgmenttest.CheckModel(), nil)
-		sess := openSession(t, srv, s, llamacpp.OpenOptions{MaskedByCaller: callerMasks})
-		srv.Inject(judgmenttest.Fault{Path: "/completion", Nth: 1, Status: 429, Body: body})
-		_, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
-		if callerMasks {
-			err = sess.Masks().Mask(err)
-		}
-		if err == nil || err.Error() != want {
-			t.Errorf("MaskedByCaller %t: error = %v, want %q", callerMasks, err, want)
-		}
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
+	sess := openSession(t, srv, s, llamacpp.OpenOptions{})
+	srv.Inject(judgmenttest.Fault{Path: "/completion", Nth: 1, Status: 429, Body: body})
+	_, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+	if again := sess.Secrets().Mask(err); again.Error() != err.Error() {
+		t.Errorf("masking again changed %q to %q", err, again)
+	}
 
-		srv.Inject(judgmenttest.Fault{Path: "/completion", Close: true})
-		_, err = sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
-		var te *judgment.TransportError
-		if !errors.As(err, &te) {
-			t.Fatalf("err = %v, want a TransportError", err)
-		}
-		if hasCause := errors.Unwrap(err) != nil; hasCause != callerMasks {
-			t.Errorf("MaskedByCaller %t: error has a cause: %t (masked once, by the session or the caller)", callerMasks, hasCause)
-		}
-		if errors.Unwrap(sess.Masks().Mask(err)) != nil {
-			t.Error("a masked transport error keeps a cause")
-		}
+	srv.Inject(judgmenttest.Fault{Path: "/completion", Close: true})
+	_, err = sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
+	var te *judgment.TransportError
+	if !errors.As(err, &te) {
+		t.Fatalf("err = %v, want a TransportError", err)
+	}
+	if errors.Unwrap(err) != nil {
+		t.Error("a masked transport error keeps a cause")
+	}
+	if got := sess.Secrets(); !slices.Equal(got.Keys, []string{"sk-live-SECRET"}) || !slices.Equal(got.HeaderValues, []string{"prod", "1"}) {
+		t.Errorf("Secrets = %q", got)
 	}
 }
 

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/internal/backendhttp"
+	"github.com/typevet/typevet-go/judgment"
 )
 
 // Settings configures a llama.cpp session (TYPEVET_LLAMA__*). The
@@ -29,7 +30,7 @@ type Settings struct {
 	// headers and the user agent (TYPEVET_LLAMA__API_KEY, AUTH_HEADER,
 	// AUTH_SCHEME, HEADERS, USER_AGENT); its fields are promoted, so
 	// s.APIKey works. The key and header values are secrets, never printed.
-	backendhttp.Auth
+	judgment.Auth
 }
 
 // Defaults of [Settings].
@@ -54,7 +55,7 @@ const envPrefix = "TYPEVET_LLAMA__"
 // lookup (pass [os.LookupEnv]). An empty variable counts as unset, except
 // TYPEVET_LLAMA__AUTH_SCHEME, which set but empty sends the key bare. A
 // nested variable wins over its legacy alias. Errors are
-// [*backendhttp.SettingError] values naming the variable, never its value.
+// [*judgment.SettingError] values naming the variable, never its value.
 func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 	l := backendhttp.Lookup(lookup)
 	s := DefaultSettings
@@ -106,9 +107,9 @@ func (s Settings) Validate() error {
 		return err
 	}
 	if s.Timeout < 0 {
-		return &backendhttp.SettingError{Variable: "llamacpp.Settings.Timeout", Rule: "must be greater than 0"}
+		return &judgment.SettingError{Variable: "llamacpp.Settings.Timeout", Rule: "must be greater than 0"}
 	}
-	return s.Auth.Validate(backendhttp.FieldNames("llamacpp.Settings"))
+	return backendhttp.Validate(s.Auth, backendhttp.FieldNames("llamacpp.Settings"))
 }
 
 // String returns s without secrets.

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 )
@@ -57,7 +56,7 @@ func TestSettingsFromEnv(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := llamacpp.SettingsFromEnv(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
 			if tt.wantErr != "" {
-				var se *backendhttp.SettingError
+				var se *judgment.SettingError
 				if !errors.As(err, &se) || err.Error() != tt.wantErr || errors.Unwrap(err) != nil {
 					t.Fatalf("err = %v, want %q with no cause", err, tt.wantErr)
 				}
@@ -71,7 +70,7 @@ func TestSettingsFromEnv(t *testing.T) {
 }
 
 func TestSettingsNeverPrintSecrets(t *testing.T) {
-	s := llamacpp.Settings{Auth: backendhttp.Auth{APIKey: "sk-live-SECRET", Headers: []backendhttp.Header{{Name: "X-Team", Value: "TOKEN-1"}}}}
+	s := llamacpp.Settings{Auth: judgment.Auth{APIKey: "sk-live-SECRET", Headers: []judgment.Header{{Name: "X-Team", Value: "TOKEN-1"}}}}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		if out := fmt.Sprintf(verb, s); strings.Contains(out, "SECRET") || strings.Contains(out, "TOKEN") || !strings.Contains(out, "***") {
 			t.Errorf("%s: %s", verb, out)
@@ -87,7 +86,7 @@ func TestSettingsNeverPrintSecrets(t *testing.T) {
 func TestBaseURLUserinfo(t *testing.T) {
 	s := llamacpp.Settings{BaseURL: "https://user:pw-SECRET@gpu:8080"}
 	_, err := llamacpp.Open(context.Background(), s, llamacpp.OpenOptions{})
-	var se *backendhttp.SettingError
+	var se *judgment.SettingError
 	if !errors.As(err, &se) || err.Error() != "llamacpp.Settings.BaseURL must not hold a user name or password (user:password@)" {
 		t.Errorf("Open err = %v", err)
 	}
@@ -103,8 +102,8 @@ func TestBaseURLUserinfo(t *testing.T) {
 func TestSecretsMasked(t *testing.T) {
 	const key = `sk-live-"Q"-SECRET`
 	srv := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "other"; s.EchoAuth = true })
-	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: srv.URL, Auth: backendhttp.Auth{APIKey: key,
-		Headers: []backendhttp.Header{{Name: "X-Team", Value: "team-TOKEN"}}}}, llamacpp.OpenOptions{})
+	_, err := llamacpp.Open(context.Background(), llamacpp.Settings{BaseURL: srv.URL, Auth: judgment.Auth{APIKey: key,
+		Headers: []judgment.Header{{Name: "X-Team", Value: "team-TOKEN"}}}}, llamacpp.OpenOptions{})
 	var he *judgment.BackendHTTPError
 	if !errors.As(err, &he) || he.StatusCode != 401 {
 		t.Fatalf("err = %v, want HTTP 401", err)
@@ -118,9 +117,9 @@ func TestSecretsMasked(t *testing.T) {
 
 	// A transport error with secrets keeps no cause chain that could hold
 	// request headers: only the context sentinel survives masking, so a
-	// caller can still tell a timeout (judgment.MaskSecrets).
+	// caller can still tell a timeout (judgment.Secrets.Mask).
 	srv2 := newServer(t, judgmenttest.CheckModel(), nil)
-	sess := openSession(t, srv2, llamacpp.Settings{Auth: backendhttp.Auth{APIKey: key}, Timeout: 100 * time.Millisecond}, llamacpp.OpenOptions{})
+	sess := openSession(t, srv2, llamacpp.Settings{Auth: judgment.Auth{APIKey: key}, Timeout: 100 * time.Millisecond}, llamacpp.OpenOptions{})
 	srv2.Inject(judgmenttest.Fault{Path: "/tokenize", Delay: time.Second})
 	_, err = sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
 	var te *judgment.TransportError

@@ -3,7 +3,7 @@ package llamacpp
 import (
 	"encoding/json"
 
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/internal/backendhttp"
 )
 
 // PropsResponse is the part of the GET /props?model= answer read by

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 

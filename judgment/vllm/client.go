@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // MaxLogprobTokenIDs is the most logprob_token_ids vLLM accepts; a request
@@ -26,8 +26,7 @@ const MaxLogprobTokenIDs = 128
 type Client struct {
 	base      *url.URL
 	http      *http.Client
-	secrets   []string         // every secret, for key-free checks
-	masks     judgment.Secrets // the same, as errors mask them
+	secrets   judgment.Secrets // masked from every error a Session returns
 	requestID string           // request-id header name, "" for none
 	fixedID   string           // the request id when the extra headers set it
 	sent      []string         // canonical names of the headers every request sends
@@ -37,7 +36,7 @@ type Client struct {
 
 // NewClient returns a client for the server of s. It makes no HTTP call.
 // hc supplies the transport (nil: a private pool) and is not modified.
-// Invalid settings give a [*backendhttp.SettingError].
+// Invalid settings give a [*judgment.SettingError].
 func NewClient(s Settings, hc *http.Client) (*Client, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -48,9 +47,8 @@ func NewClient(s Settings, hc *http.Client) (*Client, error) {
 		base:      base,
 		http:      backendhttp.NewHTTPClient(hc, s.Auth, s.Timeout),
 		secrets:   s.Auth.Secrets(),
-		masks:     s.Auth.MaskSecrets(),
 		requestID: s.RequestIDHeader,
-		sent:      append(s.Auth.SentHeaderNames(), "Content-Type", "Accept"),
+		sent:      append(backendhttp.SentHeaderNames(s.Auth), "Content-Type", "Accept"),
 		now:       time.Now,
 		owned:     hc == nil,
 	}

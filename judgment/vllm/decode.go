@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // idPrefix starts every top_logprobs token under return_tokens_as_token_ids

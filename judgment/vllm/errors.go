@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/internal/backendhttp"
 )
 
 // backendName is the Backend of every [judgment.BackendHTTPError] here.
@@ -19,7 +19,7 @@ func itoa(n int) string { return strconv.Itoa(n) }
 // records Retry-After and the rate-limit headers (never one the request
 // sent, never Authorization); every error records the request id.
 func (c *Client) statusError(resp *http.Response, body []byte, id string) error {
-	e := backendhttp.StatusError(backendName, resp, body, c.masks)
+	e := backendhttp.StatusError(backendName, resp, body, c.secrets)
 	e.RequestID = id
 	if resp.StatusCode >= 400 {
 		e.RetryAfterSeconds = backendhttp.RetryAfter(resp.Header, c.now())

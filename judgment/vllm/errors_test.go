@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/vllm"
 )
@@ -61,7 +60,7 @@ func TestJudgeErrors(t *testing.T) {
 			wantClass: "BackendHttpError", wantRetry: nil, wantCalls: 1, reason: "delta-seconds are digits only"},
 		{name: "rate-limit headers", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{
 			"X-Ratelimit-Remaining-Requests": {"0"}, "Ratelimit-Reset": {"30"}, "X-Ratelimit-Client": {"echo"}, "X-Other": {"1"}}},
-			settings:  vllm.Settings{Auth: backendhttp.Auth{Headers: []backendhttp.Header{{Name: "X-Ratelimit-Client", Value: "team-a"}}}},
+			settings:  vllm.Settings{Auth: judgment.Auth{Headers: []judgment.Header{{Name: "X-Ratelimit-Client", Value: "team-a"}}}},
 			wantClass: "BackendHttpError", wantRate: [][2]string{{"ratelimit-reset", "30"}, {"x-ratelimit-remaining-requests", "0"}}, wantCalls: 1,
 			reason: "a header the request sent is never copied"},
 		{name: "non-JSON 200", fault: judgmenttest.Fault{Path: chat, Status: 200, Body: "ok"},

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/vllm"
 )
@@ -198,7 +197,7 @@ func TestSessionConcurrent(t *testing.T) {
 func TestRequestIDFixedByHeaders(t *testing.T) {
 	srv := newServer(t, judgmenttest.CheckModel(), nil)
 	sess := openSession(t, srv, vllm.Settings{RequestIDHeader: "X-Request-Id",
-		Auth: backendhttp.Auth{Headers: []backendhttp.Header{{Name: "X-Request-Id", Value: "run-42"}}}})
+		Auth: judgment.Auth{Headers: []judgment.Header{{Name: "X-Request-Id", Value: "run-42"}}}})
 	resp, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
 	if err != nil {
 		t.Fatal(err)

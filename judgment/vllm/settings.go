@@ -5,7 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/internal/backendhttp"
+	"github.com/typevet/typevet-go/judgment"
 )
 
 // Settings configures a vLLM session (TYPEVET_VLLM__*). BaseURL
@@ -25,7 +26,7 @@ type Settings struct {
 	// headers and the user agent (TYPEVET_VLLM__API_KEY, AUTH_HEADER,
 	// AUTH_SCHEME, HEADERS, USER_AGENT); its fields are promoted, so
 	// s.APIKey works. The key and header values are secrets, never printed.
-	backendhttp.Auth
+	judgment.Auth
 	// RequestIDHeader, when set, names a header that carries a fresh UUID4
 	// hex on each request; scoring ids land in judgment.Response.RequestIDs.
 	// TYPEVET_VLLM__REQUEST_ID_HEADER.
@@ -50,21 +51,21 @@ const envPrefix = "TYPEVET_VLLM__"
 // lookup (pass [os.LookupEnv]). TYPEVET_VLLM__BASE_URL and
 // TYPEVET_VLLM__MODEL are required; other empty variables count as unset,
 // except TYPEVET_VLLM__AUTH_SCHEME, which set but empty sends the key bare.
-// Errors are [*backendhttp.SettingError] values naming the variable, never
+// Errors are [*judgment.SettingError] values naming the variable, never
 // its value.
 func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 	l := backendhttp.Lookup(lookup)
 	s := Settings{Timeout: DefaultTimeout, MaxConcurrency: DefaultMaxConcurrency}
 	v, name, ok := l.Get(envPrefix + "BASE_URL")
 	if !ok {
-		return Settings{}, &backendhttp.SettingError{Variable: name, Rule: "is required"}
+		return Settings{}, &judgment.SettingError{Variable: name, Rule: "is required"}
 	}
 	var err error
 	if s.BaseURL, err = backendhttp.ParseBaseURL(v, name); err != nil {
 		return Settings{}, err
 	}
 	if s.Model, name, ok = l.Get(envPrefix + "MODEL"); !ok || isBlank(s.Model) {
-		return Settings{}, &backendhttp.SettingError{Variable: name, Rule: "is required"}
+		return Settings{}, &judgment.SettingError{Variable: name, Rule: "is required"}
 	}
 	if v, name, ok := l.Get(envPrefix + "TIMEOUT"); ok {
 		if s.Timeout, err = backendhttp.ParseSeconds(v, name); err != nil {
@@ -82,7 +83,7 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 	}
 	s.Auth = a
 	if v, name, ok := l.Get(envPrefix + "REQUEST_ID_HEADER"); ok {
-		if err := s.Auth.ValidateHeaderName(v, name); err != nil {
+		if err := backendhttp.ValidateHeaderName(s.Auth, v, name); err != nil {
 			return Settings{}, err
 		}
 		s.RequestIDHeader = v
@@ -108,25 +109,25 @@ func (s Settings) withDefaults() Settings {
 // applies; errors name the field ("vllm.Settings.BaseURL").
 func (s Settings) Validate() error {
 	if s.BaseURL == "" {
-		return &backendhttp.SettingError{Variable: "vllm.Settings.BaseURL", Rule: "is required"}
+		return &judgment.SettingError{Variable: "vllm.Settings.BaseURL", Rule: "is required"}
 	}
 	if _, err := backendhttp.ParseBaseURL(s.BaseURL, "vllm.Settings.BaseURL"); err != nil {
 		return err
 	}
 	if isBlank(s.Model) {
-		return &backendhttp.SettingError{Variable: "vllm.Settings.Model", Rule: "is required"}
+		return &judgment.SettingError{Variable: "vllm.Settings.Model", Rule: "is required"}
 	}
 	if s.Timeout < 0 {
-		return &backendhttp.SettingError{Variable: "vllm.Settings.Timeout", Rule: "must be greater than 0"}
+		return &judgment.SettingError{Variable: "vllm.Settings.Timeout", Rule: "must be greater than 0"}
 	}
 	if s.MaxConcurrency < 0 {
-		return &backendhttp.SettingError{Variable: "vllm.Settings.MaxConcurrency", Rule: "must be a whole number of at least 1"}
+		return &judgment.SettingError{Variable: "vllm.Settings.MaxConcurrency", Rule: "must be a whole number of at least 1"}
 	}
-	if err := s.Auth.Validate(backendhttp.FieldNames("vllm.Settings")); err != nil {
+	if err := backendhttp.Validate(s.Auth, backendhttp.FieldNames("vllm.Settings")); err != nil {
 		return err
 	}
 	if s.RequestIDHeader != "" {
-		return s.Auth.ValidateHeaderName(s.RequestIDHeader, "vllm.Settings.RequestIDHeader")
+		return backendhttp.ValidateHeaderName(s.Auth, s.RequestIDHeader, "vllm.Settings.RequestIDHeader")
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/vllm"
 )
@@ -66,7 +65,7 @@ func TestSettingsFromEnv(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := vllm.SettingsFromEnv(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
 			if tt.wantErr != "" {
-				var se *backendhttp.SettingError
+				var se *judgment.SettingError
 				if !errors.As(err, &se) || err.Error() != tt.wantErr {
 					t.Fatalf("err = %v, want %q (%s)", err, tt.wantErr, tt.reason)
 				}
@@ -84,7 +83,7 @@ func TestSettingsFromEnv(t *testing.T) {
 func TestBaseURLUserinfo(t *testing.T) {
 	s := vllm.Settings{BaseURL: "https://user:pw-SECRET@gpu", Model: "m"}
 	_, err := vllm.Open(context.Background(), s, vllm.OpenOptions{})
-	var se *backendhttp.SettingError
+	var se *judgment.SettingError
 	if !errors.As(err, &se) || err.Error() != "vllm.Settings.BaseURL must not hold a user name or password (user:password@)" {
 		t.Errorf("Open err = %v", err)
 	}
@@ -96,7 +95,7 @@ func TestBaseURLUserinfo(t *testing.T) {
 }
 
 func TestSettingsNeverPrintSecrets(t *testing.T) {
-	s := vllm.Settings{BaseURL: "https://x", Model: "m", Auth: backendhttp.Auth{APIKey: "sk-live-SECRET", Headers: []backendhttp.Header{{Name: "X-Team", Value: "TOKEN-1"}}}}
+	s := vllm.Settings{BaseURL: "https://x", Model: "m", Auth: judgment.Auth{APIKey: "sk-live-SECRET", Headers: []judgment.Header{{Name: "X-Team", Value: "TOKEN-1"}}}}
 	for _, verb := range []string{"%v", "%+v", "%#v", "%s"} {
 		if out := fmt.Sprintf(verb, s); strings.Contains(out, "SECRET") || strings.Contains(out, "TOKEN") || !strings.Contains(out, "***") {
 			t.Errorf("%s: %s", verb, out)
@@ -109,7 +108,7 @@ func TestSettingsNeverPrintSecrets(t *testing.T) {
 func TestSecretsMaskedAndSent(t *testing.T) {
 	const key = `sk-live-"Q"-SECRET`
 	srv := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "other"; s.EchoAuth = true })
-	sess := openSession(t, srv, vllm.Settings{Auth: backendhttp.Auth{APIKey: key, Headers: []backendhttp.Header{{Name: "X-Team", Value: "team-TOKEN"}}}})
+	sess := openSession(t, srv, vllm.Settings{Auth: judgment.Auth{APIKey: key, Headers: []judgment.Header{{Name: "X-Team", Value: "team-TOKEN"}}}})
 	_, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
 	if judgment.ErrorClass(err) != "BackendHttpError" {
 		t.Fatalf("err = %v", err)
@@ -119,7 +118,7 @@ func TestSecretsMaskedAndSent(t *testing.T) {
 	}
 
 	ok := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "k1"; s.AuthHeader = "X-Api-Key"; s.BareKey = true })
-	sess = openSession(t, ok, vllm.Settings{Auth: backendhttp.Auth{APIKey: "k1", AuthHeader: "X-Api-Key", BareKey: true, UserAgent: "curl/8.9.1"}})
+	sess = openSession(t, ok, vllm.Settings{Auth: judgment.Auth{APIKey: "k1", AuthHeader: "X-Api-Key", BareKey: true, UserAgent: "curl/8.9.1"}})
 	if _, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil)); err != nil {
 		t.Fatalf("bare key in X-Api-Key: %v", err)
 	}

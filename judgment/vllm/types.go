@@ -3,7 +3,7 @@ package vllm
 import (
 	"encoding/json"
 
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/internal/backendhttp"
 )
 
 // TokenizeRequest is the body of POST /tokenize sent by [Client.Tokenize].

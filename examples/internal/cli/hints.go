@@ -9,8 +9,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment/backend"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // backendPrefixes are the variable prefixes of each backend's own

@@ -34,7 +34,7 @@ type Recorded struct {
 
 // CheckKeyFree refuses, before any network call, a recorded text that
 // would make the receipt fail its key-free check against the secrets of s
-// ([Secrets]): the porcelain text, the model name of the llama.cpp or vLLM
+// ([backend.Settings.Secrets]): the porcelain text, the model name of the llama.cpp or vLLM
 // settings, the revision, the stated server arguments and r.Extra. The
 // error is a [*UsageError] naming the variable, never the value.
 func CheckKeyFree(s backend.Settings, r Recorded) error {
@@ -55,7 +55,7 @@ func CheckKeyFree(s backend.Settings, r Recorded) error {
 		in = append(in, checkmatch.Input{Name: EnvServerArgs, Text: *r.Stated})
 	}
 	in = append(in, r.Extra...)
-	if err := checkmatch.CheckInputsKeyFree(Secrets(s), in...); err != nil {
+	if err := checkmatch.CheckInputsKeyFree(s.Secrets(), in...); err != nil {
 		return &UsageError{Msg: err.Error()}
 	}
 	return nil

@@ -64,7 +64,7 @@ func CheckReplicas(ctx context.Context, sess *backend.Session, model string, wan
 	for k, r := range replicas {
 		e, err := serving.ReadServerEntry(ctx, sess.HTTPClient, r.Base, serving.Backend(sess.Backend.String()), model)
 		if err != nil {
-			return fmt.Errorf("%s item %d: read the replica's server entry: %w", name, k+1, sess.Masks().Mask(err))
+			return fmt.Errorf("%s item %d: read the replica's server entry: %w", name, k+1, sess.Secrets().Mask(err))
 		}
 		gb, err := json.Marshal(e)
 		if err != nil {

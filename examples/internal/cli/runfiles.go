@@ -11,6 +11,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 )
 
@@ -121,7 +122,8 @@ func (f RunFiles) WriteReceipt(rec any, secrets []NamedSecret, complete bool) (s
 	if f.ReplaceStopped {
 		write = receipt.Replace
 	}
-	sum, err := write(f.Receipt, rec, values)
+	// The key-free check looks for every value alike (judgment.Secrets.Values).
+	sum, err := write(f.Receipt, rec, judgment.Secrets{Keys: values})
 	if err != nil {
 		return "", f.finishHint(rec, secrets, err)
 	}

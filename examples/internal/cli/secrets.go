@@ -2,39 +2,13 @@ package cli
 
 import (
 	"errors"
+	"slices"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/receipt"
 )
-
-// Secrets returns the secrets of the session s selects, known before it
-// opens: the API key and the extra header values of the llama.cpp or vLLM
-// settings (the values backend.Session.Secrets returns once open); none for
-// the offline backends. A command checks its receipt inputs against them
-// before any network call.
-func Secrets(s backend.Settings) []string {
-	var key string
-	var headers []backendhttp.Header
-	switch s.Backend {
-	case backend.LlamaCPP:
-		key, headers = s.LlamaCPP.APIKey, s.LlamaCPP.Headers
-	case backend.VLLM:
-		key, headers = s.VLLM.APIKey, s.VLLM.Headers
-	default:
-		return nil
-	}
-	var out []string
-	if key != "" {
-		out = append(out, key)
-	}
-	for _, h := range headers {
-		if h.Value != "" {
-			out = append(out, h.Value)
-		}
-	}
-	return out
-}
 
 // NamedSecret is a secret and the variable that set it.
 type NamedSecret struct {
@@ -45,27 +19,27 @@ type NamedSecret struct {
 	Value string
 }
 
-// NamedSecrets returns [Secrets] of s with the variable each came from.
+// NamedSecrets returns the secrets of s ([backend.Settings.Secrets]: the
+// values the session will mask and the receipt writer refuses), each with
+// the variable that set it, for messages that name the variable.
 func NamedSecrets(s backend.Settings) []NamedSecret {
-	var prefix, key string
-	var headers []backendhttp.Header
+	var prefix string
+	var headers []judgment.Header
 	switch s.Backend {
 	case backend.LlamaCPP:
-		prefix, key, headers = "TYPEVET_LLAMA__", s.LlamaCPP.APIKey, s.LlamaCPP.Headers
+		prefix, headers = "TYPEVET_LLAMA__", s.LlamaCPP.Headers
 	case backend.VLLM:
-		prefix, key, headers = "TYPEVET_VLLM__", s.VLLM.APIKey, s.VLLM.Headers
-	default:
-		return nil
+		prefix, headers = "TYPEVET_VLLM__", s.VLLM.Headers
 	}
 	names := backendhttp.EnvNames(prefix)
+	secrets := s.Secrets()
 	var out []NamedSecret
-	if key != "" {
-		out = append(out, NamedSecret{Name: names.APIKey, Value: key})
+	for _, k := range secrets.Keys {
+		out = append(out, NamedSecret{Name: names.APIKey, Value: k})
 	}
-	for _, h := range headers {
-		if h.Value != "" {
-			out = append(out, NamedSecret{Name: names.Headers + " (header " + h.Name + ")", Value: h.Value})
-		}
+	for _, v := range secrets.HeaderValues {
+		i := slices.IndexFunc(headers, func(h judgment.Header) bool { return h.Value == v })
+		out = append(out, NamedSecret{Name: names.Headers + " (header " + headers[i].Name + ")", Value: v})
 	}
 	return out
 }
@@ -84,7 +58,7 @@ func secretIn(b []byte, secrets []NamedSecret) (NamedSecret, bool) {
 // bytesHoldSecret reports whether b holds secret verbatim or escaped.
 func bytesHoldSecret(b []byte, secret string) bool {
 	var nk *receipt.NotKeyFreeError
-	err := receipt.CheckKeyFree(b, []string{secret})
+	err := receipt.CheckKeyFree(b, judgment.Secrets{Keys: []string{secret}})
 	return errors.As(err, &nk) && nk.Reason == "a configured secret"
 }
 
@@ -117,7 +91,7 @@ func CheckServerText(s backend.Settings, entry any, preview any) error {
 	if err != nil {
 		return err
 	}
-	if receipt.CheckKeyFree(eb, Secrets(s)) != nil {
+	if receipt.CheckKeyFree(eb, s.Secrets()) != nil {
 		return errors.New("the server's answer that the receipt records (pins.server: llama.cpp GET /props build_info, vLLM GET /version or /v1/models root) " +
 			"holds a key or an auth header, so no receipt of this run could be written; nothing was judged: check the server or the proxy in front of it")
 	}

@@ -10,8 +10,8 @@ import (
 	"github.com/typevet/typevet-go/judgment/backend"
 )
 
-// TestSecrets: the secrets known from the settings equal the ones the open
-// session reports (vLLM opens without a network call).
+// TestSecrets: the secrets known from the settings (backend.Settings.Secrets)
+// equal the ones the open session reports (vLLM opens without a network call).
 func TestSecrets(t *testing.T) {
 	tests := []struct {
 		name string
@@ -32,13 +32,13 @@ func TestSecrets(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := backend.SettingsFromEnv(func(k string) (string, bool) { v, ok := tt.env[k]; return v, ok })
 			require.NoError(t, err)
-			got := Secrets(s)
+			got := s.Secrets().Values()
 			assert.Equal(t, tt.want, got)
 			if s.Backend == backend.VLLM || s.Backend == backend.Fake || s.Backend == backend.Reader {
 				sess, err := backend.Open(context.Background(), s, "")
 				require.NoError(t, err)
 				defer sess.Close()
-				assert.ElementsMatch(t, sess.Secrets(), got, "settings and session agree")
+				assert.Equal(t, sess.Secrets(), s.Secrets(), "settings and session agree")
 			}
 		})
 	}
@@ -50,5 +50,6 @@ func TestSecretsLlamaCPP(t *testing.T) {
 		return v, ok
 	})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"LK", "lh"}, Secrets(s))
+	assert.Equal(t, []string{"LK", "lh"}, s.Secrets().Values())
+	assert.Equal(t, []NamedSecret{{Name: "TYPEVET_LLAMA__API_KEY", Value: "LK"}, {Name: "TYPEVET_LLAMA__HEADERS (header X-A)", Value: "lh"}}, NamedSecrets(s))
 }

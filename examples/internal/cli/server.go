@@ -54,7 +54,7 @@ func ServerEntry(ctx context.Context, sess *backend.Session, model string) (*ser
 	}
 	e, err := serving.ReadServerEntry(ctx, sess.HTTPClient, sess.BaseURL, serving.Backend(sess.Backend.String()), model)
 	if err != nil {
-		return nil, fmt.Errorf("read the server entry: %w", sess.Masks().Mask(err))
+		return nil, fmt.Errorf("read the server entry: %w", sess.Secrets().Mask(err))
 	}
 	if sess.Backend == backend.VLLM && len(e.Served) == 0 {
 		// Refuse before the first scoring call, which would only 404.

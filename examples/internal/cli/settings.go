@@ -9,7 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
+	"github.com/typevet/typevet-go/judgment"
 )
 
 // Flag is one command-line flag: its name, the word -h shows for its
@@ -213,7 +213,7 @@ func (e *Env) Given(name string) bool { return e.given[name] }
 func (e *Env) Environ(key string) (string, bool) { return e.environ(key) }
 
 // Err returns err as a [*UsageError] whose message names what the user
-// set ([Env.Name]): a [*backendhttp.SettingError], or a message that
+// set ([Env.Name]): a [*judgment.SettingError], or a message that
 // begins with the name of a variable that has a flag, names the flag when
 // the flag gave it and both when neither the flag nor the environment did.
 // Nil stays nil.
@@ -221,7 +221,7 @@ func (e *Env) Err(err error) error {
 	if err == nil {
 		return nil
 	}
-	var se *backendhttp.SettingError
+	var se *judgment.SettingError
 	if errors.As(err, &se) {
 		return Usagef("%s %s", e.Name(se.Variable), se.Rule)
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 	"github.com/typevet/typevet-go/judgment/vllm"
 	"github.com/typevet/typevet-go/receipt"
@@ -87,8 +87,8 @@ func TestEnvNames(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&backendhttp.SettingError{Variable: "ROWS", Rule: "must be 1"}, "-rows must be 1"},
-		{&backendhttp.SettingError{Variable: "M1", Rule: "is bad"}, "M1 is bad"},
+		{&judgment.SettingError{Variable: "ROWS", Rule: "must be 1"}, "-rows must be 1"},
+		{&judgment.SettingError{Variable: "M1", Rule: "is bad"}, "M1 is bad"},
 		{errors.New("R not set"), "-receipt or R not set"},
 		{errors.New("ROWS must be 1 to 20: 0"), "-rows must be 1 to 20: 0"},
 		{errors.New("ROWSX is something else"), "ROWSX is something else"},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/stats"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 )
 
@@ -125,7 +126,7 @@ func (f StatsFlags) Write(stdout, stderr io.Writer, prog string, doc any) error 
 		_, err = stdout.Write(b)
 		return err
 	}
-	sum, err := receipt.Write(*f.Out, doc, nil)
+	sum, err := receipt.Write(*f.Out, doc, judgment.Secrets{})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package backendhttp
 
 import (
+	"github.com/typevet/typevet-go/judgment"
 	"io"
 	"net"
 	"net/http"
@@ -34,7 +35,7 @@ func TestNewTransportReusesConnections(t *testing.T) {
 	}
 	srv.Start()
 	defer srv.Close()
-	c := NewHTTPClient(nil, Auth{}, 10*time.Second)
+	c := NewHTTPClient(nil, judgment.Auth{}, 10*time.Second)
 	defer c.CloseIdleConnections()
 	round := func() {
 		var wg sync.WaitGroup
@@ -73,7 +74,7 @@ func TestNewTransportHTTP2(t *testing.T) {
 	tr := NewTransport()
 	tr.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig.Clone()
 	defer tr.CloseIdleConnections()
-	c := NewHTTPClient(&http.Client{Transport: tr}, Auth{}, 10*time.Second)
+	c := NewHTTPClient(&http.Client{Transport: tr}, judgment.Auth{}, 10*time.Second)
 	resp, err := c.Get(srv.URL)
 	if err != nil {
 		t.Fatal(err)

@@ -3,8 +3,8 @@ package backendhttp_test
 import (
 	"fmt"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
-	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
 
 // Auth settings from the environment never print their secrets.
@@ -18,10 +18,10 @@ func ExampleAuthFromEnv() {
 		panic(err)
 	}
 	fmt.Printf("%+v\n", a)
-	fmt.Println(len(a.Secrets()), "secrets")
+	fmt.Println(len(a.Secrets().Keys), "key,", len(a.Secrets().HeaderValues), "header value")
 	// Output:
 	// {APIKey:*** AuthHeader: AuthScheme: BareKey:false Headers:[X-Team: ***] UserAgent:}
-	// 2 secrets
+	// 1 key, 1 header value
 }
 
 // An error body is cut to 500 characters after every secret is masked:

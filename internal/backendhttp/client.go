@@ -3,6 +3,8 @@ package backendhttp
 import (
 	"net/http"
 	"time"
+
+	"github.com/typevet/typevet-go/judgment"
 )
 
 // NewHTTPClient returns the client a backend session uses: every request
@@ -14,7 +16,7 @@ import (
 // When base is nil the client gets its own connection pool
 // ([NewTransport]); otherwise base's transport, jar and settings are
 // reused and base itself is not modified.
-func NewHTTPClient(base *http.Client, a Auth, timeout time.Duration) *http.Client {
+func NewHTTPClient(base *http.Client, a judgment.Auth, timeout time.Duration) *http.Client {
 	var c http.Client
 	var rt http.RoundTripper
 	if base != nil {
@@ -24,7 +26,7 @@ func NewHTTPClient(base *http.Client, a Auth, timeout time.Duration) *http.Clien
 	if rt == nil {
 		rt = NewTransport()
 	}
-	c.Transport = &headerTransport{base: rt, set: a.sentHeaders()}
+	c.Transport = &headerTransport{base: rt, set: sentHeaders(a)}
 	c.Timeout = timeout
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	return &c
@@ -50,22 +52,22 @@ func NewTransport() *http.Transport {
 }
 
 // sentHeaders lists the headers a client adds to each request.
-func (a Auth) sentHeaders() []Header {
-	var hs []Header
-	if v := a.authValue(); v != "" {
-		hs = append(hs, Header{Name: a.HeaderName(), Value: v})
+func sentHeaders(a judgment.Auth) []judgment.Header {
+	var hs []judgment.Header
+	if v := authValue(a); v != "" {
+		hs = append(hs, judgment.Header{Name: HeaderName(a), Value: v})
 	}
 	hs = append(hs, a.Headers...)
 	if a.UserAgent != "" {
-		hs = append(hs, Header{Name: "User-Agent", Value: a.UserAgent})
+		hs = append(hs, judgment.Header{Name: "User-Agent", Value: a.UserAgent})
 	}
 	return hs
 }
 
 // SentHeaderNames returns the lower-cased names of the headers a client
 // built from a adds; rate-limit recording skips them.
-func (a Auth) SentHeaderNames() []string {
-	hs := a.sentHeaders()
+func SentHeaderNames(a judgment.Auth) []string {
+	hs := sentHeaders(a)
 	out := make([]string, len(hs))
 	for i, h := range hs {
 		out[i] = http.CanonicalHeaderKey(h.Name)
@@ -76,7 +78,7 @@ func (a Auth) SentHeaderNames() []string {
 // headerTransport adds the session headers to each request.
 type headerTransport struct {
 	base http.RoundTripper
-	set  []Header
+	set  []judgment.Header
 }
 
 // RoundTrip sends a copy of r with the session headers added.

@@ -72,6 +72,9 @@ func TestPythonLiterals(t *testing.T) {
 	if _, ok := PythonLiterals([]byte(`{"a": "NaN"}`)); ok {
 		t.Error("a NaN inside a string is not a literal")
 	}
+	if out, ok := PythonLiterals([]byte(`{"a": NaN,}`)); ok || string(out) != `{"a": NaN,}` {
+		t.Errorf("a body that is not JSON even with the literals is rewritten: %s", out)
+	}
 }
 
 // The data URI of an image is encoded once per judgment: every call with

@@ -1,10 +1,11 @@
 package backendhttp
 
 import (
-	"bytes"
 	"errors"
 	"math"
 	"strconv"
+
+	"github.com/typevet/typevet-go/internal/pyjson"
 )
 
 // Python's json module reads the non-standard literals NaN, Infinity and
@@ -15,41 +16,23 @@ import (
 
 // PythonLiterals returns body with every NaN, Infinity and -Infinity token
 // outside a string replaced by a marked JSON string, and whether it found
-// any. The marked strings start with a NUL byte, which keeps them apart
+// any. The tokens are found by pyjson's scanner ([pyjson.PythonLiterals]),
+// so a body that is not JSON even with them is returned as it is (false). The marked strings start with a NUL byte, which keeps them apart
 // from any string a server would send. Backends call it only after
 // encoding/json refused a body.
 func PythonLiterals(body []byte) ([]byte, bool) {
-	var out []byte
-	inString, escaped, last := false, false, 0
-	for i := 0; i < len(body); i++ {
-		c := body[i]
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		if c == '"' {
-			inString = true
-			continue
-		}
-		for _, lit := range [...]string{"NaN", "Infinity", "-Infinity"} {
-			if bytes.HasPrefix(body[i:], []byte(lit)) {
-				out = append(out, body[last:i]...)
-				out = append(out, `"\u0000py:`+lit+`"`...)
-				i += len(lit) - 1
-				last = i + 1
-				break
-			}
-		}
-	}
-	if out == nil {
+	spans, err := pyjson.PythonLiterals(body)
+	if err != nil || len(spans) == 0 {
 		return body, false
+	}
+	var out []byte
+	last := 0
+	for _, sp := range spans {
+		out = append(out, body[last:sp[0]]...)
+		out = append(out, `"\u0000py:`...)
+		out = append(out, body[sp[0]:sp[1]]...)
+		out = append(out, '"')
+		last = sp[1]
 	}
 	return append(out, body[last:]...), true
 }

@@ -10,24 +10,12 @@ import (
 	"time"
 
 	"github.com/typevet/typevet-go/internal/pyjson"
+	"github.com/typevet/typevet-go/judgment"
 )
 
-// SettingError reports a bad setting. It names the variable (or field) and
-// the rule it breaks, never the value, and it has no cause, so no error
-// chain can show the value.
-type SettingError struct {
-	// Variable is the environment variable or settings field at fault.
-	Variable string
-	// Rule says what the value must be.
-	Rule string
+func settingErr(variable, rule string) *judgment.SettingError {
+	return &judgment.SettingError{Variable: variable, Rule: rule}
 }
-
-func settingErr(variable, rule string) *SettingError {
-	return &SettingError{Variable: variable, Rule: rule}
-}
-
-// Error returns "<Variable> <Rule>".
-func (e *SettingError) Error() string { return e.Variable + " " + e.Rule }
 
 // Lookup is the shape of [os.LookupEnv]: the value of a variable and
 // whether it is set.
@@ -49,9 +37,9 @@ func (l Lookup) Get(names ...string) (value, name string, ok bool) {
 // USER_AGENT variables under prefix (e.g. "TYPEVET_VLLM__") and validates
 // them. A set-but-empty AUTH_SCHEME sends the key bare; an empty
 // AUTH_HEADER means "Authorization"; an empty HEADERS means none.
-func AuthFromEnv(lookup Lookup, prefix string) (Auth, error) {
+func AuthFromEnv(lookup Lookup, prefix string) (judgment.Auth, error) {
 	names := EnvNames(prefix)
-	var a Auth
+	var a judgment.Auth
 	a.APIKey, _, _ = lookup.Get(names.APIKey)
 	a.AuthHeader, _, _ = lookup.Get(names.AuthHeader)
 	if v, set := lookup(names.AuthScheme); set {
@@ -62,12 +50,12 @@ func AuthFromEnv(lookup Lookup, prefix string) (Auth, error) {
 	if v, _, ok := lookup.Get(names.Headers); ok {
 		hs, err := ParseHeaders(v, names.Headers)
 		if err != nil {
-			return Auth{}, err
+			return judgment.Auth{}, err
 		}
 		a.Headers = hs
 	}
-	if err := a.Validate(names); err != nil {
-		return Auth{}, err
+	if err := Validate(a, names); err != nil {
+		return judgment.Auth{}, err
 	}
 	return a, nil
 }
@@ -76,8 +64,8 @@ func AuthFromEnv(lookup Lookup, prefix string) (Auth, error) {
 // document order ([pyjson.DecodeObject]). A repeated name is refused (JSON
 // would silently keep the last one), as is anything but one object.
 // Errors name variable, never the text.
-func ParseHeaders(text, variable string) ([]Header, error) {
-	var hs []Header
+func ParseHeaders(text, variable string) ([]judgment.Header, error) {
+	var hs []judgment.Header
 	var bad error // a rule broken inside the object
 	err := pyjson.DecodeObject([]byte(text), func(name string, raw json.RawMessage) error {
 		var value string
@@ -89,7 +77,7 @@ func ParseHeaders(text, variable string) ([]Header, error) {
 			bad = settingErr(variable, "must hold at most 32 headers")
 			return bad
 		}
-		hs = append(hs, Header{Name: name, Value: value})
+		hs = append(hs, judgment.Header{Name: name, Value: value})
 		return nil
 	})
 	var rk *pyjson.RepeatedKeyError

@@ -7,44 +7,6 @@ import (
 	"github.com/typevet/typevet-go/judgment"
 )
 
-// Header is one extra HTTP header sent on every request of a session.
-type Header struct {
-	// Name is the header name, an HTTP token.
-	Name string
-	// Value is the header value: printable ASCII (0x20–0x7E), at most
-	// 2048 bytes. It is treated as a secret.
-	Value string
-}
-
-// Auth holds the credentials and extra headers of a backend session
-// (TYPEVET_LLAMA__* and TYPEVET_VLLM__* API_KEY, AUTH_HEADER, AUTH_SCHEME,
-// HEADERS, USER_AGENT). The zero value sends no key and no extra header.
-//
-// Auth never prints its key or header values: String, GoString and Format
-// replace them with "***".
-type Auth struct {
-	// APIKey is sent as "<AuthHeader>: <AuthScheme> <APIKey>"; "" sends no
-	// key. Printable ASCII only.
-	APIKey string
-	// AuthHeader names the header that carries the key; "" means
-	// "Authorization". An HTTP token of at most 128 bytes.
-	AuthHeader string
-	// AuthScheme prefixes the key; "" means "Bearer" unless BareKey is set.
-	AuthScheme string
-	// BareKey sends the key without a scheme. It is what a set-but-empty
-	// AUTH_SCHEME variable means; a bool keeps the zero value of Auth
-	// meaning "Bearer".
-	BareKey bool
-	// Headers are extra headers sent on every request, in order. At most 32,
-	// names and values together at most 8192 bytes; hop-by-hop headers,
-	// Host, Content-Length, Content-Type, Accept, Accept-Encoding,
-	// User-Agent and the auth header are refused.
-	Headers []Header
-	// UserAgent replaces Go's default User-Agent when non-empty (e.g.
-	// "curl/8.9.1" for proxies that block library agents).
-	UserAgent string
-}
-
 // Limits of the extra-header rules.
 const (
 	MaxHeaders          = 32
@@ -54,27 +16,27 @@ const (
 )
 
 // DefaultAuthHeader and DefaultAuthScheme are the header and scheme used when
-// [Auth.AuthHeader] and [Auth.AuthScheme] are empty.
+// [judgment.Auth.AuthHeader] and [judgment.Auth.AuthScheme] are empty.
 const (
 	DefaultAuthHeader = "Authorization"
 	DefaultAuthScheme = "Bearer"
 )
 
-// AuthNames names the variables (or fields) an [Auth] came from, so a
+// AuthNames names the variables (or fields) a [judgment.Auth] came from, so a
 // validation error can name the variable without quoting its value. Build
 // it with [EnvNames] or [FieldNames].
 type AuthNames struct {
-	// APIKey names the source of [Auth.APIKey] (e.g.
+	// APIKey names the source of [judgment.Auth.APIKey] (e.g.
 	// "TYPEVET_VLLM__API_KEY" or "vllm.Settings.APIKey").
 	APIKey string
-	// AuthHeader names the source of [Auth.AuthHeader].
+	// AuthHeader names the source of [judgment.Auth.AuthHeader].
 	AuthHeader string
-	// AuthScheme names the source of [Auth.AuthScheme] (and of BareKey,
+	// AuthScheme names the source of [judgment.Auth.AuthScheme] (and of BareKey,
 	// which a set-but-empty scheme variable means).
 	AuthScheme string
-	// Headers names the source of [Auth.Headers] (a JSON object variable).
+	// Headers names the source of [judgment.Auth.Headers] (a JSON object variable).
 	Headers string
-	// UserAgent names the source of [Auth.UserAgent].
+	// UserAgent names the source of [judgment.Auth.UserAgent].
 	UserAgent string
 }
 
@@ -102,8 +64,8 @@ func FieldNames(owner string) AuthNames {
 	}
 }
 
-// HeaderName returns the effective auth header name.
-func (a Auth) HeaderName() string {
+// HeaderName returns the effective auth header name of a.
+func HeaderName(a judgment.Auth) string {
 	if a.AuthHeader == "" {
 		return DefaultAuthHeader
 	}
@@ -111,7 +73,7 @@ func (a Auth) HeaderName() string {
 }
 
 // authValue returns the value of the auth header, "" when no key is set.
-func (a Auth) authValue() string {
+func authValue(a judgment.Auth) string {
 	if a.APIKey == "" {
 		return ""
 	}
@@ -123,37 +85,6 @@ func (a Auth) authValue() string {
 	default:
 		return a.AuthScheme + " " + a.APIKey
 	}
-}
-
-// Secrets returns the values that must never leave a session: the API key
-// and every non-empty extra header value.
-func (a Auth) Secrets() []string {
-	var out []string
-	if a.APIKey != "" {
-		out = append(out, a.APIKey)
-	}
-	for _, h := range a.Headers {
-		if h.Value != "" {
-			out = append(out, h.Value)
-		}
-	}
-	return out
-}
-
-// MaskSecrets returns the secrets of a as errors mask them: the API key
-// as a key (everywhere), the extra header values as whole tokens (see
-// [judgment.Secrets]).
-func (a Auth) MaskSecrets() judgment.Secrets {
-	var s judgment.Secrets
-	if a.APIKey != "" {
-		s.Keys = []string{a.APIKey}
-	}
-	for _, h := range a.Headers {
-		if h.Value != "" {
-			s.HeaderValues = append(s.HeaderValues, h.Value)
-		}
-	}
-	return s
 }
 
 // forbiddenHeaders may not be set through the extra headers: hop-by-hop
@@ -168,8 +99,9 @@ var forbiddenHeaders = map[string]bool{
 
 // Validate checks a against typevet's authentication-setting rules
 // (key, header name and extra headers). Errors are
-// [*SettingError] values naming the variable from names, never its value.
-func (a Auth) Validate(names AuthNames) error {
+// [*judgment.SettingError] values naming the variable from names, never
+// its value.
+func Validate(a judgment.Auth, names AuthNames) error {
 	if !printableASCII(a.APIKey) {
 		return settingErr(names.APIKey, "must be printable ASCII")
 	}
@@ -187,10 +119,10 @@ func (a Auth) Validate(names AuthNames) error {
 	if !printableASCII(a.UserAgent) {
 		return settingErr(names.UserAgent, "must be printable ASCII")
 	}
-	return validateHeaders(a.Headers, a.HeaderName(), names.Headers)
+	return validateHeaders(a.Headers, HeaderName(a), names.Headers)
 }
 
-func validateHeaders(hs []Header, authHeader, name string) error {
+func validateHeaders(hs []judgment.Header, authHeader, name string) error {
 	if len(hs) > MaxHeaders {
 		return settingErr(name, fmt.Sprintf("must hold at most %d headers", MaxHeaders))
 	}
@@ -220,11 +152,11 @@ func validateHeaders(hs []Header, authHeader, name string) error {
 // ValidateHeaderName checks a header name setting such as
 // TYPEVET_VLLM__REQUEST_ID_HEADER: an HTTP token of at most 128 bytes that
 // is neither client-controlled nor the auth header.
-func (a Auth) ValidateHeaderName(header, name string) error {
+func ValidateHeaderName(a judgment.Auth, header, name string) error {
 	if !isToken(header) || len(header) > MaxHeaderNameBytes {
 		return settingErr(name, "must be an HTTP token of at most 128 bytes")
 	}
-	if forbiddenHeaders[strings.ToLower(header)] || strings.EqualFold(header, a.HeaderName()) {
+	if forbiddenHeaders[strings.ToLower(header)] || strings.EqualFold(header, HeaderName(a)) {
 		return settingErr(name, "names a header the client controls")
 	}
 	return nil
@@ -255,48 +187,4 @@ func printableASCII(s string) bool {
 		}
 	}
 	return true
-}
-
-// String returns a form of a without secrets.
-func (a Auth) String() string { return fmt.Sprint(a) }
-
-// GoString returns a Go-syntax form of a without secrets.
-func (a Auth) GoString() string { return fmt.Sprintf("%#v", a) }
-
-// Format prints a for every verb with the key and header values replaced
-// by "***", so no fmt verb can print a secret.
-func (a Auth) Format(f fmt.State, verb rune) {
-	fmt.Fprint(f, a.redacted(verb == 'v' && f.Flag('#'), verb == 'v' && f.Flag('+')))
-}
-
-func (a Auth) redacted(goSyntax, names bool) string {
-	key := ""
-	if a.APIKey != "" {
-		key = "***"
-	}
-	var hs strings.Builder
-	for i, h := range a.Headers {
-		if i > 0 {
-			hs.WriteString(", ")
-		}
-		v := ""
-		if h.Value != "" {
-			v = "***"
-		}
-		if goSyntax {
-			fmt.Fprintf(&hs, "{Name:%q, Value:%q}", h.Name, v)
-		} else {
-			fmt.Fprintf(&hs, "%s: %s", h.Name, v)
-		}
-	}
-	switch {
-	case goSyntax:
-		return fmt.Sprintf("backendhttp.Auth{APIKey:%q, AuthHeader:%q, AuthScheme:%q, BareKey:%t, Headers:[]backendhttp.Header{%s}, UserAgent:%q}",
-			key, a.AuthHeader, a.AuthScheme, a.BareKey, hs.String(), a.UserAgent)
-	case names:
-		return fmt.Sprintf("{APIKey:%s AuthHeader:%s AuthScheme:%s BareKey:%t Headers:[%s] UserAgent:%s}",
-			key, a.AuthHeader, a.AuthScheme, a.BareKey, hs.String(), a.UserAgent)
-	default:
-		return fmt.Sprintf("{%s %s %s %t [%s] %s}", key, a.AuthHeader, a.AuthScheme, a.BareKey, hs.String(), a.UserAgent)
-	}
 }

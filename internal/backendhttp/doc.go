@@ -6,7 +6,8 @@
 // per-judgment image encoding cache that base64-encodes each image once per
 // judgment instead of once per question.
 //
-// Users normally never import this package: [Auth] is embedded in
-// llamacpp.Settings and vllm.Settings, and [SettingError] is the error every
-// settings parser returns.
+// It is internal: the types users name live in package judgment
+// ([judgment.Auth] and [judgment.Header], embedded in llamacpp.Settings and
+// vllm.Settings, and [judgment.SettingError], the error every settings
+// parser returns); this package holds their rules.
 package backendhttp
