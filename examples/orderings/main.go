@@ -111,7 +111,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/typevet/typevet-go/checkmatch"
@@ -214,15 +213,11 @@ func configure(env *cli.Env) (config, error) {
 	if cfg.files, err = cli.NewRunFiles(env.Lookup, envReceipt, resume, isStoppedReceipt); err != nil {
 		return cfg, env.Err(err)
 	}
-	if raw := env.Flag("retries"); env.Given("retries") {
-		if cfg.retries, err = strconv.Atoi(raw); err != nil || cfg.retries < 0 {
-			return cfg, cli.Usagef("-retries must be a whole number, 0 or more")
-		}
+	if cfg.retries, err = cli.ParseRetries(env); err != nil {
+		return cfg, err
 	}
-	if env.Given("shard") {
-		if cfg.shard, err = checkmatch.ParseShard(env.Flag("shard"), "-shard"); err != nil {
-			return cfg, cli.Usage(err)
-		}
+	if cfg.shard, err = cli.ParseShard(env); err != nil {
+		return cfg, err
 	}
 
 	name, _ := env.Lookup(envBackend)
@@ -363,17 +358,11 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if ctx.Err() != nil {
 		return cli.ErrInterrupted
 	}
-	j, err := cfg.files.OpenJournal(head, slice.Requests)
+	j, err := cfg.files.OpenJournalReporting(stderr, prog, "score", head, slice.Requests, cfg.shard)
 	if err != nil {
 		return err
 	}
-	if t := j.Torn(); t != nil {
-		fmt.Fprintf(stderr, "%s: the journal's last line (%d bytes) was torn by the stopped process and is ignored; that case is scored again\n", prog, t.Bytes)
-	}
-	cases := shardSize(slice, cfg.shard)
-	if n := j.Finished(); n > 0 {
-		fmt.Fprintf(stderr, "%s: resuming: %d of %d cases are in the journal, %d to score\n", prog, n, cases, cases-n)
-	}
+	cases := cli.ShardSize(slice.Requests, cfg.shard)
 
 	total := (cases - j.Finished()) * len(orders)
 	fmt.Fprintf(stderr, "%s: %d cases × %d orderings = %d verdict requests\n", prog, cases-j.Finished(), len(orders), total)
@@ -478,17 +467,6 @@ func previewReceipt(c checkmatch.RunContext, slice checkmatch.Slice, orders [][]
 	}
 	return checkmatch.BuildOrderingsReceipt(run, c.OrderingsReceiptParts(slice, orders,
 		checkmatch.SingleOrderFile{Path: cfg.singlePath, SHA256: cfg.singleSHA}, run))
-}
-
-// shardSize is the number of cases of slice in s.
-func shardSize(slice checkmatch.Slice, s checkmatch.Shard) int {
-	n := 0
-	for _, r := range slice.Requests {
-		if s.Has(r.CaseID()) {
-			n++
-		}
-	}
-	return n
 }
 
 // finishShard ends a shard study: a shard that scored every one of its
