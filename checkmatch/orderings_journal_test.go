@@ -125,3 +125,45 @@ func TestOrderingsJournalRefusesBadLines(t *testing.T) {
 	assert.Equal(t, 3, ce.Line)
 	assert.Contains(t, ce.Msg, "5")
 }
+
+// FuzzOrderingsJournalLine feeds one line of outside input to the
+// option-order journal reader: it never panics, and a line it accepts
+// rebuilds a case record of the slice.
+func FuzzOrderingsJournalLine(f *testing.F) {
+	sl := studySlice(f, 1)
+	orders, err := BalancedOrders(6)
+	if err != nil {
+		f.Fatal(err)
+	}
+	run, err := RunOrderings(context.Background(), &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}, "m", sl.Requests[:1], orders, singleFor(sl.Requests), RunOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	probs := make([]judgment.Probabilities, len(orders))
+	for o := range probs {
+		probs[o] = run.Cases[0].Orderings[o].Probabilities
+	}
+	good, err := json.Marshal(newOrderingsLine(0, run.Cases[0], probs, 6, 1, 0.5))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte(`{"index": 0, "case_id": "r00:clean", "orderings": [{"consistent": 1e400}]}`))
+	f.Add([]byte(`{"index": -1}`))
+	cases, digests := requestCases(sl.Requests)
+	check := orderingsLineCheck(orders)
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !json.Valid(line) {
+			return
+		}
+		lines, _, _, err := caseLines([]json.RawMessage{line}, cases, digests, orderingsLineMeta, check)
+		if err != nil {
+			return
+		}
+		for i, l := range lines {
+			if _, err := l.record(cases[i], VerdictLabels[:], orders); err != nil {
+				t.Fatalf("accepted line does not rebuild: %v", err)
+			}
+		}
+	})
+}
