@@ -387,9 +387,11 @@ type OrderingsRun struct {
 	// Stopped is the failure that ended the study early, or nil.
 	Stopped *OrderingsStopped
 	// Requests counts the successful verdict calls, including those of a
-	// case dropped by the failure.
+	// case dropped by the failure, and every ordering of each case taken
+	// from the journal.
 	Requests int
-	// WallSeconds is the study's unrounded wall time.
+	// WallSeconds is the study's unrounded wall time; a resumed study adds
+	// the earlier parts' ([Journal.PriorWallSeconds]).
 	WallSeconds float64
 }
 
