@@ -465,8 +465,20 @@ func previewReceipt(c checkmatch.RunContext, slice checkmatch.Slice, orders [][]
 		}
 		run.Cases = append(run.Cases, rec)
 	}
-	return checkmatch.BuildOrderingsReceipt(run, c.OrderingsReceiptParts(slice, orders,
+	// The statistics block's keys and labels, without its 1000 resamples:
+	// its numbers hold no word of a key.
+	cases := run.Cases
+	run.Cases = nil
+	r, err := checkmatch.BuildOrderingsReceipt(run, c.OrderingsReceiptParts(slice, orders,
 		checkmatch.SingleOrderFile{Path: cfg.singlePath, SHA256: cfg.singleSHA}, run))
+	if err != nil {
+		return r, err
+	}
+	r.Cases = cases
+	r.Statistics = &checkmatch.OrderingsStats{Cases: len(cases), PositionMeans: make([]float64, len(labels)),
+		SpreadLimit: checkmatch.PositionSpreadLimit, Decision: checkmatch.DecisionInconclusive,
+		Bootstrap: checkmatch.Bootstrap{Resamples: checkmatch.BootstrapResamples, Seed: checkmatch.BootstrapSeed}}
+	return r, nil
 }
 
 // finishShard ends a shard study: a shard that scored every one of its

@@ -213,12 +213,13 @@ func copyEnv(m map[string]string) map[string]string {
 	return out
 }
 
-// TestShardsMergeLikeOneStudy runs the study whole and as 3 shards (the
-// reader backend, offline) and merges the shards: the receipt equals the
-// whole study's but for finished_utc, run_id and wall time.
+// TestShardsMergeLikeOneStudy runs the study whole and as 3 shards against
+// one llama.cpp server and merges the shards: the receipt equals the whole
+// study's but for finished_utc, run_id and wall time.
 func TestShardsMergeLikeOneStudy(t *testing.T) {
 	dir := t.TempDir()
-	env := map[string]string{envBackend: "reader", envRows: "1", envPorcelain: "", envSingle: writeSingle(t, 1, nil)}
+	srv, env := llamaEnv(t)
+	env[envSingle] = writeSingle(t, 1, nil)
 	whole := filepath.Join(dir, "whole.json")
 	env[envReceipt] = whole
 	r := runCmd(t, nil, env)
@@ -245,6 +246,7 @@ func TestShardsMergeLikeOneStudy(t *testing.T) {
 		}
 	}
 	assert.Equal(t, 7, cases, "every case in exactly one shard")
+	assert.Equal(t, 2*42, srv.Count("/completion"), "the shards scored every case once")
 	rec, err := checkmatch.MergeOrderingsReceipt(shards)
 	require.NoError(t, err)
 	merged := filepath.Join(dir, "merged.json")
