@@ -3,6 +3,7 @@ package checkmatch
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,7 +19,7 @@ import (
 )
 
 // studyJournal returns the header of a study of sl's first n cases.
-func studyJournal(t *testing.T, sl Slice, orders [][]int, sha string, s Shard) journal.Header {
+func studyJournal(t testing.TB, sl Slice, orders [][]int, sha string, s Shard) journal.Header {
 	t.Helper()
 	c := RunContext{Backend: serving.LlamaCPP, Model: "m", ServedTemplate: "native_gemma4_turn",
 		Snapshot: Snapshot{BaselineCommit: "unknown", WorkingTree: receipt.WorkingTree{Dirty: true},
@@ -166,4 +167,44 @@ func FuzzOrderingsJournalLine(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkOrderingsJournal is a study of 7 cases × 6 orderings against an
+// in-process port, with its journal (every case appended and synced) and
+// without, side by side: the difference per case is the journal's cost.
+func BenchmarkOrderingsJournal(b *testing.B) {
+	sl := studySlice(b, 1)
+	orders, err := BalancedOrders(6)
+	if err != nil {
+		b.Fatal(err)
+	}
+	single := singleFor(sl.Requests)
+	h := studyJournal(b, sl, orders, "aa", Shard{})
+	for _, journaled := range []bool{false, true} {
+		name := "no journal"
+		if journaled {
+			name = "journal"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			dir := b.TempDir()
+			for n := 0; b.Loop(); n++ {
+				var opts RunOptions
+				if journaled {
+					j, err := CreateJournal(filepath.Join(dir, fmt.Sprint(n)+journal.Suffix), h)
+					if err != nil {
+						b.Fatal(err)
+					}
+					opts.Journal = j
+				}
+				if _, err := RunOrderings(context.Background(), &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}, "m", sl.Requests, orders, single, opts); err != nil {
+					b.Fatal(err)
+				}
+				if opts.Journal != nil {
+					opts.Journal.Close()
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(sl.Requests))/1e6, "ms/case")
+		})
+	}
 }
