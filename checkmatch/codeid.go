@@ -42,7 +42,9 @@ var codeFiles = []struct {
 		"internal/pytext/pytext.go",
 	}},
 	{"metrics", checkRun, []string{"checkmatch/metrics.go", "checkmatch/outcome.go", "internal/pymath/pymath.go"}},
-	{"orderings", studyRun, []string{"checkmatch/orderings.go", "checkmatch/orderings_receipt.go", "checkmatch/resample.go"}},
+	{"orderings", studyRun, []string{
+		"checkmatch/orderings.go", "checkmatch/orderings_journal.go", "checkmatch/orderings_receipt.go", "checkmatch/resample.go",
+	}},
 	{"pool", checkRun, []string{"pool/pool.go"}},
 	{"render", checkRun | studyRun, []string{
 		"checkmatch/blur.go", "checkmatch/pin.go", "checkmatch/pngenc.go", "checkmatch/render.go", "checkmatch/signature.go",

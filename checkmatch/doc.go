@@ -68,6 +68,13 @@
 // an uninterrupted run would write: its cases in slice order, metrics over
 // all of them, stopped null when all ran.
 //
+// The option-order study journals the same way ([RunOrderings] with
+// [RunOptions].Journal, header [OrderingsJournalHeader], kind
+// [OrderingsJournalKind]): one line per fully scored case, every
+// ordering's answer unrounded and its single-order answer, from which the
+// receipt's case record is rebuilt. [ResumeJournal] reads either kind and
+// refuses a journal of the other.
+//
 // Wall time of a resumed run is the sum of its parts: each earlier part
 // counts from its start to its last finished case (a killed part writes
 // nothing at its end), plus the resumed part's own wall time. The
@@ -96,7 +103,9 @@
 // [MergeShards] (or [MergeReceipt]) checks that the shards are one
 // experiment and one whole set and builds the receipt a single process
 // would have written; its godoc says how wall time, throughput and the
-// server block merge. docs/scale-out.md shows the shapes it serves.
+// server block merge. Option-order shards ([OrderingsJournalHeader] with a
+// Shard, [NewOrderingsShardRecord]) merge with [MergeOrderingsReceipt].
+// docs/scale-out.md shows the shapes it serves.
 //
 // # Metrics and receipts
 //

@@ -6,8 +6,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/typevet/typevet-go/checkmatch/journal"
@@ -84,10 +86,15 @@ type ShardRecord struct {
 	// Backend, Model, Pins, ReceiptIdentity and ServerArgs are the
 	// receipt parts of the whole slice as this shard's process would write
 	// them ([RunContext.ReceiptParts] with arm_call_counts over every case
-	// of the slice).
+	// of the slice). Pins is a check-match shard's (absent from an
+	// option-order shard's record); OrderingsPins an option-order study
+	// shard's ([RunContext.OrderingsReceiptParts], with server_args inside
+	// it: ServerArgs is then null), absent from a check-match shard's.
+	// Identity.Kind says which.
 	Backend         serving.Backend          `json:"backend"`
 	Model           string                   `json:"model"`
-	Pins            Pins                     `json:"pins"`
+	Pins            *Pins                    `json:"pins,omitempty"`
+	OrderingsPins   *OrderingsPins           `json:"orderings_pins,omitempty"`
 	ReceiptIdentity receipt.Identity         `json:"receipt_identity"`
 	ServerArgs      *serving.ServerArgsBlock `json:"server_args"`
 	// Readings are the /metrics readings of the shard's last part, one per
@@ -100,25 +107,32 @@ type ShardRecord struct {
 // wall time and cases, c's receipt parts for the whole slice, and the
 // readings.
 func NewShardRecord(c RunContext, slice Slice, s Shard, h journal.Header, journalPath string, run RunResult, readings []ShardReading) (ShardRecord, error) {
+	full := run
+	full.Outcomes = make([]Outcome, len(slice.Requests)) // arm_call_counts: the whole slice
+	parts := c.ReceiptParts(slice, full)
+	if readings == nil {
+		readings = []ShardReading{}
+	}
+	rec := ShardRecord{
+		Cases: len(run.Outcomes), WallSeconds: run.WallSeconds,
+		Backend: parts.Backend, Model: parts.Model, Pins: &parts.Pins,
+		ReceiptIdentity: parts.Identity, ServerArgs: parts.ServerArgs, Readings: readings,
+	}
+	return rec.seal(s, h, journalPath)
+}
+
+// seal fills in the record's schema, shard, identity and journal (its
+// path, hashed now).
+func (r ShardRecord) seal(s Shard, h journal.Header, journalPath string) (ShardRecord, error) {
 	b, err := os.ReadFile(journalPath)
 	if err != nil {
 		return ShardRecord{}, err
 	}
 	sum := sha256.Sum256(b)
-	full := run
-	full.Outcomes = make([]Outcome, len(slice.Requests)) // arm_call_counts: the whole slice
-	parts := c.ReceiptParts(slice, full)
 	h.Schema, h.Version = journal.Schema, journal.Version
-	if readings == nil {
-		readings = []ShardReading{}
-	}
-	return ShardRecord{
-		Schema: ShardSchema, Version: ShardVersion, Shard: s, Identity: h,
-		Journal: filepath.Base(journalPath), JournalSHA256: hex.EncodeToString(sum[:]),
-		Cases: len(run.Outcomes), WallSeconds: run.WallSeconds,
-		Backend: parts.Backend, Model: parts.Model, Pins: parts.Pins,
-		ReceiptIdentity: parts.Identity, ServerArgs: parts.ServerArgs, Readings: readings,
-	}, nil
+	r.Schema, r.Version, r.Shard, r.Identity = ShardSchema, ShardVersion, s, h
+	r.Journal, r.JournalSHA256 = filepath.Base(journalPath), hex.EncodeToString(sum[:])
+	return r, nil
 }
 
 // ShardFile is a shard record read back with its journal ([ReadShard]).
@@ -165,6 +179,12 @@ func ReadShard(path string) (ShardFile, error) {
 	}
 	if err := rec.Identity.Check(c.Header); err != nil {
 		return ShardFile{}, fmt.Errorf("%s: the journal's header is not the record's identity: %w", path, err)
+	}
+	switch k := rec.Identity.Kind; {
+	case k == JournalKind && rec.Pins == nil, k == OrderingsJournalKind && rec.OrderingsPins == nil:
+		return ShardFile{}, fmt.Errorf("%s: a %s shard record without its pins", path, k)
+	case k != JournalKind && k != OrderingsJournalKind:
+		return ShardFile{}, fmt.Errorf("%s: kind %q is not a check-match run or an option-order study", path, k)
 	}
 	return ShardFile{Path: path, Record: rec, Journal: c}, nil
 }
@@ -230,89 +250,28 @@ func (e *ShardSetError) Error() string { return "merge refused: " + e.Msg }
 // shard twice, a missing shard, a case in two shards, a case outside its
 // shard, a case of no shard.
 func MergeShards(cases []Case, shards []ShardFile) (RunResult, ReceiptParts, error) {
-	if len(shards) == 0 {
-		return RunResult{}, ReceiptParts{}, &ShardSetError{Msg: "no shards given"}
+	byIndex, err := shardSet(shards, JournalKind)
+	if err != nil {
+		return RunResult{}, ReceiptParts{}, err
 	}
-	first := shards[0]
-	base := dropPin(first.Journal.Header, ShardPin)
-	n := first.Record.Shard.Count
-	byIndex := make([]*ShardFile, n)
-	for k := range shards {
-		sf := &shards[k]
-		if err := base.Check(dropPin(sf.Journal.Header, ShardPin)); err != nil {
-			me, ok := err.(*journal.MismatchError)
-			if !ok {
-				return RunResult{}, ReceiptParts{}, fmt.Errorf("%s: %w", sf.Path, err)
-			}
-			return RunResult{}, ReceiptParts{}, &ShardMismatchError{Path: sf.Path, Mismatch: me}
-		}
-		s := sf.Record.Shard
-		if s.Count != n {
-			return RunResult{}, ReceiptParts{}, &ShardSetError{Msg: fmt.Sprintf("%s is shard %s but %s is of %d shards", sf.Path, s, first.Path, n)}
-		}
-		if prev := byIndex[s.Index]; prev != nil {
-			return RunResult{}, ReceiptParts{}, &ShardSetError{Msg: fmt.Sprintf("shard %s is given twice (%s and %s)", s, prev.Path, sf.Path)}
-		}
-		byIndex[s.Index] = sf
+	found, err := shardLines(byIndex, cases, journalCaseMeta, checkCaseLine)
+	if err != nil {
+		return RunResult{}, ReceiptParts{}, err
 	}
-	for i, sf := range byIndex {
-		if sf == nil {
-			return RunResult{}, ReceiptParts{}, &ShardSetError{Msg: fmt.Sprintf("shard %d/%d is missing: run it and give its record", i, n)}
-		}
-	}
-	found := make([]*JournalCase, len(cases))
-	owner := make([]string, len(cases))
+	first := byIndex[0]
 	var run RunResult
 	var readings []serving.Interval
 	finished := first.Record.Pins.FinishedUTC
-	var foreign error
 	for _, sf := range byIndex {
-		mine := map[int]bool{}
-		for line, raw := range sf.Journal.Entries {
-			var jc JournalCase
-			if err := json.Unmarshal(raw, &jc); err != nil {
-				return RunResult{}, ReceiptParts{}, fmt.Errorf("%s: journal entry %d: not a case line: %w", sf.Path, line+1, err)
-			}
-			if jc.Index < 0 || jc.Index >= len(cases) || cases[jc.Index].ID() != jc.CaseID {
-				return RunResult{}, ReceiptParts{}, fmt.Errorf("%s: journal entry %d: case %q is not case %d of the slice", sf.Path, line+1, jc.CaseID, jc.Index)
-			}
-			if mine[jc.Index] {
-				continue // journaled twice by a resume: the first line holds
-			}
-			mine[jc.Index] = true
-			if found[jc.Index] != nil {
-				return RunResult{}, ReceiptParts{}, &ShardSetError{Msg: fmt.Sprintf("case %s is in two shards (%s and %s)", jc.CaseID, owner[jc.Index], sf.Path)}
-			}
-			if !sf.Record.Shard.Has(jc.CaseID) && foreign == nil {
-				// Reported after every shard is read: a case in two
-				// shards names both.
-				foreign = &ShardSetError{Msg: fmt.Sprintf("case %s is not of shard %s (%s)", jc.CaseID, sf.Record.Shard, sf.Path)}
-			}
-			found[jc.Index], owner[jc.Index] = &jc, sf.Path
-		}
 		run.WallSeconds = max(run.WallSeconds, sf.Record.WallSeconds)
 		finished = max(finished, sf.Record.Pins.FinishedUTC)
 		for _, r := range sf.Record.Readings {
 			readings = append(readings, r.interval())
 		}
 	}
-	if foreign != nil {
-		return RunResult{}, ReceiptParts{}, foreign
-	}
 	run.Outcomes = make([]Outcome, len(cases))
 	for i, jc := range found {
-		if jc == nil {
-			s := Shard{Index: ShardOf(cases[i].ID(), n), Count: n}
-			return RunResult{}, ReceiptParts{}, &ShardSetError{Msg: fmt.Sprintf("case %s of shard %s is in no journal: resume that shard", cases[i].ID(), s)}
-		}
-		o := jc.outcome(Request{Case: cases[i]})
-		if err := checkVerdict(o.Verdict); err != nil {
-			return RunResult{}, ReceiptParts{}, fmt.Errorf("%s: case %s: %w", owner[i], jc.CaseID, err)
-		}
-		if len(o.LegibilityProbabilities) != LegibilityLevels {
-			return RunResult{}, ReceiptParts{}, fmt.Errorf("%s: case %s: legibility probabilities are not one per level", owner[i], jc.CaseID)
-		}
-		run.Outcomes[i] = o
+		run.Outcomes[i] = jc.outcome(Request{Case: cases[i]})
 	}
 	run.Concurrency = first.Record.Pins.Concurrency
 	rec := first.Record
@@ -324,11 +283,91 @@ func MergeShards(cases []Case, shards []ShardFile) (RunResult, ReceiptParts, err
 		run.Server = &d
 		run.Warnings = append(run.Warnings, d.Warnings...)
 	}
-	pins := rec.Pins
+	pins := *rec.Pins
 	pins.FinishedUTC = finished
 	id := rec.ReceiptIdentity
 	id.RunID = receipt.NewRunID()
 	return run, ReceiptParts{Backend: rec.Backend, Model: rec.Model, Pins: pins, Identity: id, ServerArgs: rec.ServerArgs}, nil
+}
+
+// shardSet checks that shards are one experiment of kind (a
+// [*ShardMismatchError] naming the first differing pin, "kind" for a
+// shard of another run type) and one whole set of shards (a
+// [*ShardSetError]), and returns them by shard index.
+func shardSet(shards []ShardFile, kind string) ([]*ShardFile, error) {
+	if len(shards) == 0 {
+		return nil, &ShardSetError{Msg: "no shards given"}
+	}
+	first := shards[0]
+	if k := first.Journal.Header.Kind; k != kind {
+		return nil, &ShardSetError{Msg: fmt.Sprintf("%s is a shard of a %s run, not of a %s run", first.Path, k, kind)}
+	}
+	base := dropPin(first.Journal.Header, ShardPin)
+	n := first.Record.Shard.Count
+	byIndex := make([]*ShardFile, n)
+	for k := range shards {
+		sf := &shards[k]
+		if err := base.Check(dropPin(sf.Journal.Header, ShardPin)); err != nil {
+			me, ok := err.(*journal.MismatchError)
+			if !ok {
+				return nil, fmt.Errorf("%s: %w", sf.Path, err)
+			}
+			return nil, &ShardMismatchError{Path: sf.Path, Mismatch: me}
+		}
+		s := sf.Record.Shard
+		if s.Count != n {
+			return nil, &ShardSetError{Msg: fmt.Sprintf("%s is shard %s but %s is of %d shards", sf.Path, s, first.Path, n)}
+		}
+		if prev := byIndex[s.Index]; prev != nil {
+			return nil, &ShardSetError{Msg: fmt.Sprintf("shard %s is given twice (%s and %s)", s, prev.Path, sf.Path)}
+		}
+		byIndex[s.Index] = sf
+	}
+	for i, sf := range byIndex {
+		if sf == nil {
+			return nil, &ShardSetError{Msg: fmt.Sprintf("shard %d/%d is missing: run it and give its record", i, n)}
+		}
+	}
+	return byIndex, nil
+}
+
+// shardLines reads every case's journal line (of type T, checked by
+// check) from the shards of a whole set, by slice index. It refuses a line
+// that is not a case of cases, a case in two shards, a case outside its
+// shard and a case no journal holds.
+func shardLines[T any](byIndex []*ShardFile, cases []Case, meta func(*T) caseLine, check func(T, Case) error) ([]T, error) {
+	found := make([]T, len(cases))
+	owner := make([]string, len(cases))
+	var foreign error
+	for _, sf := range byIndex {
+		lines, _, _, err := caseLines(sf.Journal.Entries, cases, nil, meta, check)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sf.Path, err)
+		}
+		for _, i := range slices.Sorted(maps.Keys(lines)) {
+			id := cases[i].ID()
+			if owner[i] != "" {
+				return nil, &ShardSetError{Msg: fmt.Sprintf("case %s is in two shards (%s and %s)", id, owner[i], sf.Path)}
+			}
+			if !sf.Record.Shard.Has(id) && foreign == nil {
+				// Reported after every shard is read: a case in two
+				// shards names both.
+				foreign = &ShardSetError{Msg: fmt.Sprintf("case %s is not of shard %s (%s)", id, sf.Record.Shard, sf.Path)}
+			}
+			found[i], owner[i] = lines[i], sf.Path
+		}
+	}
+	if foreign != nil {
+		return nil, foreign
+	}
+	n := len(byIndex)
+	for i := range cases {
+		if owner[i] == "" {
+			s := Shard{Index: ShardOf(cases[i].ID(), n), Count: n}
+			return nil, &ShardSetError{Msg: fmt.Sprintf("case %s of shard %s is in no journal: resume that shard", cases[i].ID(), s)}
+		}
+	}
+	return found, nil
 }
 
 // dropPin returns h without the pin name.
@@ -348,8 +387,8 @@ func dropPin(h journal.Header, name string) journal.Header {
 // hold each case's render digest, and the shards' equal slice_sha256 pins
 // the slice) and returns the receipt of the whole run.
 func MergeReceipt(shards []ShardFile) (Receipt, error) {
-	if len(shards) == 0 {
-		return Receipt{}, &ShardSetError{Msg: "no shards given"}
+	if _, err := shardSet(shards, JournalKind); err != nil {
+		return Receipt{}, err
 	}
 	p := shards[0].Record.Pins
 	cases, err := Cases(p.GeneratorSeed, p.RegisterRows)

@@ -303,15 +303,24 @@ type OrderingsCase struct {
 // order; orders[o] is ordering o as option indexes and probs[o] its answer
 // keyed by label; single is the case's record in the single-order receipt.
 func NewOrderingsCase(req Request, labels []string, orders [][]int, probs []judgment.Probabilities, single CaseRecord) (OrderingsCase, error) {
-	id := req.CaseID()
+	return newOrderingsCase(req.Case, imageDigest(req), labels, orders, probs, SingleOrder{
+		Verdict:              single.Verdict,
+		VerdictProbabilities: single.VerdictProbabilities,
+	})
+}
+
+// newOrderingsCase is [NewOrderingsCase] from the case, the digest of its
+// render and its single-order answer: what a journal line holds.
+func newOrderingsCase(c Case, digest string, labels []string, orders [][]int, probs []judgment.Probabilities, single SingleOrder) (OrderingsCase, error) {
+	id := c.ID()
 	if len(orders) != len(probs) {
 		return OrderingsCase{}, fmt.Errorf("case %s: %w", id, &LengthError{A: len(orders), B: len(probs)})
 	}
 	rec := OrderingsCase{
 		CaseID:           id,
-		Variant:          req.Case.Variant,
-		ExpectedVerdicts: slices.Clone(req.Case.Expected.Verdicts),
-		RenderSHA256:     imageDigest(req),
+		Variant:          c.Variant,
+		ExpectedVerdicts: slices.Clone(c.Expected.Verdicts),
+		RenderSHA256:     digest,
 		SingleOrder: SingleOrder{
 			Verdict:              single.Verdict,
 			VerdictProbabilities: slices.Clone(single.VerdictProbabilities),
@@ -354,7 +363,6 @@ func NewOrderingsCase(req Request, labels []string, orders [][]int, probs []judg
 	return rec, nil
 }
 
-// imageDigest is the hex SHA-256 of the request's image ("" without one).
 // OrderingsStopped records the backend failure that stopped an option-order
 // study. It has no discarded count: the study sends one call at
 // a time.
@@ -379,9 +387,11 @@ type OrderingsRun struct {
 	// Stopped is the failure that ended the study early, or nil.
 	Stopped *OrderingsStopped
 	// Requests counts the successful verdict calls, including those of a
-	// case dropped by the failure.
+	// case dropped by the failure, and every ordering of each case taken
+	// from the journal.
 	Requests int
-	// WallSeconds is the study's unrounded wall time.
+	// WallSeconds is the study's unrounded wall time; a resumed study adds
+	// the earlier parts' ([Journal.PriorWallSeconds]).
 	WallSeconds float64
 }
 
@@ -394,14 +404,42 @@ type OrderingsRun struct {
 //
 // A backend failure ([judgment.IsGenerationError]), or ctx ending between
 // calls, stops the study: Stopped names the case and ordering, the cases
-// before it are kept and the partly scored case is dropped. Any other error
-// (a request whose verdict question is not a Choice, an answer without the
-// verdict) is returned and the study is lost, as in typevet.
+// before it are kept and the partly scored case is dropped. A call that
+// fails because ctx ended (Ctrl-C mid-call) is recorded with class
+// [ErrorClassCanceled], not as a network failure. Any other error (a
+// request whose verdict question is not a Choice, an answer without the
+// verdict, a journal that cannot be written) is returned and the study is
+// lost, as in typevet, except the cases its journal holds.
 //
 // Unlike typevet, which fails on a missing single-order case only after
 // scoring it, every request's case and every ordering are checked before
 // the first call, so a bad pairing costs no model time.
-func RunOrderings(ctx context.Context, port judgment.Port, model string, reqs []Request, orders [][]int, single receipt.Ordered[CaseRecord]) (OrderingsRun, error) {
+//
+// opts is read as by [Run], with the study's limits: Concurrency must be 0
+// or 1 (the study sends one call at a time) and Metrics nil (the study
+// reads no /metrics). With Retry, each verdict call is retried as [Run]
+// retries a judgment. With a Journal (header [OrderingsJournalHeader]),
+// every fully scored case is appended, all its orderings' answers at full
+// precision with its attempt count, and synced before the next case is
+// sent; cases the journal already holds are not scored again and join the
+// cases in slice order, each counting its orderings in Requests, so a
+// resumed study's receipt is the one an uninterrupted study would write
+// (WallSeconds then adds [Journal.PriorWallSeconds]: the sum of the
+// parts). With Shard, only that shard's cases are scored.
+func RunOrderings(ctx context.Context, port judgment.Port, model string, reqs []Request, orders [][]int, single receipt.Ordered[CaseRecord], opts RunOptions) (OrderingsRun, error) {
+	if opts.Concurrency != 0 && opts.Concurrency != 1 {
+		return OrderingsRun{}, fmt.Errorf("the option-order study sends one call at a time: concurrency must be 1, got %d", opts.Concurrency)
+	}
+	if opts.Metrics != nil {
+		return OrderingsRun{}, errors.New("the option-order study reads no /metrics: Metrics must be nil")
+	}
+	if err := opts.Retry.check(); err != nil {
+		return OrderingsRun{}, err
+	}
+	j := opts.Journal
+	if err := j.checkKind(OrderingsJournalKind); err != nil {
+		return OrderingsRun{}, err
+	}
 	choices := make([]judgment.Choice, len(reqs))
 	singles := make([]CaseRecord, len(reqs))
 	for i, r := range reqs {
@@ -424,49 +462,69 @@ func RunOrderings(ctx context.Context, port judgment.Port, model string, reqs []
 		return OrderingsRun{}, errors.New("the study needs at least one ordering")
 	}
 
-	start := time.Now()
+	clock := opts.Clock
+	if clock == nil {
+		start := time.Now()
+		clock = func() float64 { return time.Since(start).Seconds() }
+	}
+	started := clock()
 	run := OrderingsRun{Cases: []OrderingsCase{}}
+	stop := func(i, o int, class, msg string) (OrderingsRun, error) {
+		run.Stopped = &OrderingsStopped{Index: i, CaseID: reqs[i].CaseID(), Ordering: o, ErrorClass: class, Message: msg}
+		run.WallSeconds = clock() - started + j.priorWall()
+		return run, nil
+	}
 	for i, r := range reqs {
+		if !opts.Shard.Has(r.CaseID()) {
+			continue
+		}
 		labels := make([]string, len(choices[i].Criteria))
-		for j, c := range choices[i].Criteria {
-			labels[j] = c.Label
+		for k, c := range choices[i].Criteria {
+			labels[k] = c.Label
+		}
+		if line, ok := j.ordering(i); ok {
+			rec, err := line.record(r.Case, labels, orders)
+			if err != nil {
+				return OrderingsRun{}, err
+			}
+			run.Cases = append(run.Cases, rec)
+			run.Requests += len(orders)
+			continue
 		}
 		probs := make([]judgment.Probabilities, len(orders))
+		attempts := 0
+		var end float64
 		for o, order := range orders {
 			if err := ctx.Err(); err != nil {
-				run.Stopped = &OrderingsStopped{Index: i, CaseID: r.CaseID(), Ordering: o,
-					ErrorClass: errorClass(err), Message: "run cancelled: " + err.Error()}
-				run.WallSeconds = time.Since(start).Seconds()
-				return run, nil
+				return stop(i, o, errorClass(err), "run cancelled: "+err.Error())
 			}
 			reordered, _ := ReorderedChoice(choices[i], order) // order checked above
-			resp, err := port.Judge(ctx, judgment.Request{
+			resp, n, _, t, err := opts.Retry.judge(ctx, port, judgment.Request{
 				State:     r.State,
 				Questions: []judgment.NamedQuestion{{Name: QuestionVerdict, Question: reordered}},
 				Model:     model,
 				Media:     r.Media,
-			})
+			}, clock)
+			attempts += n
 			if err != nil {
 				if !judgment.IsGenerationError(err) {
 					return OrderingsRun{}, err
 				}
-				run.Stopped = &OrderingsStopped{Index: i, CaseID: r.CaseID(), Ordering: o,
-					ErrorClass: errorClass(err), Message: err.Error()}
-				run.WallSeconds = time.Since(start).Seconds()
-				return run, nil
+				return stop(i, o, runErrorClass(ctx, err), err.Error())
 			}
+			end = t
 			run.Requests++
 			answer, ok := resp.Choice(QuestionVerdict)
 			if !ok {
 				return OrderingsRun{}, &AnswerError{CaseID: r.CaseID(), Question: QuestionVerdict}
 			}
 			canonical := make(judgment.Probabilities, len(labels))
-			for j, l := range labels {
+			for k, l := range labels {
 				p, ok := answer.Probabilities.Get(l)
 				if !ok {
 					return OrderingsRun{}, &AnswerError{CaseID: r.CaseID(), Question: QuestionVerdict}
 				}
-				canonical[j] = judgment.Probability{Label: l, P: p}
+				canonical[k] = judgment.Probability{Label: l, P: p}
 			}
 			probs[o] = canonical
 		}
@@ -474,9 +532,14 @@ func RunOrderings(ctx context.Context, port judgment.Port, model string, reqs []
 		if err != nil {
 			return OrderingsRun{}, err
 		}
+		if j != nil {
+			if err := j.record(newOrderingsLine(i, rec, probs, attempts, j.part, end-started)); err != nil {
+				return OrderingsRun{}, err
+			}
+		}
 		run.Cases = append(run.Cases, rec)
 	}
-	run.WallSeconds = time.Since(start).Seconds()
+	run.WallSeconds = clock() - started + j.priorWall()
 	return run, nil
 }
 

@@ -125,9 +125,12 @@ type OrderingsReceipt struct {
 	Identity receipt.Identity `json:"identity"`
 	// Stopped is the failure that ended the study early, or null.
 	Stopped *OrderingsStopped `json:"stopped"`
-	// Requests counts the successful verdict calls.
+	// Requests counts the successful verdict calls; a resumed study counts
+	// every ordering of each case its journal held ([RunOrderings]).
 	Requests int `json:"requests"`
-	// WallSeconds is the study's wall time rounded to 3 decimals.
+	// WallSeconds is the study's wall time rounded to 3 decimals: for a
+	// resumed study the sum of its parts, for merged shards the longest
+	// shard's ([MergeOrderingsReceipt]).
 	WallSeconds float64 `json:"wall_seconds"`
 	// Statistics is the statistics block of the scored cases, or null when
 	// no case was scored.

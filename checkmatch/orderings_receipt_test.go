@@ -70,7 +70,7 @@ func studyReceipt(t *testing.T, cases, failAt int) OrderingsReceipt {
 	if failAt >= 0 {
 		port.fail = map[int]error{failAt: &judgment.BackendHTTPError{Msg: "HTTP 503", StatusCode: 503}}
 	}
-	run, err := RunOrderings(context.Background(), port, "gemma-test", reqs, orders, singleFor(reqs))
+	run, err := RunOrderings(context.Background(), port, "gemma-test", reqs, orders, singleFor(reqs), RunOptions{})
 	require.NoError(t, err)
 	run.WallSeconds = 12.34567
 	code, err := OrderingsCodeDigests()

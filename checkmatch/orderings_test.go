@@ -526,7 +526,7 @@ func TestRunOrderingsPositionVector(t *testing.T) {
 	orders, err := BalancedOrders(6)
 	require.NoError(t, err)
 	port := &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}
-	run, err := RunOrderings(context.Background(), port, "m", reqs, orders, singleFor(reqs))
+	run, err := RunOrderings(context.Background(), port, "m", reqs, orders, singleFor(reqs), RunOptions{})
 	require.NoError(t, err)
 	assert.Nil(t, run.Stopped)
 	assert.Equal(t, 12, run.Requests)
@@ -586,7 +586,7 @@ func TestRunOrderingsStops(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			port := &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}, fail: map[int]error{tt.failAt: tt.err}}
-			run, err := RunOrderings(context.Background(), port, "m", reqs, orders, singleFor(reqs))
+			run, err := RunOrderings(context.Background(), port, "m", reqs, orders, singleFor(reqs), RunOptions{})
 			require.NoError(t, err)
 			require.NotNil(t, run.Stopped)
 			assert.Equal(t, tt.want, *run.Stopped)
@@ -606,18 +606,18 @@ func TestRunOrderingsRefusals(t *testing.T) {
 	scoreVerdict := sl.Requests[0]
 	scoreVerdict.Questions = slices.Clone(scoreVerdict.Questions)
 	scoreVerdict.Questions[2] = judgment.NamedQuestion{Name: QuestionVerdict, Question: scoreVerdict.Questions[3].Question}
-	_, err = RunOrderings(context.Background(), port, "m", []Request{scoreVerdict}, orders, singleFor(sl.Requests))
+	_, err = RunOrderings(context.Background(), port, "m", []Request{scoreVerdict}, orders, singleFor(sl.Requests), RunOptions{})
 	assert.EqualError(t, err, scoreVerdict.CaseID()+": the verdict question is not a Choice")
 
-	_, err = RunOrderings(context.Background(), port, "m", sl.Requests[:2], orders, singleFor(sl.Requests[:1]))
+	_, err = RunOrderings(context.Background(), port, "m", sl.Requests[:2], orders, singleFor(sl.Requests[:1]), RunOptions{})
 	assert.ErrorContains(t, err, "case "+sl.Requests[1].CaseID()+" missing")
 
-	_, err = RunOrderings(context.Background(), port, "m", sl.Requests[:1], [][]int{{0, 1}}, singleFor(sl.Requests))
+	_, err = RunOrderings(context.Background(), port, "m", sl.Requests[:1], [][]int{{0, 1}}, singleFor(sl.Requests), RunOptions{})
 	assert.ErrorContains(t, err, "2 positions, want 6")
 	assert.Empty(t, port.requests, "refusals come before any call")
 
 	notBackend := &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}, fail: map[int]error{0: fmt.Errorf("a bug")}}
-	_, err = RunOrderings(context.Background(), notBackend, "m", sl.Requests[:1], orders, singleFor(sl.Requests))
+	_, err = RunOrderings(context.Background(), notBackend, "m", sl.Requests[:1], orders, singleFor(sl.Requests), RunOptions{})
 	assert.EqualError(t, err, "a bug", "only backend failures stop the study; others crash it")
 }
 
@@ -628,7 +628,7 @@ func TestRunOrderingsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	port := &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}
-	run, err := RunOrderings(ctx, port, "m", sl.Requests[:1], orders, singleFor(sl.Requests))
+	run, err := RunOrderings(ctx, port, "m", sl.Requests[:1], orders, singleFor(sl.Requests), RunOptions{})
 	require.NoError(t, err)
 	require.NotNil(t, run.Stopped)
 	assert.Equal(t, ErrorClassCanceled, run.Stopped.ErrorClass)

@@ -2,6 +2,7 @@ package checkmatch
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -81,72 +82,78 @@ func (c JournalCase) outcome(req Request) Outcome {
 // change as cases finish). [journal.Header.Check] names the first that
 // differs, so the specific pin comes before the digest over them all.
 func JournalHeader(c RunContext, slice Slice, concurrency int) (journal.Header, error) {
-	h := journal.Header{Kind: JournalKind}
 	pins := c.Pins(slice, concurrency)
 	id := c.Identity(receipt.Counts{{Name: "judgments", Value: len(slice.Requests)}}, nil)
-	add := func(name string, v any) error {
-		p, err := journal.NewPin(name, v)
-		if err == nil {
-			h.Pins = append(h.Pins, p)
-		}
-		return err
-	}
-	named := []struct {
-		name string
-		v    any
-	}{
+	named := pinList{
 		{"backend", c.Backend}, {"model", c.Model}, {"served_template", c.ServedTemplate},
 		{"generator_seed", pins.GeneratorSeed}, {"register_rows", pins.RegisterRows},
 		{"variants_per_row", pins.VariantsPerRow}, {"slice_sha256", pins.SliceSHA256},
 		{"renderer", pins.Renderer}, {"pins.server", pins.Server}, {"model_revision", pins.ModelRevision},
 	}
+	named = named.identity(id)
+	named = append(named, namedPin{"concurrency", concurrency}, namedPin{"identity_digest", id.IdentityDigest})
+	return named.header(JournalKind)
+}
+
+// namedPin is one pin of a journal header before it is marshalled.
+type namedPin struct {
+	name string
+	v    any
+}
+
+// pinList is a journal header's pins in order.
+type pinList []namedPin
+
+// identity appends id's prompt and code digests, baseline commit and
+// working tree, the pins every run kind shares.
+func (l pinList) identity(id receipt.Identity) pinList {
 	for _, d := range id.PromptDigests {
-		named = append(named, struct {
-			name string
-			v    any
-		}{"prompt_digests." + d.Name, d.Value})
+		l = append(l, namedPin{"prompt_digests." + d.Name, d.Value})
 	}
 	for _, d := range id.CodePathDigests {
-		named = append(named, struct {
-			name string
-			v    any
-		}{"code_path_digests." + d.Name, d.Value})
+		l = append(l, namedPin{"code_path_digests." + d.Name, d.Value})
 	}
-	named = append(named, []struct {
-		name string
-		v    any
-	}{{"baseline_commit", id.BaselineCommit}, {"working_tree", id.WorkingTree},
-		{"concurrency", concurrency}, {"identity_digest", id.IdentityDigest}}...)
-	for _, n := range named {
-		if err := add(n.name, n.v); err != nil {
+	return append(l, namedPin{"baseline_commit", id.BaselineCommit}, namedPin{"working_tree", id.WorkingTree})
+}
+
+// header marshals the pins into a header of kind.
+func (l pinList) header(kind string) (journal.Header, error) {
+	h := journal.Header{Kind: kind}
+	for _, n := range l {
+		p, err := journal.NewPin(n.name, n.v)
+		if err != nil {
 			return journal.Header{}, err
 		}
+		h.Pins = append(h.Pins, p)
 	}
 	return h, nil
 }
 
-// Journal is the journal of one part of a check-match run: the cases
-// earlier parts finished (read on resume) and the writer the run appends
-// to. Pass it as [RunOptions].Journal. Its methods are safe for
-// concurrent use.
+// Journal is the journal of one part of a check-match run or option-order
+// study: the cases earlier parts finished (read on resume) and the writer
+// the run appends to. Pass it as [RunOptions].Journal to [Run] or
+// [RunOrderings], whichever its header's kind ([JournalKind],
+// [OrderingsJournalKind]) names. Its methods are safe for concurrent use.
 type Journal struct {
-	w        *journal.Writer
-	part     int
-	finished map[int]JournalCase
-	prior    float64 // wall seconds of the earlier parts
-	torn     *journal.Torn
-	added    atomic.Int64 // cases this part recorded
+	w         *journal.Writer
+	kind      string
+	part      int
+	finished  map[int]JournalCase   // a check-match run's cases
+	orderings map[int]orderingsLine // an option-order study's cases
+	prior     float64               // wall seconds of the earlier parts
+	torn      *journal.Torn
+	added     atomic.Int64 // cases this part recorded
 }
 
 // CreateJournal creates the journal of a new run at path with header h
-// ([JournalHeader]). An existing file is refused (errors.Is(err,
-// fs.ErrExist) holds).
+// ([JournalHeader], [OrderingsJournalHeader]). An existing file is refused
+// (errors.Is(err, fs.ErrExist) holds).
 func CreateJournal(path string, h journal.Header) (*Journal, error) {
 	w, err := journal.Create(path, h)
 	if err != nil {
 		return nil, err
 	}
-	return &Journal{w: w, part: 1, finished: map[int]JournalCase{}}, nil
+	return &Journal{w: w, kind: h.Kind, part: 1, finished: map[int]JournalCase{}, orderings: map[int]orderingsLine{}}, nil
 }
 
 // JournalCaseError reports a journal line that does not fit the slice the
@@ -162,10 +169,84 @@ type JournalCaseError struct {
 // Error returns "journal entry <n>: <msg>".
 func (e *JournalCaseError) Error() string { return fmt.Sprintf("journal entry %d: %s", e.Line, e.Msg) }
 
+// caseLine is what every kind of journal line holds besides its answers.
+type caseLine struct {
+	Index           int     `json:"index"`
+	CaseID          string  `json:"case_id"`
+	Part            int     `json:"part"`
+	FinishedSeconds float64 `json:"finished_seconds"`
+	RenderSHA256    string  `json:"render_sha256"`
+}
+
+// caseLines decodes a journal's entries as lines of type T and checks each
+// against the slice's cases and renders (digests[i] is case i's render
+// digest; nil skips that check, as a merge does): the index in range, the
+// case id and render digest the slice's, then check. A case journaled
+// twice keeps its first line. It returns the lines by index, each part's
+// wall time (its latest finished_seconds) and the last part number.
+func caseLines[T any](entries []json.RawMessage, cases []Case, digests []string, meta func(*T) caseLine, check func(T, Case) error) (map[int]T, map[int]float64, int, error) {
+	out := make(map[int]T, len(entries))
+	partWall := map[int]float64{}
+	last := 0
+	for n, raw := range entries {
+		var line T
+		if err := json.Unmarshal(raw, &line); err != nil {
+			return nil, nil, 0, &JournalCaseError{Line: n + 1, Msg: "not a case line: " + err.Error()}
+		}
+		m := meta(&line)
+		if m.Index < 0 || m.Index >= len(cases) {
+			return nil, nil, 0, &JournalCaseError{Line: n + 1, Msg: fmt.Sprintf("index %d is outside the slice's %d cases", m.Index, len(cases))}
+		}
+		c := cases[m.Index]
+		if m.CaseID != c.ID() {
+			return nil, nil, 0, &JournalCaseError{Line: n + 1, Msg: fmt.Sprintf("case %q is not case %d of the slice (%s)", m.CaseID, m.Index, c.ID())}
+		}
+		if err := check(line, c); err != nil {
+			return nil, nil, 0, &JournalCaseError{Line: n + 1, Msg: err.Error()}
+		}
+		if digests != nil && m.RenderSHA256 != digests[m.Index] {
+			return nil, nil, 0, &JournalCaseError{Line: n + 1, Msg: "render digest is not the slice's"}
+		}
+		partWall[m.Part] = max(partWall[m.Part], m.FinishedSeconds)
+		last = max(last, m.Part)
+		if _, dup := out[m.Index]; !dup {
+			out[m.Index] = line
+		}
+	}
+	return out, partWall, last, nil
+}
+
+// checkCaseLine checks a check-match line's answers.
+func checkCaseLine(jc JournalCase, c Case) error {
+	o := jc.outcome(Request{Case: c})
+	if err := checkVerdict(o.Verdict); err != nil {
+		return err
+	}
+	if len(o.LegibilityProbabilities) != LegibilityLevels {
+		return errors.New("legibility probabilities are not one per level")
+	}
+	return nil
+}
+
+func journalCaseMeta(jc *JournalCase) caseLine {
+	return caseLine{Index: jc.Index, CaseID: jc.CaseID, Part: jc.Part, FinishedSeconds: jc.FinishedSeconds, RenderSHA256: jc.RenderSHA256}
+}
+
+// requestCases returns the cases and render digests of reqs.
+func requestCases(reqs []Request) ([]Case, []string) {
+	cases := make([]Case, len(reqs))
+	digests := make([]string, len(reqs))
+	for i, r := range reqs {
+		cases[i], digests[i] = r.Case, imageDigest(r)
+	}
+	return cases, digests
+}
+
 // ResumeJournal opens the journal at path to resume a run whose identity
 // is now (built as for [CreateJournal]) over reqs. It refuses a journal of
 // another experiment with the *[journal.MismatchError] of
-// [journal.Header.Check], and a line that does not fit reqs with a
+// [journal.Header.Check] (a check-match journal resumed as an option-order
+// study is refused by its kind), and a line that does not fit reqs with a
 // *[JournalCaseError]. A torn last line is cut off and reported by
 // [Journal.Torn]. A case journaled twice keeps its first line. New lines
 // carry the next part number.
@@ -178,35 +259,22 @@ func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, e
 	if err := c.Header.Check(now); err != nil {
 		return nil, err
 	}
-	j := &Journal{finished: map[int]JournalCase{}, torn: c.Torn}
-	partWall := map[int]float64{}
-	for n, raw := range c.Entries {
-		var jc JournalCase
-		if err := json.Unmarshal(raw, &jc); err != nil {
-			return nil, &JournalCaseError{Line: n + 1, Msg: "not a case line: " + err.Error()}
+	j := &Journal{kind: now.Kind, torn: c.Torn, finished: map[int]JournalCase{}, orderings: map[int]orderingsLine{}}
+	cases, digests := requestCases(reqs)
+	var partWall map[int]float64
+	switch now.Kind {
+	case JournalKind:
+		j.finished, partWall, j.part, err = caseLines(c.Entries, cases, digests, journalCaseMeta, checkCaseLine)
+	case OrderingsJournalKind:
+		var orders [][]int
+		if orders, err = headerOrders(now); err == nil {
+			j.orderings, partWall, j.part, err = caseLines(c.Entries, cases, digests, orderingsLineMeta, orderingsLineCheck(orders))
 		}
-		if jc.Index < 0 || jc.Index >= len(reqs) {
-			return nil, &JournalCaseError{Line: n + 1, Msg: fmt.Sprintf("index %d is outside the slice's %d cases", jc.Index, len(reqs))}
-		}
-		req := reqs[jc.Index]
-		if jc.CaseID != req.CaseID() {
-			return nil, &JournalCaseError{Line: n + 1, Msg: fmt.Sprintf("case %q is not case %d of the slice (%s)", jc.CaseID, jc.Index, req.CaseID())}
-		}
-		o := jc.outcome(req)
-		if err := checkVerdict(o.Verdict); err != nil {
-			return nil, &JournalCaseError{Line: n + 1, Msg: err.Error()}
-		}
-		if len(o.LegibilityProbabilities) != LegibilityLevels {
-			return nil, &JournalCaseError{Line: n + 1, Msg: "legibility probabilities are not one per level"}
-		}
-		if want := imageDigest(req); jc.RenderSHA256 != want {
-			return nil, &JournalCaseError{Line: n + 1, Msg: "render digest is not the slice's"}
-		}
-		partWall[jc.Part] = max(partWall[jc.Part], jc.FinishedSeconds)
-		j.part = max(j.part, jc.Part)
-		if _, dup := j.finished[jc.Index]; !dup {
-			j.finished[jc.Index] = jc
-		}
+	default:
+		err = fmt.Errorf("journal kind %q is not a check-match run or an option-order study", now.Kind)
+	}
+	if err != nil {
+		return nil, err
 	}
 	for _, w := range partWall {
 		j.prior += w
@@ -225,7 +293,7 @@ func (j *Journal) Path() string { return j.w.Path() }
 func (j *Journal) Part() int { return j.part }
 
 // Finished returns the number of cases earlier parts finished.
-func (j *Journal) Finished() int { return len(j.finished) }
+func (j *Journal) Finished() int { return len(j.finished) + len(j.orderings) }
 
 // PriorWallSeconds returns the wall time of the earlier parts: the sum,
 // over parts, of each part's latest finished_seconds.
@@ -246,11 +314,19 @@ func (j *Journal) has(i int) bool {
 // Added returns the number of cases this part has recorded so far.
 func (j *Journal) Added() int { return int(j.added.Load()) }
 
-// record appends one finished case.
-func (j *Journal) record(c JournalCase) error {
-	if err := j.w.Add(c); err != nil {
+// record appends one finished case line.
+func (j *Journal) record(line any) error {
+	if err := j.w.Add(line); err != nil {
 		return err
 	}
 	j.added.Add(1)
+	return nil
+}
+
+// checkKind refuses a journal of another kind than the run given it.
+func (j *Journal) checkKind(kind string) error {
+	if j != nil && j.kind != kind {
+		return fmt.Errorf("the journal is of a %s run, not of a %s run", j.kind, kind)
+	}
 	return nil
 }

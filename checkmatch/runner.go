@@ -153,6 +153,9 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 	if err := opts.Retry.check(); err != nil {
 		return RunResult{}, err
 	}
+	if err := opts.Journal.checkKind(JournalKind); err != nil {
+		return RunResult{}, err
+	}
 	clock := opts.Clock
 	if clock == nil {
 		start := time.Now()

@@ -95,7 +95,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 
 	"github.com/typevet/typevet-go/checkmatch"
@@ -208,10 +207,8 @@ func configure(env *cli.Env) (config, error) {
 	if cfg.files, err = cli.NewRunFiles(env.Lookup, envReceipt, resume, isStoppedReceipt); err != nil {
 		return cfg, env.Err(err)
 	}
-	if raw := env.Flag("retries"); env.Given("retries") {
-		if cfg.retries, err = strconv.Atoi(raw); err != nil || cfg.retries < 0 {
-			return cfg, cli.Usagef("-retries must be a whole number, 0 or more")
-		}
+	if cfg.retries, err = cli.ParseRetries(env); err != nil {
+		return cfg, err
 	}
 	cfg.receiptPath = cfg.files.Receipt
 	cfg.rows = checkmatch.RowCount
@@ -236,10 +233,8 @@ func configure(env *cli.Env) (config, error) {
 	if err != nil {
 		return cfg, env.Err(err)
 	}
-	if env.Given("shard") {
-		if cfg.shard, err = checkmatch.ParseShard(env.Flag("shard"), "-shard"); err != nil {
-			return cfg, cli.Usage(err)
-		}
+	if cfg.shard, err = cli.ParseShard(env); err != nil {
+		return cfg, err
 	}
 	cfg.replicaName = env.Name(cli.EnvMetricsURLs)
 	raw, _ = env.Lookup(cli.EnvMetricsURLs)
@@ -327,20 +322,14 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if ctx.Err() != nil {
 		return cli.ErrInterrupted
 	}
-	j, err := cfg.files.OpenJournal(head, slice.Requests)
+	j, err := cfg.files.OpenJournalReporting(stderr, prog, "judge", head, slice.Requests, cfg.shard)
 	if err != nil {
 		return err
-	}
-	if t := j.Torn(); t != nil {
-		fmt.Fprintf(stderr, "%s: the journal's last line (%d bytes) was torn by the stopped process and is ignored; that case is judged again\n", prog, t.Bytes)
-	}
-	if n := j.Finished(); n > 0 {
-		fmt.Fprintf(stderr, "%s: resuming: %d of %d cases are in the journal, %d to judge\n", prog, n, len(slice.Requests), len(slice.Requests)-n)
 	}
 
 	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: cli.MetricsReader(sess), Journal: j,
 		Retry: checkmatch.RetryPolicy{Retries: cfg.retries}, Shard: cfg.shard}
-	prog := cli.NewProgress(stderr, "judging", shardSize(slice, cfg.shard)-j.Finished(), "cases")
+	prog := cli.NewProgress(stderr, "judging", cli.ShardSize(slice.Requests, cfg.shard)-j.Finished(), "cases")
 	port := prog.Wrap(sess.Port)
 	var replicas *cli.ReplicaReadings
 	if len(cfg.replicas) > 0 {
@@ -469,17 +458,6 @@ func summary(w io.Writer, path, sum string, r checkmatch.Receipt) error {
 	}
 	_, err := fmt.Fprintln(w, confidenceLine)
 	return err
-}
-
-// shardSize is the number of cases of slice in s.
-func shardSize(slice checkmatch.Slice, s checkmatch.Shard) int {
-	n := 0
-	for _, r := range slice.Requests {
-		if s.Has(r.CaseID()) {
-			n++
-		}
-	}
-	return n
 }
 
 // finishShard ends a shard run: a shard that judged every one of its cases

@@ -20,6 +20,7 @@ import (
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/examples/internal/cli"
+	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 
@@ -31,16 +32,9 @@ const childEnv = "TYPEVET_CHECKMATCH_TEST_CHILD"
 // child (childEnv), and otherwise the tests, then removes the commands
 // they built.
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "1" {
-		args := os.Args[1:]
-		for i, a := range args {
-			if a == "--" {
-				args = args[i+1:]
-				break
-			}
-		}
-		os.Exit(exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr))
-	}
+	cmdtest.ChildMain(childEnv, func(args []string) int {
+		return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr)
+	})
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir) // the commands commands_test.go built
@@ -48,21 +42,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// startChild starts the command as a child process with env (and the
-// environment's PATH and HOME).
+// startChild starts the command as a child process with env.
 func startChild(t *testing.T, env map[string]string, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	cmd := exec.Command(exe, append([]string{"-test.run=^$", "--"}, args...)...)
-	cmd.Env = []string{childEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	return cmd, &out
+	return cmdtest.Start(t, childEnv, env, args...)
 }
 
 // scoringCalls counts the /completion requests the server saw per case,

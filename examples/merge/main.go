@@ -1,24 +1,28 @@
-// Command merge puts the shards of one check-match run back into one
-// receipt. Each shard is a run of examples/checkmatch with -shard I/N; it
-// leaves a shard record (schema typevet-go.shard) at its -receipt path and
-// its journal beside it. merge reads every record and journal, refuses a
-// set that is not one whole experiment, and writes the receipt a single
-// process would have written:
+// Command merge puts the shards of one check-match run, or of one
+// option-order study, back into one receipt. Each shard is a run of
+// examples/checkmatch or examples/orderings with -shard I/N; it leaves a
+// shard record (schema typevet-go.shard) at its -receipt path and its
+// journal beside it. merge reads every record and journal, refuses a set
+// that is not one whole experiment, and writes the receipt a single
+// process would have written, of the shards' kind:
 //
 //	go run ./examples/merge shards/s0.json shards/s1.json shards/s2.json -receipt receipts/check_match.json
 //
 // Refused (exit 1, nothing written): a shard of another experiment (the
 // message names the first differing pin: generator_seed, model,
-// code_path_digests.<path>, …), a missing shard, the same shard twice, a
-// case in two shards, a case no journal holds (resume that shard), a
-// journal changed since its shard finished.
+// code_path_digests.<path>, single_order_receipt_sha256, …; "kind" for a
+// check-match shard among option-order shards), a missing shard, the same
+// shard twice, a case in two shards, a case no journal holds (resume that
+// shard), a journal changed since its shard finished.
 //
-// The receipt is byte-identical to a single-process run's but for
-// pins.finished_utc (the latest shard's), identity.run_id (new),
+// A check-match receipt is byte-identical to a single-process run's but
+// for pins.finished_utc (the latest shard's), identity.run_id (new),
 // wall_seconds (the longest shard's), the throughput block (all judgments
 // over that wall time; latency figures over every case) and its server
 // block (summed /metrics changes; see checkmatch.MergeShards and
-// serving.MergeRunDelta).
+// serving.MergeRunDelta). An option-order receipt is byte-identical to a
+// single-process study's but for pins.finished_utc, identity.run_id and
+// wall_seconds, as above (checkmatch.MergeOrderingsReceipt).
 //
 // Flags, before or after the shard paths:
 //
@@ -59,7 +63,7 @@ func run(stdout io.Writer, args []string) error {
 	for {
 		if err := fset.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(stdout, "%s\n\nMerge the shard records of one check-match run into one receipt.\n\n", usageLine)
+				fmt.Fprintf(stdout, "%s\n\nMerge the shard records of one check-match run or option-order study into one receipt.\n\n", usageLine)
 				fset.SetOutput(stdout)
 				fset.PrintDefaults()
 				return nil
@@ -85,14 +89,25 @@ func run(stdout io.Writer, args []string) error {
 			return err
 		}
 	}
-	rec, err := checkmatch.MergeReceipt(shards)
-	if err != nil {
-		return err
+	var rec any
+	var cases int
+	if shards[0].Record.Identity.Kind == checkmatch.OrderingsJournalKind {
+		r, err := checkmatch.MergeOrderingsReceipt(shards)
+		if err != nil {
+			return err
+		}
+		rec, cases = r, len(r.Cases)
+	} else {
+		r, err := checkmatch.MergeReceipt(shards)
+		if err != nil {
+			return err
+		}
+		rec, cases = r, len(r.Cases)
 	}
 	sum, err := receipt.Write(path, rec, judgment.Secrets{})
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "receipt %s sha256 %s\nmerged %d shards, %d cases\n", path, sum, len(shards), len(rec.Cases))
+	_, err = fmt.Fprintf(stdout, "receipt %s sha256 %s\nmerged %d shards, %d cases\n", path, sum, len(shards), cases)
 	return err
 }

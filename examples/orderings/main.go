@@ -17,6 +17,9 @@
 // (`orderings -h` lists them with their defaults):
 //
 //	-receipt PATH      TYPEVET_CHECK_ORDERINGS_RECEIPT   receipt path; must name a new file (required)
+//	-resume                                              finish the study journaled at PATH.journal.jsonl
+//	-retries N                                           retry a verdict call after a transport error or HTTP 429/502/503/504 (default 0)
+//	-shard I/N                                           score only shard I of N (I from 0); write a shard record, not a receipt
 //	-rows N            TYPEVET_CHECK_ORDERINGS_ROWS      register rows, 1 to 20 (default 3: 21 cases, 126 requests)
 //	-seed N            TYPEVET_CHECK_MATCH_SEED          must be 1, the single-order receipt's seed (default 1)
 //	-single PATH       TYPEVET_CHECK_ORDERINGS_SINGLE    the single-order check-match receipt (required)
@@ -55,14 +58,48 @@
 // this build's render for every case of the study). The command
 // prints the receipt path and SHA-256 and the statistics block.
 //
+// An API key or header value that is a word of every receipt of the study
+// (a label, a key name, the backend or model name) is refused before the
+// session opens, naming its variable; the server's answers the receipt
+// records (pins.server) are checked before the first scoring call.
+//
+// Journal and resume: every fully scored case (all its orderings' answers
+// at full precision, and its attempt count) is appended to
+// PATH.journal.jsonl and synced before the next case is sent; the
+// journal's first line pins the study's identity
+// (checkmatch.OrderingsJournalHeader: slice, renderer, backend, model,
+// server entry, orderings, the single-order receipt's name and SHA-256,
+// prompt and code digests). Ctrl-C, SIGTERM or SIGHUP stops sending and
+// writes the receipt of the cases before the stop (nothing at all when no
+// case was scored); SIGKILL or a reboot leaves the journal. -resume reads
+// it, refuses a study that is not the same experiment (naming the first
+// differing pin: seed, model, the single-order receipt's digest, …),
+// scores only the cases it lacks and writes the receipt an uninterrupted
+// study would have written: the cases in slice order, statistics over all
+// of them, requests counting every case's orderings. Its wall_seconds is
+// the sum of the parts: each earlier part from its start to its last
+// scored case, plus the resumed part. The journal is removed once the
+// receipt is written and read back; when the receipt cannot be written
+// (a key in it, a full disk, the path taken) the journal stays and the
+// message says how to finish.
+//
+// With -shard I/N the command scores only the cases of shard I (the first
+// 8 bytes of SHA-256 of the case id, big-endian, modulo N, as
+// examples/checkmatch: checkmatch.Shard), keeps the journal beside PATH
+// and writes at PATH a shard record (schema typevet-go.shard) instead of a
+// receipt. examples/merge puts the N shards back into one option-order
+// receipt, byte-identical to a single process's but for
+// pins.finished_utc, identity.run_id and wall_seconds (the longest
+// shard's). See docs/scale-out.md.
+//
 // Exit status: 0 when every case was scored and the receipt written; 2 on a
 // refused setting (nothing sent, nothing written), which includes a model
 // the llama.cpp server does not serve (refused before the first scoring
-// request); 1 otherwise, including a
+// request) and a -resume of another experiment; 1 otherwise, including a
 // study stopped by a backend failure or Ctrl-C, whose receipt is still
 // written with every case scored before it. A second Ctrl-C quits at once
-// and writes nothing. `go run` reports a status of 2 as "exit status 2"
-// and exits 1 itself.
+// and writes nothing more (the journal stays). `go run` reports a status
+// of 2 as "exit status 2" and exits 1 itself.
 package main
 
 import (
@@ -77,15 +114,16 @@ import (
 	"strings"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/examples/internal/cli"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
-	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
 
 const (
 	prog      = "orderings"
-	usageLine = "usage: orderings -single PATH -receipt PATH [-rows N] [-seed 1] [-backend llama_cpp|fake|reader] [-base-url URL] [-model ID] [-timeout SECONDS] [-server-args TEXT]"
+	usageLine = "usage: orderings -single PATH -receipt PATH [-resume] [-retries N] [-shard I/N] [-rows N] [-seed 1] [-backend llama_cpp|fake|reader] [-base-url URL] [-model ID] [-timeout SECONDS] [-server-args TEXT]"
 )
 
 // backends are the backends the study runs on.
@@ -97,6 +135,9 @@ var help = cli.Help{
 	About: "Run the option-order study (typevet #105): the seed-1 verdict scored once per balanced ordering, compared with a single-order check-match receipt; write its receipt.",
 	Flags: append([]cli.Flag{
 		{Name: "receipt", Arg: "PATH", Vars: []string{envReceipt}, Usage: "receipt path; must name a new file (required)"},
+		{Name: "resume", Bool: true, Usage: "finish the study journaled at PATH.journal.jsonl, scoring only the cases it lacks"},
+		{Name: "retries", Arg: "N", Default: "0", Usage: "retry a verdict call after a transport error or HTTP 429/502/503/504 (0: stop at the first failure, as typevet does)"},
+		{Name: "shard", Arg: "I/N", Usage: "score only shard I of N (I from 0) and write a shard record for examples/merge instead of a receipt"},
 		{Name: "rows", Arg: "N", Vars: []string{envRows}, Default: "3: 21 cases, 126 requests", Usage: "register rows, 1 to 20"},
 		{Name: "seed", Arg: "N", Vars: []string{envSeed}, Default: "1", Usage: "must be 1, the single-order receipt's seed"},
 		{Name: "single", Arg: "PATH", Vars: []string{envSingle}, Usage: "the single-order check-match receipt of seed 1, by this renderer (required)"},
@@ -131,16 +172,18 @@ func exitCode(err error, stderr io.Writer) int {
 
 // config is everything checked before the first network call.
 type config struct {
-	receiptPath string
-	rows        int
-	settings    backend.Settings
-	singlePath  string
-	single      checkmatch.Receipt
-	singleSHA   string
-	porcelain   *string // the working tree's porcelain text; nil when unknown
-	stated      *string // TYPEVET_VLLM_SERVER_ARGS; nil when unset
-	notes       []string
-	name        func(string) string
+	files      cli.RunFiles
+	shard      checkmatch.Shard // zero: the whole slice
+	retries    int
+	rows       int
+	settings   backend.Settings
+	singlePath string
+	single     checkmatch.Receipt
+	singleSHA  string
+	porcelain  *string // the working tree's porcelain text; nil when unknown
+	stated     *string // TYPEVET_VLLM_SERVER_ARGS; nil when unset
+	notes      []string
+	name       func(string) string
 }
 
 // run is the whole command: flags and environment (lookup; flags win),
@@ -159,14 +202,22 @@ func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, b
 	return execute(ctx, stdout, stderr, cfg)
 }
 
-// configure validates every setting and reads the
-// single-order receipt.
+// configure validates every setting and reads the single-order receipt;
+// the receipt path and its journal come first ([cli.NewRunFiles]: with
+// -resume, the journal must be there).
 func configure(env *cli.Env) (config, error) {
 	var cfg config
 	var err error
 	cfg.name = env.Name
-	if cfg.receiptPath, err = cli.NewReceiptPath(env.Lookup, envReceipt); err != nil {
+	resume := env.Flag("resume") == "true"
+	if cfg.files, err = cli.NewRunFiles(env.Lookup, envReceipt, resume, isStoppedReceipt); err != nil {
 		return cfg, env.Err(err)
+	}
+	if cfg.retries, err = cli.ParseRetries(env); err != nil {
+		return cfg, err
+	}
+	if cfg.shard, err = cli.ParseShard(env); err != nil {
+		return cfg, err
 	}
 
 	name, _ := env.Lookup(envBackend)
@@ -226,13 +277,48 @@ func configure(env *cli.Env) (config, error) {
 	}))
 }
 
+// isStoppedReceipt reports whether path holds an option-order receipt of
+// a study that stopped: one a resumed study may complete and replace.
+func isStoppedReceipt(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	r, err := checkmatch.ReadOrderingsReceipt(f)
+	return err == nil && r.Stopped != nil
+}
+
 // execute renders the slice, pairs it with the single-order receipt, runs
 // the study and writes the receipt; from the session on, a failure is exit 1.
 func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	for _, n := range cfg.notes {
 		fmt.Fprintln(stderr, n)
 	}
-	slice, err := cli.RenderSlice(stderr, buildSlice, checkmatch.OrderingsSeed, cfg.rows)
+	orders, err := checkmatch.BalancedOrders(len(checkmatch.VerdictLabels))
+	if err != nil {
+		return err
+	}
+	// Snapshot the baseline, tree, prompt and code digests before any
+	// scoring call.
+	snap, err := checkmatch.TakeOrderingsSnapshot(cli.RepoRoot(), cfg.porcelain)
+	if err != nil {
+		return err
+	}
+	// A key that is a word of every receipt of the study is refused before
+	// any request, on the slice's case ids and words (its checks not yet
+	// rendered: [checkmatch.PlannedSlice]).
+	planned, err := checkmatch.PlannedSlice(checkmatch.OrderingsSeed, cfg.rows)
+	if err != nil {
+		return err
+	}
+	if err := checkFixedText(cfg, planned, orders, snap, nil); err != nil {
+		return err
+	}
+	build := buildSlice // read once: the render goroutine may outlive an interrupted run
+	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) {
+		return cli.RenderSlice(stderr, build, checkmatch.OrderingsSeed, cfg.rows)
+	})
 	if err != nil {
 		return err
 	}
@@ -240,57 +326,182 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return cli.Usagef("%s %s: %v", cfg.name(envSingle), cfg.singlePath, err)
 	}
-	orders, err := checkmatch.BalancedOrders(len(checkmatch.VerdictLabels))
-	if err != nil {
-		return err
-	}
 
-	// Snapshot the baseline, tree, prompt and code digests before any
-	// scoring call.
-	snap, err := checkmatch.TakeOrderingsSnapshot(cli.RepoRoot(), cfg.porcelain)
-	if err != nil {
-		return err
-	}
 	sess, err := cli.OpenSession(ctx, cfg.settings, "-model")
 	if err != nil {
+		if ctx.Err() != nil {
+			return cli.ErrInterrupted
+		}
 		return cli.Explain(err, "", cfg.settings, cfg.name)
 	}
 	defer sess.Close()
 	rc, err := cli.NewRunContext(ctx, sess, snap, "", cfg.stated)
 	if err != nil {
+		if ctx.Err() != nil {
+			return cli.ErrInterrupted
+		}
 		return cli.Explain(err, "", cfg.settings, cfg.name)
+	}
+	// The server's own answers the receipt records, checked before the
+	// first scoring call.
+	if err := checkFixedText(cfg, slice, orders, snap, &rc); err != nil {
+		return err
 	}
 	if w := otherJudge(cfg.single, rc); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
+	singleFile := checkmatch.SingleOrderFile{Path: cfg.singlePath, SHA256: cfg.singleSHA}
+	head, err := checkmatch.OrderingsJournalHeader(rc, slice, orders, singleFile, cfg.shard)
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return cli.ErrInterrupted
+	}
+	j, err := cfg.files.OpenJournalReporting(stderr, prog, "score", head, slice.Requests, cfg.shard)
+	if err != nil {
+		return err
+	}
+	cases := cli.ShardSize(slice.Requests, cfg.shard)
 
-	total := len(slice.Requests) * len(orders)
-	fmt.Fprintf(stderr, "%s: %d cases × %d orderings = %d verdict requests\n", prog, len(slice.Requests), len(orders), total)
+	total := (cases - j.Finished()) * len(orders)
+	fmt.Fprintf(stderr, "%s: %d cases × %d orderings = %d verdict requests\n", prog, cases-j.Finished(), len(orders), total)
 	p := cli.NewProgress(stderr, "scoring orderings", total, "requests")
 	p.Start()
-	res, err := checkmatch.RunOrderings(ctx, p.Wrap(sess.Port), rc.Model, slice.Requests, orders, single)
+	res, err := checkmatch.RunOrderings(ctx, p.Wrap(sess.Port), rc.Model, slice.Requests, orders, single,
+		checkmatch.RunOptions{Journal: j, Retry: checkmatch.RetryPolicy{Retries: cfg.retries}, Shard: cfg.shard})
 	p.Stop()
+	if cerr := j.Close(); err == nil && cerr != nil {
+		err = cerr
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("%w; the journal %s keeps every finished case: rerun with -resume", err, cfg.files.Journal)
+	}
+	if len(res.Cases) == 0 && res.Stopped != nil && ctx.Err() != nil {
+		// Interrupted before the first case: no receipt (the path stays
+		// free) and no journal.
+		if err := cfg.files.Discard(); err != nil {
+			return err
+		}
+		return cli.ErrInterrupted
+	}
+	if cfg.shard.Count > 0 {
+		return finishShard(stdout, cfg, rc, slice, orders, singleFile, head, res)
 	}
 
-	rec, err := checkmatch.BuildOrderingsReceipt(res, rc.OrderingsReceiptParts(slice, orders,
-		checkmatch.SingleOrderFile{Path: cfg.singlePath, SHA256: cfg.singleSHA}, res))
+	rec, err := checkmatch.BuildOrderingsReceipt(res, rc.OrderingsReceiptParts(slice, orders, singleFile, res))
 	if err != nil {
 		return err
 	}
-	sum, err := receipt.Write(cfg.receiptPath, rec, sess.Secrets())
+	sum, err := cfg.files.WriteReceipt(rec, cli.NamedSecrets(cfg.settings), rec.Stopped == nil)
 	if err != nil {
 		return err
 	}
-	if err := summary(stdout, cfg.receiptPath, sum, rec); err != nil {
+	if err := summary(stdout, cfg.files.Receipt, sum, rec); err != nil {
 		return err
 	}
 	if s := rec.Stopped; s != nil {
-		return fmt.Errorf("study stopped at case %s ordering %d (index %d, %s); the receipt holds the %d cases before it",
-			s.CaseID, s.Ordering, s.Index, s.ErrorClass, len(rec.Cases))
+		return fmt.Errorf("study stopped at case %s ordering %d (index %d, %s); the receipt holds the %d cases before it; "+
+			"the journal %s keeps every finished case: rerun with -resume to score the rest (the stopped receipt is then replaced)",
+			s.CaseID, s.Ordering, s.Index, s.ErrorClass, len(rec.Cases), cfg.files.Journal)
 	}
 	return nil
+}
+
+// checkFixedText refuses a key that occurs in the receipt the study would
+// write: before the session opens (rc nil: backend, model, label words,
+// key names; a usage error) and again once the server has answered (its
+// entry included).
+func checkFixedText(cfg config, slice checkmatch.Slice, orders [][]int, snap checkmatch.Snapshot, rc *checkmatch.RunContext) error {
+	c := checkmatch.RunContext{Backend: serving.Backend(cfg.settings.Backend.String()), Model: cli.SettingsModel(cfg.settings),
+		StatedServerArgs: cfg.stated, Snapshot: snap}
+	if rc != nil {
+		c = *rc
+	}
+	preview, err := previewReceipt(c, slice, orders, cfg)
+	if err != nil {
+		return err
+	}
+	if rc == nil {
+		return cli.CheckFixedText(cfg.settings, preview)
+	}
+	return cli.CheckServerText(cfg.settings, rc.ServerEntry, preview)
+}
+
+// previewReceipt is the receipt the study would write, every case scored
+// with placeholder answers (all probability on the first expected
+// verdict), paired with the single-order receipt's records where it has
+// them.
+func previewReceipt(c checkmatch.RunContext, slice checkmatch.Slice, orders [][]int, cfg config) (checkmatch.OrderingsReceipt, error) {
+	labels := checkmatch.VerdictLabels[:]
+	singles := map[string]checkmatch.CaseRecord{}
+	for _, r := range cfg.single.Cases {
+		singles[r.CaseID] = r
+	}
+	run := checkmatch.OrderingsRun{Requests: len(slice.Requests) * len(orders)}
+	for _, req := range slice.Requests {
+		verdict := labels[0]
+		if v := req.Case.Expected.Verdicts; len(v) > 0 {
+			verdict = v[0]
+		}
+		probs := make(judgment.Probabilities, len(labels))
+		for k, l := range labels {
+			probs[k] = judgment.Probability{Label: l}
+			if l == verdict {
+				probs[k].P = 1
+			}
+		}
+		all := make([]judgment.Probabilities, len(orders))
+		for o := range all {
+			all[o] = probs
+		}
+		single, ok := singles[req.CaseID()]
+		if !ok {
+			single = checkmatch.CaseRecord{Verdict: verdict, VerdictProbabilities: probs}
+		}
+		rec, err := checkmatch.NewOrderingsCase(req, labels, orders, all, single)
+		if err != nil {
+			return checkmatch.OrderingsReceipt{}, err
+		}
+		run.Cases = append(run.Cases, rec)
+	}
+	// The statistics block's keys and labels, without its 1000 resamples:
+	// its numbers hold no word of a key.
+	cases := run.Cases
+	run.Cases = nil
+	r, err := checkmatch.BuildOrderingsReceipt(run, c.OrderingsReceiptParts(slice, orders,
+		checkmatch.SingleOrderFile{Path: cfg.singlePath, SHA256: cfg.singleSHA}, run))
+	if err != nil {
+		return r, err
+	}
+	r.Cases = cases
+	r.Statistics = &checkmatch.OrderingsStats{Cases: len(cases), PositionMeans: make([]float64, len(labels)),
+		SpreadLimit: checkmatch.PositionSpreadLimit, Decision: checkmatch.DecisionInconclusive,
+		Bootstrap: checkmatch.Bootstrap{Resamples: checkmatch.BootstrapResamples, Seed: checkmatch.BootstrapSeed}}
+	return r, nil
+}
+
+// finishShard ends a shard study: a shard that scored every one of its
+// cases writes its shard record at the receipt path and keeps the journal
+// beside it (examples/merge reads both); a stopped shard writes nothing
+// more, its journal keeping every finished case for -resume.
+func finishShard(stdout io.Writer, cfg config, rc checkmatch.RunContext, slice checkmatch.Slice, orders [][]int,
+	single checkmatch.SingleOrderFile, head journal.Header, res checkmatch.OrderingsRun) error {
+	if s := res.Stopped; s != nil {
+		return fmt.Errorf("shard %s stopped at case %s ordering %d (index %d, %s); the journal %s keeps every finished case: rerun with -resume to score the rest",
+			cfg.shard, s.CaseID, s.Ordering, s.Index, s.ErrorClass, cfg.files.Journal)
+	}
+	rec, err := checkmatch.NewOrderingsShardRecord(rc, slice, orders, single, cfg.shard, head, cfg.files.Journal, res)
+	if err != nil {
+		return err
+	}
+	sum, err := cfg.files.WriteReceipt(rec, cli.NamedSecrets(cfg.settings), false)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "shard %s record %s sha256 %s\n%d cases in the journal %s; merge every shard with examples/merge\n",
+		cfg.shard, cfg.files.Receipt, sum, rec.Cases, cfg.files.Journal)
+	return err
 }
 
 // otherJudge returns the warning for a single-order receipt judged by

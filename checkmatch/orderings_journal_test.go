@@ -1,0 +1,210 @@
+package checkmatch
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/receipt"
+	"github.com/typevet/typevet-go/serving"
+)
+
+// studyJournal returns the header of a study of sl's first n cases.
+func studyJournal(t testing.TB, sl Slice, orders [][]int, sha string, s Shard) journal.Header {
+	t.Helper()
+	c := RunContext{Backend: serving.LlamaCPP, Model: "m", ServedTemplate: "native_gemma4_turn",
+		Snapshot: Snapshot{BaselineCommit: "unknown", WorkingTree: receipt.WorkingTree{Dirty: true},
+			PromptDigests: OrderingsPromptDigests(), CodePathDigests: receipt.Digests{{Name: "orderings", Value: "ab"}}}}
+	h, err := OrderingsJournalHeader(c, sl, orders, SingleOrderFile{Path: "/x/check_match_seed1.json", SHA256: sha}, s)
+	require.NoError(t, err)
+	return h
+}
+
+// TestOrderingsResumeEqualsUninterrupted: a study stopped at case 1
+// ordering 2, resumed from its journal, gives the cases and request count
+// of a study that never stopped, and the journaled case is not scored
+// again; a retry rides over a 503.
+func TestOrderingsResumeEqualsUninterrupted(t *testing.T) {
+	sl := studySlice(t, 1)
+	sl.Requests = sl.Requests[:3]
+	orders, err := BalancedOrders(6)
+	require.NoError(t, err)
+	byPos := []float64{0.45, 0.15, 0.1, 0.1, 0.1, 0.1}
+	whole, err := RunOrderings(context.Background(), &positionPort{byPos: byPos}, "m", sl.Requests, orders, singleFor(sl.Requests), RunOptions{})
+	require.NoError(t, err)
+
+	h := studyJournal(t, sl, orders, "aa", Shard{})
+	assert.Equal(t, OrderingsJournalKind, h.Kind)
+	path := filepath.Join(t.TempDir(), "o.json"+journal.Suffix)
+	j, err := CreateJournal(path, h)
+	require.NoError(t, err)
+	first := &positionPort{byPos: byPos, fail: map[int]error{8: &judgment.BackendHTTPError{StatusCode: 500, Msg: "HTTP 500: boom"}}}
+	part1, err := RunOrderings(context.Background(), first, "m", sl.Requests, orders, singleFor(sl.Requests), RunOptions{Journal: j})
+	require.NoError(t, err)
+	require.NoError(t, j.Close())
+	require.NotNil(t, part1.Stopped)
+	assert.Equal(t, 1, part1.Stopped.Index)
+	assert.Len(t, part1.Cases, 1)
+
+	c, err := journal.ReadFile(path)
+	require.NoError(t, err)
+	require.Len(t, c.Entries, 1)
+	var line map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(c.Entries[0], &line))
+	var keys []string
+	for k := range line {
+		keys = append(keys, k)
+	}
+	assert.ElementsMatch(t, []string{"index", "case_id", "attempts", "part", "finished_seconds", "render_sha256", "single_order", "orderings"}, keys)
+	assert.JSONEq(t, "6", string(line["attempts"]))
+
+	// Another single-order receipt, or a check-match run, is another experiment.
+	_, err = ResumeJournal(path, studyJournal(t, sl, orders, "bb", Shard{}), sl.Requests)
+	var me *journal.MismatchError
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, "single_order_receipt_sha256", me.Pin)
+	ch, err := JournalHeader(journalContext("m"), sl, 1)
+	require.NoError(t, err)
+	_, err = ResumeJournal(path, ch, sl.Requests)
+	require.ErrorAs(t, err, &me)
+	assert.Equal(t, "kind", me.Pin)
+
+	j, err = ResumeJournal(path, h, sl.Requests)
+	require.NoError(t, err)
+	assert.Equal(t, 1, j.Finished())
+	_, err = Run(context.Background(), first, "m", sl.Requests, RunOptions{Journal: j})
+	assert.ErrorContains(t, err, "the journal is of a orderings run, not of a check_match run")
+	second := &positionPort{byPos: byPos, fail: map[int]error{0: &judgment.BackendHTTPError{StatusCode: 503, Msg: "HTTP 503: busy"}}}
+	part2, err := RunOrderings(context.Background(), second, "m", sl.Requests, orders, singleFor(sl.Requests),
+		RunOptions{Journal: j, Retry: RetryPolicy{Retries: 1, BaseDelay: time.Millisecond}})
+	require.NoError(t, err)
+	require.NoError(t, j.Close())
+	assert.Nil(t, part2.Stopped)
+	assert.Equal(t, whole.Cases, part2.Cases)
+	assert.Equal(t, whole.Requests, part2.Requests)
+	assert.Len(t, second.requests, 13, "cases 1 and 2, one retry; case 0 came from the journal")
+	assert.GreaterOrEqual(t, part2.WallSeconds, j.PriorWallSeconds())
+}
+
+// TestOrderingsJournalRefusesBadLines: a line whose orderings do not fit
+// the study is refused naming the entry.
+func TestOrderingsJournalRefusesBadLines(t *testing.T) {
+	sl := studySlice(t, 1)
+	sl.Requests = sl.Requests[:2]
+	orders, err := BalancedOrders(6)
+	require.NoError(t, err)
+	h := studyJournal(t, sl, orders, "aa", Shard{Index: 0, Count: 1})
+	path := filepath.Join(t.TempDir(), "o.json"+journal.Suffix)
+	j, err := CreateJournal(path, h)
+	require.NoError(t, err)
+	_, err = RunOrderings(context.Background(), &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}, "m", sl.Requests, orders, singleFor(sl.Requests),
+		RunOptions{Journal: j, Shard: Shard{Index: 0, Count: 1}})
+	require.NoError(t, err)
+	require.NoError(t, j.Close())
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var l orderingsLine
+	c, err := journal.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(c.Entries[1], &l))
+	l.Orderings = l.Orderings[:5]
+	extra, err := json.Marshal(l)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, append(append(b, extra...), '\n'), 0o644))
+	_, err = ResumeJournal(path, h, sl.Requests)
+	var ce *JournalCaseError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, 3, ce.Line)
+	assert.Contains(t, ce.Msg, "5")
+}
+
+// FuzzOrderingsJournalLine feeds one line of outside input to the
+// option-order journal reader: it never panics, and a line it accepts
+// rebuilds a case record of the slice.
+func FuzzOrderingsJournalLine(f *testing.F) {
+	sl := studySlice(f, 1)
+	orders, err := BalancedOrders(6)
+	if err != nil {
+		f.Fatal(err)
+	}
+	run, err := RunOrderings(context.Background(), &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}, "m", sl.Requests[:1], orders, singleFor(sl.Requests), RunOptions{})
+	if err != nil {
+		f.Fatal(err)
+	}
+	probs := make([]judgment.Probabilities, len(orders))
+	for o := range probs {
+		probs[o] = run.Cases[0].Orderings[o].Probabilities
+	}
+	good, err := json.Marshal(newOrderingsLine(0, run.Cases[0], probs, 6, 1, 0.5))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(good)
+	f.Add([]byte(`{"index": 0, "case_id": "r00:clean", "orderings": [{"consistent": 1e400}]}`))
+	f.Add([]byte(`{"index": -1}`))
+	cases, digests := requestCases(sl.Requests)
+	check := orderingsLineCheck(orders)
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !json.Valid(line) {
+			return
+		}
+		lines, _, _, err := caseLines([]json.RawMessage{line}, cases, digests, orderingsLineMeta, check)
+		if err != nil {
+			return
+		}
+		for i, l := range lines {
+			if _, err := l.record(cases[i], VerdictLabels[:], orders); err != nil {
+				t.Fatalf("accepted line does not rebuild: %v", err)
+			}
+		}
+	})
+}
+
+// BenchmarkOrderingsJournal is a study of 7 cases × 6 orderings against an
+// in-process port, with its journal (every case appended and synced) and
+// without, side by side: the difference per case is the journal's cost.
+func BenchmarkOrderingsJournal(b *testing.B) {
+	sl := studySlice(b, 1)
+	orders, err := BalancedOrders(6)
+	if err != nil {
+		b.Fatal(err)
+	}
+	single := singleFor(sl.Requests)
+	h := studyJournal(b, sl, orders, "aa", Shard{})
+	for _, journaled := range []bool{false, true} {
+		name := "no journal"
+		if journaled {
+			name = "journal"
+		}
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			dir := b.TempDir()
+			for n := 0; b.Loop(); n++ {
+				var opts RunOptions
+				if journaled {
+					j, err := CreateJournal(filepath.Join(dir, fmt.Sprint(n)+journal.Suffix), h)
+					if err != nil {
+						b.Fatal(err)
+					}
+					opts.Journal = j
+				}
+				if _, err := RunOrderings(context.Background(), &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}, "m", sl.Requests, orders, single, opts); err != nil {
+					b.Fatal(err)
+				}
+				if opts.Journal != nil {
+					opts.Journal.Close()
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(sl.Requests))/1e6, "ms/case")
+		})
+	}
+}
