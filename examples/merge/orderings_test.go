@@ -46,7 +46,7 @@ func newStudy(t *testing.T, dir, singleModel string) study {
 	rec, err := checkmatch.BuildReceipt(res, checkmatch.ReceiptParts{Backend: "fake", Model: singleModel, Pins: sl.Pins()})
 	require.NoError(t, err)
 	path := filepath.Join(dir, "check_match_seed1.json")
-	sum, err := receipt.Write(path, rec, nil)
+	sum, err := receipt.Write(path, rec, judgment.Secrets{})
 	require.NoError(t, err)
 	cases, err := checkmatch.SingleOrderCases(rec, sl.Requests, checkmatch.OrderingsSeed)
 	require.NoError(t, err)
@@ -83,7 +83,7 @@ func (s study) whole(t *testing.T, path string) {
 	require.NoError(t, err)
 	rec, err := checkmatch.BuildOrderingsReceipt(run, s.rc.OrderingsReceiptParts(s.slice, s.orders, s.single, run))
 	require.NoError(t, err)
-	_, err = receipt.Write(path, rec, nil)
+	_, err = receipt.Write(path, rec, judgment.Secrets{})
 	require.NoError(t, err)
 }
 
@@ -110,7 +110,7 @@ func (s study) shards(t *testing.T, dir string, n int, only ...int) []string {
 		require.NoError(t, j.Close())
 		rec, err := checkmatch.NewOrderingsShardRecord(s.rc, s.slice, s.orders, s.single, sh, h, journal.Path(path), run)
 		require.NoError(t, err)
-		_, err = receipt.Write(path, rec, nil)
+		_, err = receipt.Write(path, rec, judgment.Secrets{})
 		require.NoError(t, err)
 		paths = append(paths, path)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/examples/internal/cmdtest"
+	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/receipt"
 )
@@ -250,7 +251,7 @@ func TestShardsMergeLikeOneStudy(t *testing.T) {
 	rec, err := checkmatch.MergeOrderingsReceipt(shards)
 	require.NoError(t, err)
 	merged := filepath.Join(dir, "merged.json")
-	_, err = receipt.Write(merged, rec, nil)
+	_, err = receipt.Write(merged, rec, judgment.Secrets{})
 	require.NoError(t, err)
 	assert.Equal(t, sameStudy(t, whole), sameStudy(t, merged))
 }
