@@ -49,6 +49,19 @@
 // backend failure or a cancelled context stops the run, every earlier
 // outcome is kept, and [RunResult.Stopped] says what happened.
 //
+// # Composing a run
+//
+// A run is composed from an open backend session
+// ([github.com/typevet/typevet-go/judgment/backend.Open]) in the same few
+// calls in every example command and in a user's own tool
+// ([ExampleNewRunContext]): [TakeSnapshot] before the first call,
+// [NewRunContext] from the session (backend, model, server entry read
+// now, secrets; a vLLM model GET /v1/models does not list is an
+// [*UnservedModelError]), [Run] with [MetricsReader] as the /metrics
+// reader, and [BuildReceipt] with [RunContext.ReceiptParts].
+// [PlannedRunContext] is the context known before the session opens, for
+// [PreviewReceipt]'s key check before any request.
+//
 // # Journals, resume and retry
 //
 // A run loses nothing that finished. With [RunOptions].Journal, [Run]

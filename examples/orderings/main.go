@@ -253,12 +253,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	}
 	sess, err := cli.OpenSession(ctx, cfg.settings, "-model")
 	if err != nil {
-		return cli.Explain(err, "", cfg.settings, cfg.name)
+		return cli.SetupError(ctx, err, cfg.settings, cfg.name)
 	}
 	defer sess.Close()
-	rc, err := cli.NewRunContext(ctx, sess, snap, "", cfg.stated)
+	rc, err := checkmatch.NewRunContext(ctx, sess, snap, "", cfg.stated)
 	if err != nil {
-		return cli.Explain(err, "", cfg.settings, cfg.name)
+		return cli.SetupError(ctx, err, cfg.settings, cfg.name)
 	}
 	if w := otherJudge(cfg.single, rc); w != "" {
 		fmt.Fprintln(stderr, w)

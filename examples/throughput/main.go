@@ -244,8 +244,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	pre := checkmatch.RunContext{Backend: serving.Backend(cfg.settings.Backend.String()), Model: cli.SettingsModel(cfg.settings),
-		ModelRevision: cfg.revision, StatedServerArgs: cfg.stated, Snapshot: snap}
+	pre := checkmatch.PlannedRunContext(cfg.settings, snap, cfg.revision, cfg.stated)
 	preview, err := checkmatch.PreviewReceipt(pre, planned, cfg.levels[len(cfg.levels)-1])
 	if err != nil {
 		return err
@@ -257,12 +256,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	// once.
 	sess, err := cli.OpenSession(ctx, cfg.settings, "-model")
 	if err != nil {
-		return cli.Explain(err, "", cfg.settings, cfg.name)
+		return cli.SetupError(ctx, err, cfg.settings, cfg.name)
 	}
 	defer sess.Close()
-	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
+	rc, err := checkmatch.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
 	if err != nil {
-		return cli.Explain(err, "", cfg.settings, cfg.name)
+		return cli.SetupError(ctx, err, cfg.settings, cfg.name)
 	}
 	build := buildSlice // read once: the render goroutine may outlive an interrupted run
 	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) {
@@ -278,7 +277,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		return err
 	}
 
-	opts := checkmatch.SweepOptions{Levels: cfg.levels, CallerStated: cfg.stated, Metrics: cli.MetricsReader(sess)}
+	opts := checkmatch.SweepOptions{Levels: cfg.levels, CallerStated: cfg.stated, Metrics: checkmatch.MetricsReader(sess)}
 	if sess.Backend == backend.VLLM {
 		opts.KVCacheUsage = func(ctx context.Context) serving.Value {
 			return serving.ReadKVCacheUsage(ctx, sess.HTTPClient, sess.BaseURL)
