@@ -61,6 +61,12 @@ type SweepOptions struct {
 	// answer drift) and the server_args block, which continues the sweep
 	// rule; kv_cache_usage, read in flight by the earlier part, is null.
 	Finished map[int]Receipt
+	// LevelDone, when set, is called as each level run now ends (not for
+	// the levels of Finished), with its entry and its server_args block
+	// by the sweep rule ([SweepResult].LevelServerArgs): where a caller
+	// writes the level's receipt at once, so a sweep killed at a later
+	// level keeps it. An error ends the sweep and is returned as it is.
+	LevelDone func(level SweepLevel, serverArgs serving.ServerArgsBlock) error
 }
 
 // SweepLevel is one concurrency level of a throughput sweep:
@@ -233,6 +239,11 @@ func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request
 		}
 		res.Levels = append(res.Levels, lv)
 		res.LevelServerArgs = append(res.LevelServerArgs, res.ServerArgs)
+		if opts.LevelDone != nil {
+			if err := opts.LevelDone(lv, res.ServerArgs); err != nil {
+				return SweepResult{}, err
+			}
+		}
 		if run.Stopped != nil {
 			break
 		}

@@ -409,7 +409,8 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	}
 
 	opts := checkmatch.SweepOptions{Levels: sw.toRun, CallerStated: cfg.stated, Metrics: checkmatch.MetricsReader(sess),
-		Journal: sw.journal, Retry: checkmatch.RetryPolicy{Retries: cfg.retries}, Shard: cfg.shard, Finished: sw.done}
+		Journal: sw.journal, Retry: checkmatch.RetryPolicy{Retries: cfg.retries}, Shard: cfg.shard, Finished: sw.done,
+		LevelDone: func(lv checkmatch.SweepLevel, args serving.ServerArgsBlock) error { return sw.levelDone(ctx, lv, args) }}
 	if sess.Backend == backend.VLLM && cfg.shard.Count == 0 {
 		opts.KVCacheUsage = func(ctx context.Context) serving.Value {
 			return serving.ReadKVCacheUsage(ctx, sess.HTTPClient, sess.BaseURL)
@@ -420,13 +421,16 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	p.Start()
 	res, err := checkmatch.Sweep(ctx, p.Wrap(sess.Port), rc.Model, slice.Requests, opts)
 	p.Stop()
+	if sw.writeErr != nil {
+		return sw.writeErr // it says how to finish
+	}
 	if err != nil {
 		return fmt.Errorf("%w; the level journals %s_c<level>.json%s keep every finished case: rerun with -resume", err, cfg.prefix, journal.Suffix)
 	}
 	if cfg.shard.Count > 0 {
 		return sw.finishShards(stdout, res)
 	}
-	return sw.finish(ctx, stdout, stderr, res)
+	return sw.finish(stdout, stderr, res)
 }
 
 // sweep is one part of a sweep run: its levels, files and journals.
@@ -439,6 +443,11 @@ type sweep struct {
 	toRun    []int                       // the levels the sweep passes (a shard's finished levels left out)
 	done     map[int]checkmatch.Receipt  // finished levels' receipts (not for a shard)
 	journals map[int]*checkmatch.Journal // the journals the levels opened
+	sums     map[int]string              // each written level receipt's SHA-256
+	// interrupted is the level stopped before its first case in slice
+	// order (no receipt written); 0 when none.
+	interrupted int
+	writeErr    error // a level's receipt or shard record not written
 }
 
 // newSweep checks every finished level's journal against this sweep (a
@@ -446,7 +455,7 @@ type sweep struct {
 // differing pin) and reads its receipt.
 func newSweep(stderr io.Writer, cfg config, rc checkmatch.RunContext, slice checkmatch.Slice) (*sweep, error) {
 	sw := &sweep{cfg: cfg, rc: rc, slice: slice, stderr: stderr, at: map[int]int{},
-		done: map[int]checkmatch.Receipt{}, journals: map[int]*checkmatch.Journal{}}
+		done: map[int]checkmatch.Receipt{}, journals: map[int]*checkmatch.Journal{}, sums: map[int]string{}}
 	for i, l := range cfg.levels {
 		sw.at[l] = i
 		if !cfg.finished[l] {
@@ -468,7 +477,11 @@ func newSweep(stderr io.Writer, cfg config, rc checkmatch.RunContext, slice chec
 		if err != nil {
 			return nil, err
 		}
-		sw.done[l] = rec
+		b, err := os.ReadFile(cfg.paths[i])
+		if err != nil {
+			return nil, err
+		}
+		sw.done[l], sw.sums[l] = rec, fmt.Sprintf("%x", sha256.Sum256(b))
 		sw.toRun = append(sw.toRun, l)
 		fmt.Fprintf(stderr, "%s: level %d: the receipt %s is complete; not run again\n", prog, l, cfg.paths[i])
 	}
@@ -504,52 +517,88 @@ func (sw *sweep) journal(l int) (*checkmatch.Journal, error) {
 	return j, nil
 }
 
-// finish writes the receipt of every level the sweep ran, the summary
-// and the table. A level interrupted before its first case in slice
-// order writes no receipt (a journal without a case is removed). The
-// journals stay until the summary of a complete sweep is written.
-func (sw *sweep) finish(ctx context.Context, stdout, stderr io.Writer, res checkmatch.SweepResult) error {
-	cfg := sw.cfg
-	var kept []checkmatch.SweepLevel
-	var interrupted *checkmatch.SweepLevel
-	var sums []string
-	for i, lv := range res.Levels {
-		k := sw.at[lv.Concurrency]
-		files := cfg.files[k]
-		if _, ok := sw.done[lv.Concurrency]; ok {
-			b, err := os.ReadFile(files.Receipt)
-			if err != nil {
-				return err
-			}
-			kept, sums = append(kept, lv), append(sums, fmt.Sprintf("%x", sha256.Sum256(b)))
-			continue
+// levelDone is [checkmatch.SweepOptions].LevelDone: it writes the level's
+// receipt (or, for a shard, its shard record) as soon as the level ends,
+// so a sweep killed at a later level keeps it. A level interrupted before
+// its first case in slice order writes no receipt (a journal without a
+// case is removed); a stopped shard level writes nothing. The journals
+// stay until the summary of a complete sweep is written.
+func (sw *sweep) levelDone(ctx context.Context, lv checkmatch.SweepLevel, args serving.ServerArgsBlock) error {
+	files := sw.cfg.files[sw.at[lv.Concurrency]]
+	var sum string
+	var err error
+	switch {
+	case sw.cfg.shard.Count > 0 && lv.Stopped != nil:
+		return nil
+	case sw.cfg.shard.Count > 0:
+		sum, err = sw.writeShard(lv, args)
+	case len(lv.Run.Outcomes) == 0 && lv.Stopped != nil && ctx.Err() != nil:
+		sw.interrupted = lv.Concurrency
+		if j := sw.journals[lv.Concurrency]; j != nil && j.Finished()+j.Added() == 0 {
+			err = files.Discard()
 		}
-		if len(lv.Run.Outcomes) == 0 && lv.Stopped != nil && ctx.Err() != nil {
-			interrupted = &res.Levels[i]
-			if j := sw.journals[lv.Concurrency]; j != nil && j.Finished()+j.Added() == 0 {
-				if err := files.Discard(); err != nil {
-					return err
-				}
-			}
-			break
-		}
+		sw.writeErr = err
+		return err
+	default:
 		parts := sw.rc.ReceiptParts(sw.slice, lv.Run)
 		// The sweep rule: the first level whose reading holds
 		// vllm:cache_config_info sets server_args for it and every later
 		// level; before that (and on backends without /metrics) the
 		// block holds caller_stated alone.
-		b := res.LevelServerArgs[i]
-		parts.ServerArgs = &b
-		rec, err := checkmatch.BuildReceipt(lv.Run, parts)
-		if err != nil {
-			return err
+		parts.ServerArgs = &args
+		var rec checkmatch.Receipt
+		if rec, err = checkmatch.BuildReceipt(lv.Run, parts); err == nil {
+			sum, err = files.WriteReceipt(rec, cli.NamedSecrets(sw.cfg.settings), false)
 		}
-		sum, err := files.WriteReceipt(rec, cli.NamedSecrets(cfg.settings), false)
-		if err != nil {
-			return err
+		if err == nil {
+			fmt.Fprintf(sw.stderr, "receipt %s sha256 %s\n", files.Receipt, sum)
 		}
-		fmt.Fprintf(stderr, "receipt %s sha256 %s\n", files.Receipt, sum)
-		kept, sums = append(kept, lv), append(sums, sum)
+	}
+	if err != nil {
+		sw.writeErr = err
+		return err
+	}
+	sw.sums[lv.Concurrency] = sum
+	return nil
+}
+
+// writeShard writes the shard record of a level that judged every case
+// of the shard at the level's receipt path; its journal stays beside it
+// (examples/merge reads both, level by level).
+func (sw *sweep) writeShard(lv checkmatch.SweepLevel, args serving.ServerArgsBlock) (string, error) {
+	files := sw.cfg.files[sw.at[lv.Concurrency]]
+	h, err := checkmatch.ShardJournalHeader(sw.rc, sw.slice, lv.Concurrency, sw.cfg.shard)
+	if err != nil {
+		return "", err
+	}
+	var readings []checkmatch.ShardReading
+	if r := lv.Run.MetricsReadings; len(r) == 2 {
+		readings = []checkmatch.ShardReading{checkmatch.NewShardReading("", lv.Began, lv.Ended, r[0], r[1])}
+	}
+	rec, err := checkmatch.NewShardRecord(sw.rc, sw.slice, sw.cfg.shard, h, files.Journal, lv.Run, readings)
+	if err != nil {
+		return "", err
+	}
+	// The level's server_args block by the sweep rule, as its receipt
+	// would record it.
+	rec.ServerArgs = &args
+	sum, err := files.WriteReceipt(rec, cli.NamedSecrets(sw.cfg.settings), false)
+	if err == nil {
+		fmt.Fprintf(sw.stderr, "shard %s level %d record %s sha256 %s (%d cases; journal %s)\n",
+			sw.cfg.shard, lv.Concurrency, files.Receipt, sum, rec.Cases, files.Journal)
+	}
+	return sum, err
+}
+
+// finish writes the summary over every level with a receipt and the
+// table, and removes the journals once the sweep is complete.
+func (sw *sweep) finish(stdout, stderr io.Writer, res checkmatch.SweepResult) error {
+	cfg := sw.cfg
+	var kept []checkmatch.SweepLevel
+	for _, lv := range res.Levels {
+		if lv.Concurrency != sw.interrupted {
+			kept = append(kept, lv)
+		}
 	}
 	if len(kept) == 0 {
 		if sw.anyJournal() {
@@ -561,8 +610,8 @@ func (sw *sweep) finish(ctx context.Context, stdout, stderr io.Writer, res check
 	if err != nil {
 		return err
 	}
-	for i := range kept {
-		summary.Levels[i].Receipt, summary.Levels[i].ReceiptSHA256 = cfg.files[sw.at[kept[i].Concurrency]].Receipt, sums[i]
+	for i, lv := range kept {
+		summary.Levels[i].Receipt, summary.Levels[i].ReceiptSHA256 = cfg.paths[sw.at[lv.Concurrency]], sw.sums[lv.Concurrency]
 	}
 	write := receipt.Write
 	if _, err := os.Lstat(cfg.summary); err == nil && cfg.resume {
@@ -574,8 +623,7 @@ func (sw *sweep) finish(ctx context.Context, stdout, stderr io.Writer, res check
 	}
 	fmt.Fprintf(stderr, "summary %s sha256 %s\n", cfg.summary, sum)
 	last := kept[len(kept)-1]
-	complete := interrupted == nil && last.Stopped == nil && len(kept) == len(cfg.levels)
-	if complete {
+	if sw.interrupted == 0 && last.Stopped == nil && len(kept) == len(cfg.levels) {
 		for _, f := range cfg.files {
 			if err := f.Discard(); err != nil {
 				return fmt.Errorf("remove the journal %s of the finished sweep: %w", f.Journal, err)
@@ -587,8 +635,8 @@ func (sw *sweep) finish(ctx context.Context, stdout, stderr io.Writer, res check
 	}
 	resume := fmt.Sprintf("the level journals %s_c<level>.json%s keep every finished case: rerun with -resume to finish the sweep (the stopped receipt and the summary are then replaced)", cfg.prefix, journal.Suffix)
 	switch {
-	case interrupted != nil:
-		return fmt.Errorf("level %d was interrupted before its first case; no later level ran; %s", interrupted.Concurrency, resume)
+	case sw.interrupted != 0:
+		return fmt.Errorf("level %d was interrupted before its first case; no later level ran; %s", sw.interrupted, resume)
 	case last.Stopped != nil:
 		s := last.Stopped
 		return cli.Explain(fmt.Errorf("level %d stopped at case %s (index %d, %s); its receipt holds the %d cases before it and no later level ran; %s",
@@ -607,41 +655,21 @@ func (sw *sweep) anyJournal() bool {
 	return false
 }
 
-// finishShards ends a shard sweep: each level that judged every case of
-// the shard writes its shard record at the level's receipt path and keeps
-// its journal beside it (examples/merge reads both, level by level); a
-// stopped level writes nothing more, its journal keeping every finished
-// case for -resume, and no later level ran.
+// finishShards ends a shard sweep: every level's shard record is written
+// (by levelDone); a stopped level wrote nothing more, its journal keeping
+// every finished case for -resume, and no later level ran.
 func (sw *sweep) finishShards(stdout io.Writer, res checkmatch.SweepResult) error {
 	cfg := sw.cfg
-	for i, lv := range res.Levels {
-		files := cfg.files[sw.at[lv.Concurrency]]
-		if s := lv.Stopped; s != nil {
-			return fmt.Errorf("shard %s level %d stopped at case %s (index %d, %s); the journal %s keeps every finished case: rerun with -resume to judge the rest",
-				cfg.shard, lv.Concurrency, s.CaseID, s.Index, s.ErrorClass, files.Journal)
+	if n := len(res.Levels); n > 0 {
+		if lv := res.Levels[n-1]; lv.Stopped != nil {
+			s := lv.Stopped
+			return fmt.Errorf("shard %s level %d stopped at case %s (index %d, %s); no later level ran; the journal %s keeps every finished case: rerun with -resume to judge the rest",
+				cfg.shard, lv.Concurrency, s.CaseID, s.Index, s.ErrorClass, cfg.files[sw.at[lv.Concurrency]].Journal)
 		}
-		h, err := checkmatch.ShardJournalHeader(sw.rc, sw.slice, lv.Concurrency, cfg.shard)
-		if err != nil {
-			return err
-		}
-		var readings []checkmatch.ShardReading
-		if r := lv.Run.MetricsReadings; len(r) == 2 {
-			readings = []checkmatch.ShardReading{checkmatch.NewShardReading("", lv.Began, lv.Ended, r[0], r[1])}
-		}
-		rec, err := checkmatch.NewShardRecord(sw.rc, sw.slice, cfg.shard, h, files.Journal, lv.Run, readings)
-		if err != nil {
-			return err
-		}
-		// The level's server_args block by the sweep rule, as its
-		// receipt would record it.
-		b := res.LevelServerArgs[i]
-		rec.ServerArgs = &b
-		sum, err := files.WriteReceipt(rec, cli.NamedSecrets(cfg.settings), false)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(stdout, "shard %s level %d record %s sha256 %s (%d cases; journal %s)\n",
-			cfg.shard, lv.Concurrency, files.Receipt, sum, rec.Cases, files.Journal); err != nil {
+	}
+	for _, l := range cfg.levels {
+		f := cfg.files[sw.at[l]]
+		if _, err := fmt.Fprintf(stdout, "shard %s level %d record %s journal %s\n", cfg.shard, l, f.Receipt, f.Journal); err != nil {
 			return err
 		}
 	}
