@@ -22,22 +22,22 @@ import (
 //		checkmatch.RunOptions{Metrics: checkmatch.MetricsReader(sess)})
 //	rec, err := checkmatch.BuildReceipt(run, rc.ReceiptParts(slice, run))
 
-// FakeModel is the model id the receipts of the offline fake backend
+// fakeModel is the model id the receipts of the offline fake backend
 // record: the fake session pins none (its Model is "").
-const FakeModel = "fake-model"
+const fakeModel = "fake-model"
 
 // sessionModel returns the model id a run with sess names: the session's,
-// or [FakeModel] for the fake.
+// or fakeModel for the fake.
 func sessionModel(sess *backend.Session) string {
 	if sess.Backend == backend.Fake {
-		return FakeModel
+		return fakeModel
 	}
 	return sess.Model
 }
 
 // PlannedRunContext returns the run context as far as it is known before
 // the session of s opens: the backend, the model the session will name
-// (the configured model; [FakeModel] for the fake; for the reader its
+// (the configured model; "fake-model" for the fake; for the reader its
 // backend name), the revision, the stated server arguments and snap. The
 // served template, the server entry and the secrets are the session's and
 // stay empty. Its receipt ([PreviewReceipt]) is what a key is checked
@@ -51,7 +51,7 @@ func PlannedRunContext(s backend.Settings, snap Snapshot, revision string, state
 	case backend.VLLM:
 		model = s.VLLM.Model
 	case backend.Fake:
-		model = FakeModel
+		model = fakeModel
 	}
 	return RunContext{Backend: serving.Backend(s.Backend.String()), Model: model,
 		ModelRevision: revision, StatedServerArgs: stated, Snapshot: snap}
@@ -98,7 +98,7 @@ func serverEntry(ctx context.Context, sess *backend.Session, model string) (*ser
 }
 
 // NewRunContext returns the receipt context of a run with the open session
-// sess: its backend, the model it names ([FakeModel] for the fake), its
+// sess: its backend, the model it names ("fake-model" for the fake), its
 // served template, the server entry, its secrets, snap (taken before the
 // first call: [TakeSnapshot], or [TakeOrderingsSnapshot] for the
 // option-order study), and the caller's model revision (pins.model_revision;

@@ -33,7 +33,7 @@ func TestNewRunContextOffline(t *testing.T) {
 			planned := checkmatch.PlannedRunContext(backend.Settings{Backend: name}, snap, "", nil)
 			assert.Equal(t, rc.Model, planned.Model, "the planned context names the session's model")
 			if name == backend.Fake {
-				assert.Equal(t, checkmatch.FakeModel, rc.Model)
+				assert.Equal(t, "fake-model", rc.Model)
 				assert.Nil(t, rc.ServerEntry)
 				return
 			}

@@ -274,9 +274,16 @@ func TestSweepResumeRefusesChangedPin(t *testing.T) {
 	}
 	assert.Equal(t, calls, srv.Count("/v1/chat/completions"), "refused before any scoring call")
 
+	// A process killed mid-write leaves a torn last line: ignored, reported.
 	journaled := journalEntries(prefix + "_c2.json" + journal.Suffix)
+	f, err := os.OpenFile(prefix+"_c2.json"+journal.Suffix, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"index": 6, "case_id": "r00:low_legi`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
 	r = runCmd(t, append(args, "-resume"), env)
 	require.NoError(t, r.err, r.stderr)
+	assert.Contains(t, r.stderr, "level 2: the journal's last line (37 bytes) was torn by the stopped process and is ignored")
 	assert.Equal(t, calls+4*(7-journaled), srv.Count("/v1/chat/completions"), "only the cases level 2's journal lacks")
 	rec := readReceipt(t, prefix+"_c2.json")
 	assert.Nil(t, rec.Stopped)
@@ -384,6 +391,34 @@ func TestSweepInterruptedBeforeFirstCase(t *testing.T) {
 	require.NoError(t, err)
 	assert.Empty(t, entries, "nothing written")
 	assert.Zero(t, srv.Count("/v1/chat/completions"))
+}
+
+// TestSweepInterruptDuringRendering: a stop signal while the slice renders
+// is honoured at once, and nothing is written.
+func TestSweepInterruptDuringRendering(t *testing.T) {
+	saved := buildSlice
+	release := make(chan struct{})
+	buildSlice = func(seed uint64, rows int, rendered func()) (checkmatch.Slice, error) {
+		<-release
+		return saved(seed, rows, rendered)
+	}
+	t.Cleanup(func() { close(release); buildSlice = saved })
+	dir := t.TempDir()
+	e, _, _, err := cli.Parse(help, []string{"-levels", "1,2", "-receipt-prefix", filepath.Join(dir, "tp"), "-backend", "fake", "-rows", "1"},
+		io.Discard, func(string) (string, bool) { return "", false }, nil, false)
+	require.NoError(t, err)
+	cfg, err := configure(e, e.Flag("levels"), e.Flag("receipt-prefix"))
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	start := time.Now()
+	var stdout, stderr bytes.Buffer
+	err = execute(ctx, &stdout, &stderr, cfg)
+	assert.ErrorIs(t, err, cli.ErrInterrupted)
+	assert.Less(t, time.Since(start), 600*time.Millisecond)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "nothing written")
 }
 
 // TestSweepRetries: -retries rides over a 503 that would stop the sweep.
