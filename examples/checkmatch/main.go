@@ -333,7 +333,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 
 	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: checkmatch.MetricsReader(sess), Journal: j,
 		Retry: checkmatch.RetryPolicy{Retries: cfg.retries}, Shard: cfg.shard}
-	prog := cli.NewProgress(stderr, "judging", shardSize(slice, cfg.shard)-j.Finished(), "cases")
+	prog := cli.NewProgress(stderr, "judging", cli.ShardSize(slice, cfg.shard)-j.Finished(), "cases")
 	port := prog.Wrap(sess.Port)
 	var replicas *cli.ReplicaReadings
 	if len(cfg.replicas) > 0 {
@@ -461,17 +461,6 @@ func summary(w io.Writer, path, sum string, r checkmatch.Receipt) error {
 	}
 	_, err := fmt.Fprintln(w, confidenceLine)
 	return err
-}
-
-// shardSize is the number of cases of slice in s.
-func shardSize(slice checkmatch.Slice, s checkmatch.Shard) int {
-	n := 0
-	for _, r := range slice.Requests {
-		if s.Has(r.CaseID()) {
-			n++
-		}
-	}
-	return n
 }
 
 // finishShard ends a shard run: a shard that judged every one of its cases

@@ -416,8 +416,8 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 			return serving.ReadKVCacheUsage(ctx, sess.HTTPClient, sess.BaseURL)
 		}
 	}
-	fmt.Fprintf(stderr, "%s: %d cases at levels %v\n", prog, shardSize(slice, cfg.shard), cfg.levels)
-	p := cli.NewProgress(stderr, "sweep", shardSize(slice, cfg.shard)*(len(cfg.levels)-len(cfg.finished)), "judgments")
+	fmt.Fprintf(stderr, "%s: %d cases at levels %v\n", prog, cli.ShardSize(slice, cfg.shard), cfg.levels)
+	p := cli.NewProgress(stderr, "sweep", cli.ShardSize(slice, cfg.shard)*(len(cfg.levels)-len(cfg.finished)), "judgments")
 	p.Start()
 	res, err := checkmatch.Sweep(ctx, p.Wrap(sess.Port), rc.Model, slice.Requests, opts)
 	p.Stop()
@@ -511,7 +511,7 @@ func (sw *sweep) journal(l int) (*checkmatch.Journal, error) {
 		fmt.Fprintf(sw.stderr, "%s: level %d: the journal's last line (%d bytes) was torn by the stopped process and is ignored; that case is judged again\n", prog, l, t.Bytes)
 	}
 	if n := j.Finished(); n > 0 {
-		size := shardSize(sw.slice, sw.cfg.shard)
+		size := cli.ShardSize(sw.slice, sw.cfg.shard)
 		fmt.Fprintf(sw.stderr, "%s: level %d: resuming: %d of %d cases are in the journal, %d to judge\n", prog, l, n, size, size-n)
 	}
 	return j, nil
@@ -675,17 +675,6 @@ func (sw *sweep) finishShards(stdout io.Writer, res checkmatch.SweepResult) erro
 	}
 	_, err := fmt.Fprintln(stdout, "merge each level's shards with examples/merge: merge S0_c<level>.json S1_c<level>.json ... -receipt OUT_c<level>.json")
 	return err
-}
-
-// shardSize is the number of cases of slice in s.
-func shardSize(slice checkmatch.Slice, s checkmatch.Shard) int {
-	n := 0
-	for _, r := range slice.Requests {
-		if s.Has(r.CaseID()) {
-			n++
-		}
-	}
-	return n
 }
 
 // writeTable writes the summary: one row per level, with whether its

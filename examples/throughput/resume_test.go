@@ -21,43 +21,16 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/examples/internal/childproc"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 
-// childEnv makes this test binary run the command itself (main's body)
-// with its arguments after "--".
-const childEnv = "TYPEVET_THROUGHPUT_TEST_CHILD"
-
-// TestMain runs the command when the test binary is started as its child.
+// TestMain runs the command when the test binary is started as its child
+// ([childproc.Start]).
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "1" {
-		args := os.Args[1:]
-		for i, a := range args {
-			if a == "--" {
-				args = args[i+1:]
-				break
-			}
-		}
-		os.Exit(exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr))
-	}
+	childproc.Run(func(args []string) int { return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr) })
 	os.Exit(m.Run())
-}
-
-// startChild starts the command as a child process with env.
-func startChild(t *testing.T, env map[string]string, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	t.Helper()
-	exe, err := os.Executable()
-	require.NoError(t, err)
-	cmd := exec.Command(exe, append([]string{"-test.run=^$", "--"}, args...)...)
-	cmd.Env = []string{childEnv + "=1", "PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
-	for k, v := range env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	require.NoError(t, cmd.Start())
-	return cmd, &out
 }
 
 // waitEntries waits until the journal at path holds n entries.
@@ -129,6 +102,15 @@ func metricsBut(m checkmatch.MetricsBlock) checkmatch.MetricsBlock {
 	return m
 }
 
+func readSummary(t *testing.T, path string) checkmatch.SweepSummary {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var sum checkmatch.SweepSummary
+	require.NoError(t, json.Unmarshal(raw, &sum))
+	return sum
+}
+
 func fileSHA(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -158,7 +140,7 @@ func TestKilledSweepResumes(t *testing.T) {
 	srv := slowVLLM(15 * time.Millisecond)
 	env := vllmEnv(t, srv)
 	prefix := filepath.Join(t.TempDir(), "tp")
-	child, out := startChild(t, env, "-levels", "1,2", "-receipt-prefix", prefix)
+	child, out := childproc.Start(t, env, "-levels", "1,2", "-receipt-prefix", prefix)
 	j2 := prefix + "_c2.json" + journal.Suffix
 	waitEntries(t, child, out, j2, 2)
 	require.NoError(t, child.Process.Signal(syscall.SIGKILL))
@@ -195,10 +177,7 @@ func TestKilledSweepResumes(t *testing.T) {
 		assert.Equal(t, want.Identity.IdentityDigest, got.Identity.IdentityDigest, "level %d", l)
 		assert.NoFileExists(t, fmt.Sprintf("%s_c%d.json%s", prefix, l, journal.Suffix))
 	}
-	var sum checkmatch.SweepSummary
-	raw, err := os.ReadFile(prefix + "_summary.json")
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(raw, &sum))
+	sum := readSummary(t, prefix+"_summary.json")
 	require.Len(t, sum.Levels, 2)
 	assert.Equal(t, level1, sum.Levels[0].ReceiptSHA256)
 	assert.Nil(t, sum.Levels[0].KVCacheUsage, "read in flight by the killed part")
@@ -213,7 +192,7 @@ func TestTerminatedSweepResumes(t *testing.T) {
 	srv := slowVLLM(15 * time.Millisecond)
 	env := vllmEnv(t, srv)
 	prefix := filepath.Join(t.TempDir(), "tp")
-	child, out := startChild(t, env, "-levels", "1,2", "-receipt-prefix", prefix)
+	child, out := childproc.Start(t, env, "-levels", "1,2", "-receipt-prefix", prefix)
 	waitEntries(t, child, out, prefix+"_c1.json"+journal.Suffix, 2)
 	require.NoError(t, child.Process.Signal(syscall.SIGTERM))
 	err := child.Wait()
@@ -236,10 +215,7 @@ func TestTerminatedSweepResumes(t *testing.T) {
 		assert.Len(t, rec.Cases, 7)
 		assert.NoFileExists(t, fmt.Sprintf("%s_c%d.json%s", prefix, l, journal.Suffix))
 	}
-	var sum checkmatch.SweepSummary
-	raw, err := os.ReadFile(prefix + "_summary.json")
-	require.NoError(t, err)
-	require.NoError(t, json.Unmarshal(raw, &sum))
+	sum := readSummary(t, prefix+"_summary.json")
 	require.Len(t, sum.Levels, 2)
 	assert.False(t, sum.Levels[0].Stopped, "the summary is replaced")
 }

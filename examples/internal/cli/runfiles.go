@@ -189,3 +189,15 @@ func receiptPathSet(env func(string) (string, bool), name string) (string, error
 	}
 	return path, nil
 }
+
+// ShardSize is the number of cases of slice in s (every case for the zero
+// Shard).
+func ShardSize(slice checkmatch.Slice, s checkmatch.Shard) int {
+	n := 0
+	for _, r := range slice.Requests {
+		if s.Has(r.CaseID()) {
+			n++
+		}
+	}
+	return n
+}
