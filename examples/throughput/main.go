@@ -422,7 +422,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	res, err := checkmatch.Sweep(ctx, p.Wrap(sess.Port), rc.Model, slice.Requests, opts)
 	p.Stop()
 	if sw.writeErr != nil {
-		return sw.writeErr // it says how to finish
+		return sw.writeErr // it says how to finish, or why a resume is refused
 	}
 	if err != nil {
 		return fmt.Errorf("%w; the level journals %s_c<level>.json%s keep every finished case: rerun with -resume", err, cfg.prefix, journal.Suffix)
@@ -447,7 +447,7 @@ type sweep struct {
 	// interrupted is the level stopped before its first case in slice
 	// order (no receipt written); 0 when none.
 	interrupted int
-	writeErr    error // a level's receipt or shard record not written
+	writeErr    error // a level's journal refused or its receipt or shard record not written: returned as it is
 }
 
 // newSweep checks every finished level's journal against this sweep (a
@@ -504,6 +504,7 @@ func (sw *sweep) openJournal(l int) (*checkmatch.Journal, error) {
 func (sw *sweep) journal(l int) (*checkmatch.Journal, error) {
 	j, err := sw.openJournal(l)
 	if err != nil {
+		sw.writeErr = err // a refused resume says what to do itself
 		return nil, err
 	}
 	sw.journals[l] = j

@@ -248,6 +248,17 @@ func TestSweepResumeRefusesChangedPin(t *testing.T) {
 		assert.Equal(t, 2, r.code, r.stderr)
 		assert.Contains(t, r.stderr, "-resume refused: the journal is of another experiment: "+pin+" differs")
 	}
+	// The stopped level's own journal refuses too (no finished level checked first).
+	e := map[string]string{envSeed: "1"}
+	for k, v := range env {
+		if k != envSeed {
+			e[k] = v
+		}
+	}
+	r = runCmd(t, []string{"-levels", "2", "-receipt-prefix", prefix, "-resume"}, e)
+	assert.Equal(t, 2, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "-resume refused: the journal is of another experiment: generator_seed differs")
+	assert.NotContains(t, r.stderr, "level journals")
 	assert.Equal(t, calls, srv.Count("/v1/chat/completions"), "refused before any scoring call")
 
 	// A process killed mid-write leaves a torn last line: ignored, reported.
