@@ -1,7 +1,10 @@
 // Command merge puts the shards of one check-match run back into one
 // receipt. Each shard is a run of examples/checkmatch with -shard I/N; it
 // leaves a shard record (schema typevet-go.shard) at its -receipt path and
-// its journal beside it. merge reads every record and journal, refuses a
+// its journal beside it. A sharded throughput sweep (examples/throughput
+// -shard I/N) leaves one such record per level, PREFIX_c<level>.json:
+// merge one level's records at a time (shards of two levels differ in
+// their concurrency pin and are refused). merge reads every record and journal, refuses a
 // set that is not one whole experiment, and writes the receipt a single
 // process would have written:
 //
