@@ -82,7 +82,8 @@
 // -shard I/N judges, at every level, only the cases of shard I
 // (checkmatch.Shard: SHA-256 of the case id mod N) and writes, per level,
 // a shard record (schema typevet-go.shard) at PATH_c<level>.json with its
-// journal beside it, and no summary; examples/merge puts one level's
+// journal beside it, and no summary (nor the in-flight KV read, which
+// only the summary holds); examples/merge puts one level's
 // shards together into the receipt a single process would have written:
 //
 //	merge s0_c4.json s1_c4.json s2_c4.json -receipt receipts/tp_c4.json

@@ -61,7 +61,9 @@ func journaledIDs(t *testing.T, path string) map[string]bool {
 	require.NoError(t, err)
 	out := map[string]bool{}
 	for _, e := range c.Entries {
-		var jc checkmatch.JournalCase
+		var jc struct {
+			CaseID string `json:"case_id"`
+		}
 		require.NoError(t, json.Unmarshal(e, &jc))
 		out[jc.CaseID] = true
 	}
