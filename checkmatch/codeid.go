@@ -53,7 +53,8 @@ var codeFiles = []struct {
 	{"request", checkRun | studyRun, []string{"checkmatch/request.go", "checkmatch/slice.go"}},
 	{"runner", checkRun, []string{
 		"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/merge.go", "checkmatch/retry.go",
-		"checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/setup.go", "checkmatch/shard.go",
+		"checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/session.go", "checkmatch/setup.go",
+		"checkmatch/shard.go",
 	}},
 	{"serving_metrics", checkRun, []string{
 		"internal/serverblock/block.go", "internal/serverblock/value.go", "receipt/throughput.go",

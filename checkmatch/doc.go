@@ -49,6 +49,19 @@
 // backend failure or a cancelled context stops the run, every earlier
 // outcome is kept, and [RunResult.Stopped] says what happened.
 //
+// # Composing a run
+//
+// A run is composed from an open backend session
+// ([github.com/typevet/typevet-go/judgment/backend.Open]) in the same few
+// calls in every example command and in a user's own tool
+// ([ExampleNewRunContext]): [TakeSnapshot] before the first call,
+// [NewRunContext] from the session (backend, model, server entry read
+// now, secrets; a vLLM model GET /v1/models does not list is an
+// [*UnservedModelError]), [Run] with [MetricsReader] as the /metrics
+// reader, and [BuildReceipt] with [RunContext.ReceiptParts].
+// [PlannedRunContext] is the context known before the session opens, for
+// [PreviewReceipt]'s key check before any request.
+//
 // # Journals, resume and retry
 //
 // A run loses nothing that finished. With [RunOptions].Journal, [Run]
@@ -129,5 +142,10 @@
 // whether averaging over orderings is worth adopting. The repeat summary
 // (#357: [RepeatSummary]) applies the pre-registered stability statistics
 // to several receipts of one slice. The throughput sweep (#335: [Sweep])
-// runs the slice at several concurrency levels against one server.
+// runs the slice at several concurrency levels against one server; each
+// level is a check-match run with its own journal, retry policy and shard
+// ([SweepOptions].Journal, Retry, Shard), a resumed sweep skips the levels
+// an earlier part finished ([SweepOptions].Finished), and
+// [SweepOptions].LevelDone lets the caller write each level's receipt as
+// it ends.
 package checkmatch

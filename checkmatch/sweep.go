@@ -39,6 +39,34 @@ type SweepOptions struct {
 	// Clock is passed to each level's [Run]; nil means Go's monotonic
 	// clock.
 	Clock func() float64
+	// Journal, when set, opens the journal of each level as the level
+	// starts ([CreateJournal] for a new level, [ResumeJournal] to finish
+	// one; the level's identity is [JournalHeader] at that concurrency, or
+	// [ShardJournalHeader]); nil, or a nil *Journal, means none for that
+	// level. The level's [Run] appends every finished case to it and
+	// judges only the cases it lacks ([RunOptions].Journal); the sweep
+	// closes it when the level's run ends (the file stays). An error
+	// ends the sweep before the level's first call.
+	Journal func(level int) (*Journal, error)
+	// Retry is every level's retry policy ([RunOptions].Retry); the zero
+	// value never retries, typevet's rule.
+	Retry RetryPolicy
+	// Shard, when set, makes every level judge only that shard's cases
+	// ([RunOptions].Shard).
+	Shard Shard
+	// Finished holds, by concurrency, the receipts of the levels an
+	// earlier part of a resumed sweep finished: such a level is not run
+	// again (no call, no /metrics read). Its entry is taken from its
+	// receipt: the throughput block, the cases (for [NewSweepSummary]'s
+	// answer drift) and the server_args block, which continues the sweep
+	// rule; kv_cache_usage, read in flight by the earlier part, is null.
+	Finished map[int]Receipt
+	// LevelDone, when set, is called as each level run now ends (not for
+	// the levels of Finished), with its entry and its server_args block
+	// by the sweep rule ([SweepResult].LevelServerArgs): where a caller
+	// writes the level's receipt at once, so a sweep killed at a later
+	// level keeps it. An error ends the sweep and is returned as it is.
+	LevelDone func(level SweepLevel, serverArgs serving.ServerArgsBlock) error
 }
 
 // SweepLevel is one concurrency level of a throughput sweep:
@@ -59,9 +87,20 @@ type SweepLevel struct {
 	// Stopped is the level's first backend failure, or nil.
 	Stopped *Stopped `json:"stopped"`
 
+	// Began and Ended are when the level's run began and ended (the
+	// readings around it included), for a shard record's
+	// [ShardReading]; zero for a level taken from
+	// [SweepOptions].Finished. Not part of the JSON.
+	Began, Ended time.Time `json:"-"`
+
 	// Run is the level's whole run, for its check-match receipt
-	// ([BuildReceipt]). Not part of the JSON.
+	// ([BuildReceipt]); empty for a level taken from
+	// [SweepOptions].Finished. Not part of the JSON.
 	Run RunResult `json:"-"`
+
+	// records are the case records of a level taken from its receipt;
+	// nil for a level run now (its records are Run's outcomes').
+	records []CaseRecord
 }
 
 // SweepResult is what a throughput sweep did.
@@ -92,6 +131,14 @@ type SweepResult struct {
 // level makes exactly three /metrics reads with both readers set: before,
 // in flight, after.
 //
+// A sweep loses nothing that finished: with [SweepOptions].Journal each
+// level journals its cases as [Run] does, so a killed or stopped sweep is
+// resumed level by level: the levels it finished (their receipts in
+// [SweepOptions].Finished) are not run again, the level it was in judges
+// only the cases its journal lacks (its wall time the sum of the parts,
+// as [Run] counts it), and the levels after it run afresh.
+// [SweepOptions].Retry and [SweepOptions].Shard apply to every level.
+//
 // A level that stops on a backend failure (or ctx ending) ends the sweep:
 // its entry, with Stopped set, is the last one. Errors that would crash a
 // run crash the sweep too, and so does a level below 1 (before any call).
@@ -115,6 +162,26 @@ func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request
 
 	res := SweepResult{ServerArgs: serving.ServerArgs(nil, opts.CallerStated)}
 	for _, level := range levels {
+		if rec, ok := opts.Finished[level]; ok {
+			lv, err := finishedLevel(level, rec)
+			if err != nil {
+				return SweepResult{}, err
+			}
+			if a := rec.ServerArgs; res.ServerArgs.CacheConfig == nil && a != nil && a.CacheConfig != nil {
+				res.ServerArgs = *a
+			}
+			res.Levels = append(res.Levels, lv)
+			res.LevelServerArgs = append(res.LevelServerArgs, res.ServerArgs)
+			continue
+		}
+		var j *Journal
+		if opts.Journal != nil {
+			var err error
+			if j, err = opts.Journal(level); err != nil {
+				return SweepResult{}, fmt.Errorf("level %d: %w", level, err)
+			}
+		}
+		began := time.Now()
 		var sent atomic.Int64
 		counting := judgment.PortFunc(func(ctx context.Context, req judgment.Request) (judgment.Response, error) {
 			sent.Add(1)
@@ -135,9 +202,15 @@ func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request
 			}()
 		}
 
-		run, err := Run(ctx, counting, model, reqs, RunOptions{Concurrency: level, Clock: opts.Clock, Metrics: opts.Metrics})
+		run, err := Run(ctx, counting, model, reqs, RunOptions{Concurrency: level, Clock: opts.Clock, Metrics: opts.Metrics,
+			Journal: j, Retry: opts.Retry, Shard: opts.Shard})
 		close(runDone)
 		wg.Wait()
+		if j != nil {
+			if cerr := j.Close(); err == nil && cerr != nil {
+				err = cerr
+			}
+		}
 		if err != nil {
 			return SweepResult{}, fmt.Errorf("level %d: %w", level, err)
 		}
@@ -151,6 +224,8 @@ func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request
 			Throughput:   receipt.NewThroughput(latencies, ImagesPerJudgment, run.WallSeconds, run.Concurrency, run.Discarded, run.Server),
 			KVCacheUsage: kv,
 			Stopped:      run.Stopped,
+			Began:        began,
+			Ended:        time.Now(),
 			Run:          run,
 		}
 		if len(run.MetricsReadings) == 2 {
@@ -164,11 +239,34 @@ func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request
 		}
 		res.Levels = append(res.Levels, lv)
 		res.LevelServerArgs = append(res.LevelServerArgs, res.ServerArgs)
+		if opts.LevelDone != nil {
+			if err := opts.LevelDone(lv, res.ServerArgs); err != nil {
+				return SweepResult{}, err
+			}
+		}
 		if run.Stopped != nil {
 			break
 		}
 	}
 	return res, nil
+}
+
+// finishedLevel is the entry of a level an earlier part of the sweep
+// finished, from its receipt rec.
+func finishedLevel(level int, rec Receipt) (SweepLevel, error) {
+	if rec.Throughput == nil || rec.Stopped != nil || rec.Pins.Concurrency != level {
+		return SweepLevel{}, fmt.Errorf("level %d: the finished receipt is not a complete check-match receipt of concurrency %d", level, level)
+	}
+	records := rec.Cases
+	if records == nil {
+		records = []CaseRecord{}
+	}
+	return SweepLevel{
+		Concurrency: level,
+		Throughput:  *rec.Throughput,
+		Run:         RunResult{Concurrency: level, WallSeconds: rec.WallSeconds},
+		records:     records,
+	}, nil
 }
 
 // waitSent waits until sent reaches want, polling every poll, for at most
@@ -309,9 +407,12 @@ func NewSweepSummary(res SweepResult) (SweepSummary, error) {
 	s := SweepSummary{Schema: SweepSummarySchema, Version: SweepSummaryVersion, Levels: []SweepSummaryLevel{}}
 	var first []CaseRecord
 	for i, lv := range res.Levels {
-		recs, err := Records(lv.Run.Outcomes)
-		if err != nil {
-			return SweepSummary{}, fmt.Errorf("level %d: %w", lv.Concurrency, err)
+		recs := lv.records
+		if recs == nil {
+			var err error
+			if recs, err = Records(lv.Run.Outcomes); err != nil {
+				return SweepSummary{}, fmt.Errorf("level %d: %w", lv.Concurrency, err)
+			}
 		}
 		if i == 0 {
 			first = recs

@@ -192,3 +192,60 @@ func TestDrift(t *testing.T) {
 	require.NoError(t, err)
 	assert.Nil(t, none.AccuracyChange)
 }
+
+// TestSweepJournalsAndFinished: a sweep journals every level; resumed
+// with its first level finished (its receipt) and the second's journal
+// complete, it makes no call, and its summary's answers equal the first
+// sweep's.
+func TestSweepJournalsAndFinished(t *testing.T) {
+	slice := studySlice(t, 1)
+	dir := t.TempDir()
+	rc := RunContext{Backend: "fake", Model: "fake-model", ServedTemplate: "fake"}
+	var calls atomic.Int64
+	port := judgment.PortFunc(func(ctx context.Context, req judgment.Request) (judgment.Response, error) {
+		calls.Add(1)
+		return fake.New(nil).Judge(ctx, req)
+	})
+	open := func(create bool) func(int) (*Journal, error) {
+		return func(level int) (*Journal, error) {
+			h, err := JournalHeader(rc, slice, level)
+			require.NoError(t, err)
+			path := fmt.Sprintf("%s/c%d.json.journal.jsonl", dir, level)
+			if create {
+				return CreateJournal(path, h)
+			}
+			return ResumeJournal(path, h, slice.Requests)
+		}
+	}
+	var done []int
+	first, err := Sweep(context.Background(), port, rc.Model, slice.Requests, SweepOptions{Levels: []int{1, 2}, Journal: open(true),
+		LevelDone: func(lv SweepLevel, _ serving.ServerArgsBlock) error { done = append(done, lv.Concurrency); return nil }})
+	require.NoError(t, err)
+	assert.Equal(t, []int{1, 2}, done, "LevelDone as each level ends")
+	assert.EqualValues(t, 2*len(slice.Requests), calls.Load(), "one judgment per case and level")
+	rec1, err := BuildReceipt(first.Levels[0].Run, rc.ReceiptParts(slice, first.Levels[0].Run))
+	require.NoError(t, err)
+
+	calls.Store(0)
+	done = nil
+	again, err := Sweep(context.Background(), port, rc.Model, slice.Requests, SweepOptions{Levels: []int{1, 2}, Journal: open(false),
+		Finished:  map[int]Receipt{1: rec1},
+		LevelDone: func(lv SweepLevel, _ serving.ServerArgsBlock) error { done = append(done, lv.Concurrency); return nil }})
+	require.NoError(t, err)
+	assert.Zero(t, calls.Load(), "level 1 finished, level 2 wholly journaled")
+	assert.Equal(t, []int{2}, done, "not called for a finished level")
+	assert.Equal(t, len(slice.Requests), again.Levels[1].Run.Resumed)
+	a, err := NewSweepSummary(first)
+	require.NoError(t, err)
+	b, err := NewSweepSummary(again)
+	require.NoError(t, err)
+	for i := range a.Levels {
+		assert.Equal(t, a.Levels[i].Answers, b.Levels[i].Answers)
+		assert.Equal(t, a.Levels[i].Cases, b.Levels[i].Cases)
+	}
+	assert.Equal(t, rec1.Throughput.JudgmentsPerSecond, b.Levels[0].JudgmentsPerSecond, "taken from the receipt")
+
+	_, err = Sweep(context.Background(), port, rc.Model, slice.Requests, SweepOptions{Levels: []int{2},
+		Finished: map[int]Receipt{2: rec1}})
+	assert.ErrorContains(t, err, "not a complete check-match receipt of concurrency 2")
+}

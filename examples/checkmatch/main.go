@@ -102,7 +102,6 @@ import (
 	"github.com/typevet/typevet-go/checkmatch/stats"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/backend"
-	"github.com/typevet/typevet-go/serving"
 )
 
 const (
@@ -285,18 +284,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	// rendering, so a missing server fails at once.
 	sess, err := cli.OpenSession(ctx, cfg.settings, "-model")
 	if err != nil {
-		if ctx.Err() != nil {
-			return cli.ErrInterrupted
-		}
-		return cli.Explain(err, "", cfg.settings, cfg.name)
+		return cli.SetupError(ctx, err, cfg.settings, cfg.name)
 	}
 	defer sess.Close()
-	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
+	rc, err := checkmatch.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
 	if err != nil {
-		if ctx.Err() != nil {
-			return cli.ErrInterrupted
-		}
-		return cli.Explain(err, "", cfg.settings, cfg.name)
+		return cli.SetupError(ctx, err, cfg.settings, cfg.name)
 	}
 	build := buildSlice // read once: the render goroutine may outlive an interrupted run
 	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) {
@@ -327,7 +320,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		return err
 	}
 
-	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: cli.MetricsReader(sess), Journal: j,
+	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: checkmatch.MetricsReader(sess), Journal: j,
 		Retry: checkmatch.RetryPolicy{Retries: cfg.retries}, Shard: cfg.shard}
 	prog := cli.NewProgress(stderr, "judging", cli.ShardSize(slice.Requests, cfg.shard)-j.Finished(), "cases")
 	port := prog.Wrap(sess.Port)
@@ -410,8 +403,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 // label words, key names; a usage error) and again once the server has
 // answered (its entry included).
 func checkFixedText(cfg config, slice checkmatch.Slice, snap checkmatch.Snapshot, rc *checkmatch.RunContext) error {
-	c := checkmatch.RunContext{Backend: serving.Backend(cfg.settings.Backend.String()), Model: cli.SettingsModel(cfg.settings),
-		ModelRevision: cfg.revision, StatedServerArgs: cfg.stated, Snapshot: snap}
+	c := checkmatch.PlannedRunContext(cfg.settings, snap, cfg.revision, cfg.stated)
 	if rc != nil {
 		c = *rc
 	}

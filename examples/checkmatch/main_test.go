@@ -252,7 +252,7 @@ func TestEndToEnd(t *testing.T) {
 				assert.Nil(t, rec.ServerArgs.CacheConfig, "llama.cpp has no /metrics")
 				assert.Equal(t, rec.Pins.Server.BuildInfo, id.Runtime.ServerBuild)
 			case "fake":
-				assert.Equal(t, cli.FakeModel, rec.Model)
+				assert.Equal(t, "fake-model", rec.Model)
 				assert.Nil(t, rec.Pins.Server)
 				assert.Equal(t, receipt.Unknown, id.Runtime.ServerBuild)
 			case "reader":

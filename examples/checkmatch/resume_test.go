@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -19,32 +18,21 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/examples/internal/childproc"
 	"github.com/typevet/typevet-go/examples/internal/cli"
-	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 
-// childEnv makes this test binary run the command itself (main's body)
-// with its arguments after "--".
-const childEnv = "TYPEVET_CHECKMATCH_TEST_CHILD"
-
 // TestMain runs the command itself when the test binary is started as its
-// child (childEnv), and otherwise the tests, then removes the commands
-// they built.
+// child ([childproc.Start]), and otherwise the tests, then removes the
+// commands they built.
 func TestMain(m *testing.M) {
-	cmdtest.ChildMain(childEnv, func(args []string) int {
-		return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr)
-	})
+	childproc.Run(func(args []string) int { return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr) })
 	code := m.Run()
 	if built.dir != "" {
 		os.RemoveAll(built.dir) // the commands commands_test.go built
 	}
 	os.Exit(code)
-}
-
-// startChild starts the command as a child process with env.
-func startChild(t *testing.T, env map[string]string, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	return cmdtest.Start(t, childEnv, env, args...)
 }
 
 // scoringCalls counts the /completion requests the server saw per case,
@@ -87,7 +75,7 @@ func TestKilledRunResumes(t *testing.T) {
 	env[envReceipt] = path
 	jpath := path + journal.Suffix
 
-	child, out := startChild(t, env)
+	child, out := childproc.Start(t, env)
 	deadline := time.Now().Add(60 * time.Second)
 	for journalEntries(jpath) < 3 {
 		if time.Now().After(deadline) {

@@ -2,9 +2,12 @@
 // option-order study, back into one receipt. Each shard is a run of
 // examples/checkmatch or examples/orderings with -shard I/N; it leaves a
 // shard record (schema typevet-go.shard) at its -receipt path and its
-// journal beside it. merge reads every record and journal, refuses a set
-// that is not one whole experiment, and writes the receipt a single
-// process would have written, of the shards' kind:
+// journal beside it. A sharded throughput sweep (examples/throughput
+// -shard I/N) leaves one such record per level, PREFIX_c<level>.json:
+// merge one level's records at a time (shards of two levels differ in
+// their concurrency pin and are refused). merge reads every record and
+// journal, refuses a set that is not one whole experiment, and writes the
+// receipt a single process would have written, of the shards' kind:
 //
 //	go run ./examples/merge shards/s0.json shards/s1.json shards/s2.json -receipt receipts/check_match.json
 //

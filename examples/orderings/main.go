@@ -329,18 +329,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 
 	sess, err := cli.OpenSession(ctx, cfg.settings, "-model")
 	if err != nil {
-		if ctx.Err() != nil {
-			return cli.ErrInterrupted
-		}
-		return cli.Explain(err, "", cfg.settings, cfg.name)
+		return cli.SetupError(ctx, err, cfg.settings, cfg.name)
 	}
 	defer sess.Close()
-	rc, err := cli.NewRunContext(ctx, sess, snap, "", cfg.stated)
+	rc, err := checkmatch.NewRunContext(ctx, sess, snap, "", cfg.stated)
 	if err != nil {
-		if ctx.Err() != nil {
-			return cli.ErrInterrupted
-		}
-		return cli.Explain(err, "", cfg.settings, cfg.name)
+		return cli.SetupError(ctx, err, cfg.settings, cfg.name)
 	}
 	// The server's own answers the receipt records, checked before the
 	// first scoring call.
@@ -413,8 +407,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 // key names; a usage error) and again once the server has answered (its
 // entry included).
 func checkFixedText(cfg config, slice checkmatch.Slice, orders [][]int, snap checkmatch.Snapshot, rc *checkmatch.RunContext) error {
-	c := checkmatch.RunContext{Backend: serving.Backend(cfg.settings.Backend.String()), Model: cli.SettingsModel(cfg.settings),
-		StatedServerArgs: cfg.stated, Snapshot: snap}
+	c := checkmatch.PlannedRunContext(cfg.settings, snap, "", cfg.stated)
 	if rc != nil {
 		c = *rc
 	}

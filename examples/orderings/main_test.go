@@ -302,7 +302,7 @@ func TestStudyOffline(t *testing.T) {
 	require.NoError(t, r.err, r.stderr)
 	rec := readBack(t, path)
 	assert.Equal(t, "fake", string(rec.Backend))
-	assert.Equal(t, cli.FakeModel, rec.Model)
+	assert.Equal(t, "fake-model", rec.Model)
 	assert.Nil(t, rec.Pins.Server)
 	require.NotNil(t, rec.Statistics)
 	// The fake answers uniformly: every ordering gives every label 1/6,

@@ -19,29 +19,18 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/examples/internal/childproc"
 	"github.com/typevet/typevet-go/examples/internal/cli"
-	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// childEnv makes this test binary run the command itself (main's body)
-// with its arguments after "--".
-const childEnv = "TYPEVET_ORDERINGS_TEST_CHILD"
-
 // TestMain runs the command itself when the test binary is started as its
-// child (childEnv), and otherwise the tests.
+// child ([childproc.Start]), and otherwise the tests.
 func TestMain(m *testing.M) {
-	cmdtest.ChildMain(childEnv, func(args []string) int {
-		return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr)
-	})
+	childproc.Run(func(args []string) int { return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr) })
 	os.Exit(m.Run())
-}
-
-// startChild starts the command as a child process with env.
-func startChild(t *testing.T, env map[string]string, args ...string) (*exec.Cmd, *bytes.Buffer) {
-	return cmdtest.Start(t, childEnv, env, args...)
 }
 
 // journaled returns the case ids of the journal's entries.
@@ -122,7 +111,7 @@ func TestKilledStudyResumes(t *testing.T) {
 	env[envReceipt] = path
 	jpath := path + journal.Suffix
 
-	child, out := startChild(t, env)
+	child, out := childproc.Start(t, env)
 	waitJournaled(t, jpath, 2, child, out)
 	require.NoError(t, child.Process.Signal(syscall.SIGKILL))
 	_ = child.Wait()
@@ -147,7 +136,7 @@ func TestKilledStudyResumes(t *testing.T) {
 	assert.Equal(t, before, scoringCalls(srv, slice), "a refused resume scores nothing")
 
 	// Part 2: a child resumed, stopped by SIGTERM after one more case.
-	child, out = startChild(t, env, "-resume")
+	child, out = childproc.Start(t, env, "-resume")
 	waitJournaled(t, jpath, len(part1)+1, child, out)
 	require.NoError(t, child.Process.Signal(syscall.SIGTERM))
 	err = child.Wait()

@@ -38,6 +38,9 @@
 //	-rows N               TYPEVET_CHECK_MATCH_ROWS      register rows, 1 to 20 (default 20)
 //	-seed N               TYPEVET_CHECK_MATCH_SEED      generator seed (default 0)
 //	-receipt-prefix PATH  receipts go to PATH_c<level>.json; each must be a new file (required)
+//	-resume               finish the sweep journaled beside PATH_c<level>.json (see below)
+//	-retries N            retry a judgment after a transport error or HTTP 429/502/503/504 (default 0: typevet's stop at the first failure)
+//	-shard I/N            judge only shard I of N at every level; write shard records for examples/merge
 //	-backend NAME         TYPEVET_BACKEND               llama_cpp (default), vllm, fake or reader
 //	-base-url URL         TYPEVET_LLAMA__BASE_URL or TYPEVET_VLLM__BASE_URL
 //	-model ID             TYPEVET_LLAMA__MULTIMODAL_MODEL or TYPEVET_VLLM__MODEL
@@ -55,18 +58,50 @@
 // "authorization" and "bearer "; otherwise the sweep is refused by the
 // variable's name, since its receipts could not be written.
 //
+// # Runs that lose nothing
+//
+// Each level is a check-match run with a journal, as examples/checkmatch
+// keeps one: every finished case is appended to
+// PATH_c<level>.json.journal.jsonl and synced before it counts as done;
+// the first line is the level's identity (every pin that decides the
+// answers, concurrency included). The journals stay until the summary of
+// the complete sweep is written and are then removed. After a SIGKILL, an
+// OOM kill, a reboot, a backend failure, Ctrl-C, SIGTERM or SIGHUP, rerun
+// the same command with -resume: each level's journal is checked against
+// the sweep now starting (refused, naming the first differing pin, when it
+// is another experiment), a level whose receipt is complete is not run
+// again (its summary row comes from its receipt; kv_cache_usage, read in
+// flight by the earlier part, is null), the level that stopped judges only
+// the cases its journal lacks (its stopped receipt is replaced; its wall
+// time is the sum of the parts, as examples/checkmatch counts it), and the
+// later levels run afresh; the summary is then written (or replaced).
+// Interrupted before the first case, the sweep writes nothing. When a
+// receipt cannot be written (a key found in it, a full disk, the path
+// taken), the journals stay and the message says how to finish.
+//
+// -shard I/N judges, at every level, only the cases of shard I
+// (checkmatch.Shard: SHA-256 of the case id mod N) and writes, per level,
+// a shard record (schema typevet-go.shard) at PATH_c<level>.json with its
+// journal beside it, and no summary (nor the in-flight KV read, which
+// only the summary holds); examples/merge puts one level's
+// shards together into the receipt a single process would have written:
+//
+//	merge s0_c4.json s1_c4.json s2_c4.json -receipt receipts/tp_c4.json
+//
 // Exit status: 0 when every level judged every case; 2 on a usage error
 // (nothing sent, nothing written), which includes a model the llama.cpp
 // server does not serve (refused before the first scoring request); 1
 // otherwise. A level stopped by a
-// backend failure still writes its receipt and ends the sweep. So does
-// Ctrl-C (the level's after-run /metrics read still happens, for at most
-// 10 s); a second Ctrl-C quits at once and writes nothing more. `go run`
+// backend failure still writes its receipt and ends the sweep. So do
+// Ctrl-C, SIGTERM and SIGHUP (the level's after-run /metrics read still
+// happens, for at most 10 s); a second one quits at once and writes
+// nothing more (the journals keep every finished case). `go run`
 // reports a status of 2 as "exit status 2" and exits 1 itself.
 package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -76,6 +111,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/receipt"
@@ -84,7 +120,7 @@ import (
 
 const (
 	prog      = "throughput"
-	usageLine = "usage: throughput -receipt-prefix PATH [-levels 1,4,16,32] [-rows N] [-seed N] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT]"
+	usageLine = "usage: throughput -receipt-prefix PATH [-levels 1,4,16,32] [-resume] [-retries N] [-shard I/N] [-rows N] [-seed N] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT]"
 )
 
 // help is the -h text; its flags are the command's flags.
@@ -94,6 +130,9 @@ var help = cli.Help{
 	Flags: append([]cli.Flag{
 		{Name: "levels", Arg: "LIST", Default: "1,4,16,32", Usage: "concurrency levels 1 to 4096, comma-separated, no repeats"},
 		{Name: "receipt-prefix", Arg: "PATH", Usage: "receipts go to PATH_c<level>.json; each must be a new file (required)"},
+		{Name: "resume", Bool: true, Usage: "finish the sweep journaled at PATH_c<level>.json.journal.jsonl: finished levels are not run again, the stopped one judges only the cases its journal lacks"},
+		{Name: "retries", Arg: "N", Default: "0", Usage: "retry a judgment after a transport error or HTTP 429/502/503/504 (0: stop at the first failure, as typevet does)"},
+		{Name: "shard", Arg: "I/N", Usage: "judge only shard I of N (I from 0) at every level and write a shard record per level for examples/merge instead of receipts"},
 		{Name: "rows", Arg: "N", Vars: []string{envRows}, Default: "20", Usage: "register rows, 1 to 20"},
 		{Name: "seed", Arg: "N", Vars: []string{envSeed}, Default: "0", Usage: "generator seed"},
 	}, cli.BackendFlags(cli.AllBackends, false)...),
@@ -126,8 +165,14 @@ func exitCode(err error, stderr io.Writer) int {
 // config is everything checked before the first network call.
 type config struct {
 	levels    []int
-	paths     []string // one receipt path per level
-	summary   string   // the sweep's summary document: PREFIX_summary.json
+	prefix    string
+	paths     []string         // one receipt path per level
+	files     []cli.RunFiles   // one receipt and journal per level
+	finished  map[int]bool     // levels an earlier part finished (their receipt or shard record is written)
+	summary   string           // the sweep's summary document: PREFIX_summary.json ("" for a shard)
+	resume    bool             // -resume
+	retries   int              // -retries
+	shard     checkmatch.Shard // zero: the whole slice
 	rows      int
 	seed      uint64
 	settings  backend.Settings
@@ -182,31 +227,23 @@ func configure(env *cli.Env, levels, prefix string) (config, error) {
 	if cfg.levels, err = parseLevels(levels); err != nil {
 		return cfg, err
 	}
-	prefix = strings.TrimSpace(prefix)
-	if prefix == "" {
+	cfg.prefix = strings.TrimSpace(prefix)
+	if cfg.prefix == "" {
 		return cfg, cli.Usagef("-receipt-prefix is required")
 	}
-	for _, l := range cfg.levels {
-		p := fmt.Sprintf("%s_c%d.json", prefix, l)
-		if err := receipt.CheckNew(p); err != nil {
-			var ae *receipt.AlreadyExistsError
-			if errors.As(err, &ae) {
-				return cfg, cli.Usagef("-receipt-prefix must name new files: %s exists", p)
-			}
-			return cfg, cli.Usagef("-receipt-prefix: %v", err)
+	cfg.resume = env.Flag("resume") == "true"
+	if raw := env.Flag("retries"); env.Given("retries") {
+		if cfg.retries, err = strconv.Atoi(raw); err != nil || cfg.retries < 0 {
+			return cfg, cli.Usagef("-retries must be a whole number, 0 or more")
 		}
-		if err := receipt.CheckWritable(p); err != nil {
-			return cfg, cli.Usagef("-receipt-prefix: no receipt can be written at %s: %v", p, errors.Unwrap(err))
-		}
-		cfg.paths = append(cfg.paths, p)
 	}
-	cfg.summary = prefix + "_summary.json"
-	if err := receipt.CheckNew(cfg.summary); err != nil {
-		var ae *receipt.AlreadyExistsError
-		if errors.As(err, &ae) {
-			return cfg, cli.Usagef("-receipt-prefix must name new files: %s exists", cfg.summary)
+	if env.Given("shard") {
+		if cfg.shard, err = checkmatch.ParseShard(env.Flag("shard"), "-shard"); err != nil {
+			return cfg, cli.Usage(err)
 		}
-		return cfg, cli.Usagef("-receipt-prefix: %v", err)
+	}
+	if err := cfg.levelFiles(); err != nil {
+		return cfg, err
 	}
 
 	cfg.rows = checkmatch.RowCount
@@ -227,6 +264,94 @@ func configure(env *cli.Env, levels, prefix string) (config, error) {
 	return cfg, env.Err(err)
 }
 
+// levelFiles checks every level's receipt path and journal, and the
+// summary path, before any network call. A new sweep needs new files and
+// no journal (a journal is an unfinished sweep: add -resume). A -resume
+// sweep needs a journal of at least one level; each level is then
+// finished (its receipt, or its shard record, is written; its journal
+// stays until the sweep's end and is checked against this sweep), to be
+// finished (a journal, and maybe its stopped receipt, which is replaced),
+// or not started (neither: it runs afresh).
+func (cfg *config) levelFiles() error {
+	cfg.finished = map[int]bool{}
+	taken := fmt.Sprintf("move every file %s_c<level>.json and its .journal.jsonl to a new prefix and rerun with -receipt-prefix NEW and -resume", cfg.prefix)
+	journals := 0
+	for _, l := range cfg.levels {
+		p := fmt.Sprintf("%s_c%d.json", cfg.prefix, l)
+		cfg.paths = append(cfg.paths, p)
+		_, jerr := os.Lstat(journal.Path(p))
+		hasJournal := jerr == nil
+		if hasJournal {
+			journals++
+		}
+		_, rerr := os.Lstat(p)
+		hasFile := rerr == nil
+		switch {
+		case !cfg.resume && hasJournal:
+			return cli.Usagef("a journal of an unfinished sweep is at %s: add -resume to finish that sweep, or remove the journal to start over", journal.Path(p))
+		case !cfg.resume || !hasFile:
+			if err := receipt.CheckNew(p); err != nil {
+				var ae *receipt.AlreadyExistsError
+				if errors.As(err, &ae) {
+					return cli.Usagef("-receipt-prefix must name new files: %s exists", p)
+				}
+				return cli.Usagef("-receipt-prefix: %v", err)
+			}
+		case !hasJournal:
+			return cli.Usagef("-resume: %s has no journal beside it, so it cannot be checked to be this sweep's; start a new sweep with another -receipt-prefix", p)
+		case cfg.shard.Count > 0:
+			if _, err := checkmatch.ReadShard(p); err != nil {
+				return cli.Usagef("-resume: %s is not this level's shard record: %v", p, err)
+			}
+			cfg.finished[l] = true
+		default:
+			complete, err := completeReceipt(p)
+			if err != nil {
+				return cli.Usagef("-resume: %s is not a check-match receipt: %v", p, err)
+			}
+			cfg.finished[l] = complete
+		}
+		if err := receipt.CheckWritable(p); err != nil {
+			return cli.Usagef("-receipt-prefix: no receipt can be written at %s: %v", p, errors.Unwrap(err))
+		}
+		cfg.files = append(cfg.files, cli.LevelFiles(p, "-receipt-prefix", hasJournal, hasFile && !cfg.finished[l], taken))
+	}
+	if cfg.resume && journals == 0 {
+		return cli.Usagef("-resume: no journal at %s_c<level>.json%s to resume (-receipt-prefix and -levels name the sweep to finish)", cfg.prefix, journal.Suffix)
+	}
+	if cfg.shard.Count > 0 {
+		return nil // a shard writes shard records, no summary
+	}
+	cfg.summary = cfg.prefix + "_summary.json"
+	if cfg.resume {
+		return nil // an unfinished sweep's summary, if any, is replaced
+	}
+	if err := receipt.CheckNew(cfg.summary); err != nil {
+		var ae *receipt.AlreadyExistsError
+		if errors.As(err, &ae) {
+			return cli.Usagef("-receipt-prefix must name new files: %s exists", cfg.summary)
+		}
+		return cli.Usagef("-receipt-prefix: %v", err)
+	}
+	return nil
+}
+
+// completeReceipt reports whether path holds the receipt of a level that
+// judged every case (false: a stopped level's, which -resume completes).
+func completeReceipt(path string) (bool, error) {
+	r, err := readLevelReceipt(path)
+	return err == nil && r.Stopped == nil, err
+}
+
+func readLevelReceipt(path string) (checkmatch.Receipt, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return checkmatch.Receipt{}, err
+	}
+	defer f.Close()
+	return checkmatch.ReadReceipt(f)
+}
+
 // execute runs the sweep, writes one receipt per level and the table.
 func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	for _, n := range cfg.notes {
@@ -244,8 +369,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	pre := checkmatch.RunContext{Backend: serving.Backend(cfg.settings.Backend.String()), Model: cli.SettingsModel(cfg.settings),
-		ModelRevision: cfg.revision, StatedServerArgs: cfg.stated, Snapshot: snap}
+	pre := checkmatch.PlannedRunContext(cfg.settings, snap, cfg.revision, cfg.stated)
 	preview, err := checkmatch.PreviewReceipt(pre, planned, cfg.levels[len(cfg.levels)-1])
 	if err != nil {
 		return err
@@ -257,12 +381,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	// once.
 	sess, err := cli.OpenSession(ctx, cfg.settings, "-model")
 	if err != nil {
-		return cli.Explain(err, "", cfg.settings, cfg.name)
+		return cli.SetupError(ctx, err, cfg.settings, cfg.name)
 	}
 	defer sess.Close()
-	rc, err := cli.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
+	rc, err := checkmatch.NewRunContext(ctx, sess, snap, cfg.revision, cfg.stated)
 	if err != nil {
-		return cli.Explain(err, "", cfg.settings, cfg.name)
+		return cli.SetupError(ctx, err, cfg.settings, cfg.name)
 	}
 	build := buildSlice // read once: the render goroutine may outlive an interrupted run
 	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) {
@@ -277,59 +401,282 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err := cli.CheckServerText(cfg.settings, rc.ServerEntry, preview); err != nil {
 		return err
 	}
+	sw, err := newSweep(stderr, cfg, rc, slice)
+	if err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return cli.ErrInterrupted
+	}
 
-	opts := checkmatch.SweepOptions{Levels: cfg.levels, CallerStated: cfg.stated, Metrics: cli.MetricsReader(sess)}
-	if sess.Backend == backend.VLLM {
+	opts := checkmatch.SweepOptions{Levels: sw.toRun, CallerStated: cfg.stated, Metrics: checkmatch.MetricsReader(sess),
+		Journal: sw.journal, Retry: checkmatch.RetryPolicy{Retries: cfg.retries}, Shard: cfg.shard, Finished: sw.done,
+		LevelDone: func(lv checkmatch.SweepLevel, args serving.ServerArgsBlock) error { return sw.levelDone(ctx, lv, args) }}
+	if sess.Backend == backend.VLLM && cfg.shard.Count == 0 {
 		opts.KVCacheUsage = func(ctx context.Context) serving.Value {
 			return serving.ReadKVCacheUsage(ctx, sess.HTTPClient, sess.BaseURL)
 		}
 	}
-	fmt.Fprintf(stderr, "%s: %d cases at levels %v\n", prog, len(slice.Requests), cfg.levels)
-	p := cli.NewProgress(stderr, "sweep", len(slice.Requests)*len(cfg.levels), "judgments")
+	fmt.Fprintf(stderr, "%s: %d cases at levels %v\n", prog, cli.ShardSize(slice.Requests, cfg.shard), cfg.levels)
+	p := cli.NewProgress(stderr, "sweep", cli.ShardSize(slice.Requests, cfg.shard)*(len(cfg.levels)-len(cfg.finished)), "judgments")
 	p.Start()
 	res, err := checkmatch.Sweep(ctx, p.Wrap(sess.Port), rc.Model, slice.Requests, opts)
 	p.Stop()
-	if err != nil {
-		return err
+	if sw.writeErr != nil {
+		return sw.writeErr // it says how to finish, or why a resume is refused
 	}
+	if err != nil {
+		return fmt.Errorf("%w; the level journals %s_c<level>.json%s keep every finished case: rerun with -resume", err, cfg.prefix, journal.Suffix)
+	}
+	if cfg.shard.Count > 0 {
+		return sw.finishShards(stdout, res)
+	}
+	return sw.finish(stdout, stderr, res)
+}
 
-	sweep, err := checkmatch.NewSweepSummary(res)
-	if err != nil {
-		return err
+// sweep is one part of a sweep run: its levels, files and journals.
+type sweep struct {
+	cfg      config
+	rc       checkmatch.RunContext
+	slice    checkmatch.Slice
+	stderr   io.Writer
+	at       map[int]int                 // level -> index in cfg.levels
+	toRun    []int                       // the levels the sweep passes (a shard's finished levels left out)
+	done     map[int]checkmatch.Receipt  // finished levels' receipts (not for a shard)
+	journals map[int]*checkmatch.Journal // the journals the levels opened
+	sums     map[int]string              // each written level receipt's SHA-256
+	// interrupted is the level stopped before its first case in slice
+	// order (no receipt written); 0 when none.
+	interrupted int
+	writeErr    error // a level's journal refused or its receipt or shard record not written: returned as it is
+}
+
+// newSweep checks every finished level's journal against this sweep (a
+// finished level of another experiment is refused, naming the first
+// differing pin) and reads its receipt.
+func newSweep(stderr io.Writer, cfg config, rc checkmatch.RunContext, slice checkmatch.Slice) (*sweep, error) {
+	sw := &sweep{cfg: cfg, rc: rc, slice: slice, stderr: stderr, at: map[int]int{},
+		done: map[int]checkmatch.Receipt{}, journals: map[int]*checkmatch.Journal{}, sums: map[int]string{}}
+	for i, l := range cfg.levels {
+		sw.at[l] = i
+		if !cfg.finished[l] {
+			sw.toRun = append(sw.toRun, l)
+			continue
+		}
+		j, err := sw.openJournal(l)
+		if err != nil {
+			return nil, err
+		}
+		if err := j.Close(); err != nil {
+			return nil, err
+		}
+		if cfg.shard.Count > 0 {
+			fmt.Fprintf(stderr, "%s: level %d: the shard record %s is written; not run again\n", prog, l, cfg.paths[i])
+			continue
+		}
+		rec, err := readLevelReceipt(cfg.paths[i])
+		if err != nil {
+			return nil, err
+		}
+		b, err := os.ReadFile(cfg.paths[i])
+		if err != nil {
+			return nil, err
+		}
+		sw.done[l], sw.sums[l] = rec, fmt.Sprintf("%x", sha256.Sum256(b))
+		sw.toRun = append(sw.toRun, l)
+		fmt.Fprintf(stderr, "%s: level %d: the receipt %s is complete; not run again\n", prog, l, cfg.paths[i])
 	}
-	for i, lv := range res.Levels {
-		parts := rc.ReceiptParts(slice, lv.Run)
+	return sw, nil
+}
+
+// openJournal creates or resumes the journal of level l
+// ([cli.RunFiles.OpenJournal]); a journal of another experiment is a
+// usage error naming the first differing pin.
+func (sw *sweep) openJournal(l int) (*checkmatch.Journal, error) {
+	h, err := checkmatch.ShardJournalHeader(sw.rc, sw.slice, l, sw.cfg.shard)
+	if err != nil {
+		return nil, err
+	}
+	return sw.cfg.files[sw.at[l]].OpenJournal(h, sw.slice.Requests)
+}
+
+// journal is [checkmatch.SweepOptions].Journal: it opens level l's
+// journal and says what a resume found in it.
+func (sw *sweep) journal(l int) (*checkmatch.Journal, error) {
+	j, err := sw.openJournal(l)
+	if err != nil {
+		sw.writeErr = err // a refused resume says what to do itself
+		return nil, err
+	}
+	sw.journals[l] = j
+	if t := j.Torn(); t != nil {
+		fmt.Fprintf(sw.stderr, "%s: level %d: the journal's last line (%d bytes) was torn by the stopped process and is ignored; that case is judged again\n", prog, l, t.Bytes)
+	}
+	if n := j.Finished(); n > 0 {
+		size := cli.ShardSize(sw.slice.Requests, sw.cfg.shard)
+		fmt.Fprintf(sw.stderr, "%s: level %d: resuming: %d of %d cases are in the journal, %d to judge\n", prog, l, n, size, size-n)
+	}
+	return j, nil
+}
+
+// levelDone is [checkmatch.SweepOptions].LevelDone: it writes the level's
+// receipt (or, for a shard, its shard record) as soon as the level ends,
+// so a sweep killed at a later level keeps it. A level interrupted before
+// its first case in slice order writes no receipt (a journal without a
+// case is removed); a stopped shard level writes nothing. The journals
+// stay until the summary of a complete sweep is written.
+func (sw *sweep) levelDone(ctx context.Context, lv checkmatch.SweepLevel, args serving.ServerArgsBlock) error {
+	files := sw.cfg.files[sw.at[lv.Concurrency]]
+	var sum string
+	var err error
+	switch {
+	case sw.cfg.shard.Count > 0 && lv.Stopped != nil:
+		return nil
+	case sw.cfg.shard.Count > 0:
+		sum, err = sw.writeShard(lv, args)
+	case len(lv.Run.Outcomes) == 0 && lv.Stopped != nil && ctx.Err() != nil:
+		sw.interrupted = lv.Concurrency
+		if j := sw.journals[lv.Concurrency]; j != nil && j.Finished()+j.Added() == 0 {
+			err = files.Discard()
+		}
+		sw.writeErr = err
+		return err
+	default:
+		parts := sw.rc.ReceiptParts(sw.slice, lv.Run)
 		// The sweep rule: the first level whose reading holds
 		// vllm:cache_config_info sets server_args for it and every later
 		// level; before that (and on backends without /metrics) the
 		// block holds caller_stated alone.
-		b := res.LevelServerArgs[i]
-		parts.ServerArgs = &b
-		rec, err := checkmatch.BuildReceipt(lv.Run, parts)
-		if err != nil {
-			return err
+		parts.ServerArgs = &args
+		var rec checkmatch.Receipt
+		if rec, err = checkmatch.BuildReceipt(lv.Run, parts); err == nil {
+			sum, err = files.WriteReceipt(rec, cli.NamedSecrets(sw.cfg.settings), false)
 		}
-		sum, err := receipt.Write(cfg.paths[i], rec, sess.Secrets())
-		if err != nil {
-			return err
+		if err == nil {
+			fmt.Fprintf(sw.stderr, "receipt %s sha256 %s\n", files.Receipt, sum)
 		}
-		fmt.Fprintf(stderr, "receipt %s sha256 %s\n", cfg.paths[i], sum)
-		sweep.Levels[i].Receipt, sweep.Levels[i].ReceiptSHA256 = cfg.paths[i], sum
 	}
-	sum, err := receipt.Write(cfg.summary, sweep, sess.Secrets())
+	if err != nil {
+		sw.writeErr = err
+		return err
+	}
+	sw.sums[lv.Concurrency] = sum
+	return nil
+}
+
+// writeShard writes the shard record of a level that judged every case
+// of the shard at the level's receipt path; its journal stays beside it
+// (examples/merge reads both, level by level).
+func (sw *sweep) writeShard(lv checkmatch.SweepLevel, args serving.ServerArgsBlock) (string, error) {
+	files := sw.cfg.files[sw.at[lv.Concurrency]]
+	h, err := checkmatch.ShardJournalHeader(sw.rc, sw.slice, lv.Concurrency, sw.cfg.shard)
+	if err != nil {
+		return "", err
+	}
+	var readings []checkmatch.ShardReading
+	if r := lv.Run.MetricsReadings; len(r) == 2 {
+		readings = []checkmatch.ShardReading{checkmatch.NewShardReading("", lv.Began, lv.Ended, r[0], r[1])}
+	}
+	rec, err := checkmatch.NewShardRecord(sw.rc, sw.slice, sw.cfg.shard, h, files.Journal, lv.Run, readings)
+	if err != nil {
+		return "", err
+	}
+	// The level's server_args block by the sweep rule, as its receipt
+	// would record it.
+	rec.ServerArgs = &args
+	sum, err := files.WriteReceipt(rec, cli.NamedSecrets(sw.cfg.settings), false)
+	if err == nil {
+		fmt.Fprintf(sw.stderr, "shard %s level %d record %s sha256 %s (%d cases; journal %s)\n",
+			sw.cfg.shard, lv.Concurrency, files.Receipt, sum, rec.Cases, files.Journal)
+	}
+	return sum, err
+}
+
+// finish writes the summary over every level with a receipt and the
+// table, and removes the journals once the sweep is complete.
+func (sw *sweep) finish(stdout, stderr io.Writer, res checkmatch.SweepResult) error {
+	cfg := sw.cfg
+	var kept []checkmatch.SweepLevel
+	for _, lv := range res.Levels {
+		if lv.Concurrency != sw.interrupted {
+			kept = append(kept, lv)
+		}
+	}
+	if len(kept) == 0 {
+		if sw.anyJournal() {
+			return fmt.Errorf("interrupted before the first case in slice order; no receipt was written; the journal of level %d keeps the cases that finished: rerun with -resume", res.Levels[0].Concurrency)
+		}
+		return cli.ErrInterrupted
+	}
+	summary, err := checkmatch.NewSweepSummary(checkmatch.SweepResult{Levels: kept})
 	if err != nil {
 		return err
 	}
+	for i, lv := range kept {
+		summary.Levels[i].Receipt, summary.Levels[i].ReceiptSHA256 = cfg.paths[sw.at[lv.Concurrency]], sw.sums[lv.Concurrency]
+	}
+	write := receipt.Write
+	if _, err := os.Lstat(cfg.summary); err == nil && cfg.resume {
+		write = receipt.Replace // the summary of the unfinished sweep this one completes
+	}
+	sum, err := write(cfg.summary, summary, sw.rc.Secrets)
+	if err != nil {
+		return fmt.Errorf("%w; the level receipts are written and the journals keep every case: rerun with -resume to write the summary", err)
+	}
 	fmt.Fprintf(stderr, "summary %s sha256 %s\n", cfg.summary, sum)
-	if err := writeTable(stdout, sweep); err != nil {
+	last := kept[len(kept)-1]
+	if sw.interrupted == 0 && last.Stopped == nil && len(kept) == len(cfg.levels) {
+		for _, f := range cfg.files {
+			if err := f.Discard(); err != nil {
+				return fmt.Errorf("remove the journal %s of the finished sweep: %w", f.Journal, err)
+			}
+		}
+	}
+	if err := writeTable(stdout, summary); err != nil {
 		return err
 	}
-	if last := res.Levels[len(res.Levels)-1]; last.Stopped != nil {
+	resume := fmt.Sprintf("the level journals %s_c<level>.json%s keep every finished case: rerun with -resume to finish the sweep (the stopped receipt and the summary are then replaced)", cfg.prefix, journal.Suffix)
+	switch {
+	case sw.interrupted != 0:
+		return fmt.Errorf("level %d was interrupted before its first case; no later level ran; %s", sw.interrupted, resume)
+	case last.Stopped != nil:
 		s := last.Stopped
-		return cli.Explain(fmt.Errorf("level %d stopped at case %s (index %d, %s); its receipt holds the %d cases before it and no later level ran",
-			last.Concurrency, s.CaseID, s.Index, s.ErrorClass, len(last.Run.Outcomes)), s.Message, cfg.settings, cfg.name)
+		return cli.Explain(fmt.Errorf("level %d stopped at case %s (index %d, %s); its receipt holds the %d cases before it and no later level ran; %s",
+			last.Concurrency, s.CaseID, s.Index, s.ErrorClass, len(last.Run.Outcomes), resume), s.Message, cfg.settings, cfg.name)
 	}
 	return nil
+}
+
+// anyJournal reports whether a level's journal is still on disk.
+func (sw *sweep) anyJournal() bool {
+	for _, f := range sw.cfg.files {
+		if _, err := os.Lstat(f.Journal); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// finishShards ends a shard sweep: every level's shard record is written
+// (by levelDone); a stopped level wrote nothing more, its journal keeping
+// every finished case for -resume, and no later level ran.
+func (sw *sweep) finishShards(stdout io.Writer, res checkmatch.SweepResult) error {
+	cfg := sw.cfg
+	if n := len(res.Levels); n > 0 {
+		if lv := res.Levels[n-1]; lv.Stopped != nil {
+			s := lv.Stopped
+			return fmt.Errorf("shard %s level %d stopped at case %s (index %d, %s); no later level ran; the journal %s keeps every finished case: rerun with -resume to judge the rest",
+				cfg.shard, lv.Concurrency, s.CaseID, s.Index, s.ErrorClass, cfg.files[sw.at[lv.Concurrency]].Journal)
+		}
+	}
+	for _, l := range cfg.levels {
+		f := cfg.files[sw.at[l]]
+		if _, err := fmt.Fprintf(stdout, "shard %s level %d record %s journal %s\n", cfg.shard, l, f.Receipt, f.Journal); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprintln(stdout, "merge each level's shards with examples/merge: merge S0_c<level>.json S1_c<level>.json ... -receipt OUT_c<level>.json")
+	return err
 }
 
 // writeTable writes the summary: one row per level, with whether its

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 )
@@ -37,4 +38,25 @@ func OpenSession(ctx context.Context, s backend.Settings, modelFlag string) (*ba
 		return nil, fmt.Errorf("open %s session: %w", s.Backend, err)
 	}
 	return sess, nil
+}
+
+// SetupError is what a command returns for err from opening the session
+// ([OpenSession]) or building its run context
+// ([checkmatch.NewRunContext]): [ErrInterrupted] when ctx ended (a stop
+// signal during set-up: nothing is written); for a vLLM model that GET
+// /v1/models does not list ([*checkmatch.UnservedModelError]), a
+// [*UsageError] naming the model setting as name gives it ([Env.Name]; nil:
+// the variable); else [Explain]'s hint.
+func SetupError(ctx context.Context, err error, s backend.Settings, name func(string) string) error {
+	if ctx.Err() != nil {
+		return ErrInterrupted
+	}
+	if name == nil {
+		name = func(v string) string { return v }
+	}
+	var ue *checkmatch.UnservedModelError
+	if errors.As(err, &ue) {
+		return Usagef("%s names a model the server does not serve: GET /v1/models lists no model with that id; set it to one the server serves", name(EnvVLLMModel))
+	}
+	return Explain(err, "", s, name)
 }

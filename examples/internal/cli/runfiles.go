@@ -28,6 +28,19 @@ type RunFiles struct {
 	ReplaceStopped bool
 	// name is the receipt variable, for messages.
 	name string
+	// taken, when set, is how to finish when the receipt path was taken
+	// during the run (a sweep's level: [LevelFiles]).
+	taken string
+}
+
+// LevelFiles are the run files of one level of a throughput sweep: the
+// level's receipt at path, its journal beside it ([journal.Path]). resume
+// is true when the journal is there to be resumed, replaceStopped when
+// path holds the level's stopped receipt. name is the prefix flag, and
+// taken says how to finish when the receipt path is taken during the run;
+// both are for messages.
+func LevelFiles(path, name string, resume, replaceStopped bool, taken string) RunFiles {
+	return RunFiles{Receipt: path, Journal: journal.Path(path), Resume: resume, ReplaceStopped: replaceStopped, name: name, taken: taken}
 }
 
 // NewRunFiles reads the receipt path from variable name and checks it and
@@ -155,6 +168,8 @@ func (f RunFiles) finishHint(rec any, secrets []NamedSecret, err error) error {
 			}
 		}
 		return fmt.Errorf("%w (\"authorization\" or \"bearer \"); the journal %s keeps every finished case", err, f.Journal)
+	case errors.As(err, &ae) && f.taken != "":
+		return fmt.Errorf("%w; the journal %s keeps every finished case: %s", err, f.Journal, f.taken)
 	case errors.As(err, &ae):
 		return fmt.Errorf("%w; the journal %s keeps every finished case: move it to NEW%s and rerun with %s=NEW and -resume",
 			err, f.Journal, journal.Suffix, f.name)
