@@ -469,10 +469,13 @@ func conflict(tp *typed, o types.Object, nn string, taken map[string]bool) strin
 	return ""
 }
 
-var docLink = regexp.MustCompile(`\[(\*?)([A-Z][A-Za-z0-9_]*)([.\]])`)
+// docLink matches a doc link to a package-level name: [Name], [*Name],
+// [Name.Method]. A renamed name's link becomes plain text (name,
+// name.Method): go doc does not link unexported names.
+var docLink = regexp.MustCompile(`\[\*?([A-Z][A-Za-z0-9_]*)((?:\.[A-Za-z0-9_]+)?)\]`)
 
-// apply rewrites the package's files: identifiers, doc links, the leading
-// word of each renamed declaration's doc comment.
+// apply rewrites the package's files: identifiers, doc links (to plain
+// text), the leading word of each renamed declaration's doc comment.
 func apply(tp *typed, m map[types.Object]string, byName map[string]string) error {
 	type edit struct {
 		off int
@@ -538,9 +541,8 @@ func apply(tp *typed, m map[types.Object]string, byName map[string]string) error
 			for _, c := range cg.List {
 				pos := tp.fset.Position(c.Pos())
 				for _, sm := range docLink.FindAllStringSubmatchIndex(c.Text, -1) {
-					old := c.Text[sm[4]:sm[5]]
-					if nn, ok := byName[old]; ok {
-						edits[pos.Filename] = append(edits[pos.Filename], edit{pos.Offset + sm[4], old, nn})
+					if nn, ok := byName[c.Text[sm[2]:sm[3]]]; ok {
+						edits[pos.Filename] = append(edits[pos.Filename], edit{pos.Offset + sm[0], c.Text[sm[0]:sm[1]], nn + c.Text[sm[4]:sm[5]]})
 					}
 				}
 			}

@@ -6,7 +6,7 @@ import (
 	"math"
 )
 
-// BlurKind names the blur the renderer applies to low-legibility faces; a
+// blurKind names the blur the renderer applies to low-legibility faces; a
 // receipt records it in [RendererPin].
 //
 // Pillow's GaussianBlur(radius) approximates a Gaussian of standard deviation
@@ -17,7 +17,7 @@ import (
 // to typevet's renders, identical on every GOARCH, and about 15 times faster,
 // which keeps the 140-case slice under two seconds on one core. Tests check it
 // against imaging.Blur's true Gaussian.
-const BlurKind = "pillow-extended-box-3pass"
+const blurKind = "pillow-extended-box-3pass"
 
 // blurPasses is Pillow's pass count for GaussianBlur.
 const blurPasses = 3

@@ -24,11 +24,11 @@ const (
 	// SeedEnv is the environment variable typevet reads the seed from. The
 	// library never reads it; commands pass its text to [ParseSeed].
 	SeedEnv = "TYPEVET_CHECK_MATCH_SEED"
-	// AccountNumber is the account number printed on every check: 12 zeros.
-	AccountNumber = "000000000000"
-	// BlurMin and BlurMax bound the blur radius of a low-legibility face.
-	BlurMin = 3.5
-	BlurMax = 5.0
+	// accountNumber is the account number printed on every check: 12 zeros.
+	accountNumber = "000000000000"
+	// blurMin and BlurMax bound the blur radius of a low-legibility face.
+	blurMin = 3.5
+	blurMax = 5.0
 )
 
 // Variant names how a case's check face differs from its register row. The
@@ -40,10 +40,10 @@ type Variant string
 const (
 	VariantClean                Variant = "clean"
 	VariantPayeeChanged         Variant = "payee_changed"
-	VariantWrittenAmountChanged Variant = "written_amount_changed"
-	VariantBothAmountsChanged   Variant = "both_amounts_changed"
-	VariantWrongDate            Variant = "wrong_date"
-	VariantUnsigned             Variant = "unsigned"
+	variantWrittenAmountChanged Variant = "written_amount_changed"
+	variantBothAmountsChanged   Variant = "both_amounts_changed"
+	variantWrongDate            Variant = "wrong_date"
+	variantUnsigned             Variant = "unsigned"
 	VariantLowLegibility        Variant = "low_legibility"
 )
 
@@ -51,8 +51,8 @@ const (
 // of one row and of the per-variant groups in metrics.
 func Variants() []Variant {
 	return []Variant{
-		VariantClean, VariantPayeeChanged, VariantWrittenAmountChanged,
-		VariantBothAmountsChanged, VariantWrongDate, VariantUnsigned, VariantLowLegibility,
+		VariantClean, VariantPayeeChanged, variantWrittenAmountChanged,
+		variantBothAmountsChanged, variantWrongDate, variantUnsigned, VariantLowLegibility,
 	}
 }
 
@@ -113,12 +113,12 @@ func ExpectedLabels(v Variant) Expected {
 	case VariantPayeeChanged:
 		e.Verdicts = []string{VerdictPayeeMismatch}
 		e.PayeeTruth = false
-	case VariantWrittenAmountChanged, VariantBothAmountsChanged:
+	case variantWrittenAmountChanged, variantBothAmountsChanged:
 		e.Verdicts = []string{VerdictAmountMismatch}
 		e.AmountsTruth = false
-	case VariantWrongDate:
+	case variantWrongDate:
 		e.Verdicts = []string{VerdictDateMismatch}
-	case VariantUnsigned:
+	case variantUnsigned:
 		e.Verdicts = []string{VerdictUnsigned}
 	case VariantLowLegibility:
 		e.Verdicts = []string{VerdictCannotTell, VerdictConsistent}
@@ -176,7 +176,7 @@ type Face struct {
 	WrittenCents  int64   // amount on the words line
 	Signed        bool    // false only for the unsigned variant
 	RoutingNumber string  // 9 digits that always fail the ABA check
-	AccountNumber string  // always [AccountNumber]
+	AccountNumber string  // always accountNumber
 	SignatureSeed uint64  // seeds the signature strokes; same for a row's variants
 	BlurRadius    float64 // Gaussian sigma in pixels; 0 except low_legibility
 }
@@ -353,9 +353,9 @@ func buildFace(seed uint64, row RegisterRow, v Variant, routing string, sigSeed 
 		Payee:         row.Payee,
 		NumericCents:  row.AmountCents,
 		WrittenCents:  row.AmountCents,
-		Signed:        v != VariantUnsigned,
+		Signed:        v != variantUnsigned,
 		RoutingNumber: routing,
-		AccountNumber: AccountNumber,
+		AccountNumber: accountNumber,
 		SignatureSeed: sigSeed,
 	}
 	d := newDraws(fmt.Sprintf("check-match:variant:%d:%d:%s", seed, row.Index, v))
@@ -368,19 +368,19 @@ func buildFace(seed uint64, row RegisterRow, v Variant, routing string, sigSeed 
 			}
 		}
 		f.Payee = others[d.integer(0, int64(len(others)))]
-	case VariantWrittenAmountChanged:
+	case variantWrittenAmountChanged:
 		f.WrittenCents = changedAmount(d, row.AmountCents)
-	case VariantBothAmountsChanged:
+	case variantBothAmountsChanged:
 		f.NumericCents = changedAmount(d, row.AmountCents)
 		f.WrittenCents = f.NumericCents
-	case VariantWrongDate:
+	case variantWrongDate:
 		mag := int(d.integer(3, 46))
 		if d.integer(0, 2) != 1 {
 			mag = -mag
 		}
 		f.Date = row.Date.AddDays(mag)
 	case VariantLowLegibility:
-		f.BlurRadius = pymath.Round(d.uniform(BlurMin, BlurMax), 2)
+		f.BlurRadius = pymath.Round(d.uniform(blurMin, blurMax), 2)
 	}
 	return f
 }

@@ -10,9 +10,9 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
-// ReceiptIssue is the issue number every check-match receipt records
+// receiptIssue is the issue number every check-match receipt records
 // (typevet #316).
-const ReceiptIssue = 316
+const receiptIssue = 316
 
 // Receipt is a check-match receipt: the self-describing record
 // of one run. Its fields, in order, are the receipt's top-level keys, the
@@ -20,7 +20,7 @@ const ReceiptIssue = 316
 // receipts and [ReadReceipt] reads theirs. Write one with [receipt.Write]
 // (two-space indent, exclusive create, key-free check).
 type Receipt struct {
-	// Issue is always [ReceiptIssue] (316).
+	// Issue is always receiptIssue (316).
 	Issue int `json:"issue"`
 	// Backend is the serving stack: "llama_cpp" or "vllm", or offline
 	// "fake" or "reader" (the built-in check reader).
@@ -126,7 +126,7 @@ type Stopped struct {
 // [Recompute] refuses it. The value must be one JSON object, with nothing
 // after it, whose issue is 316 or which has no issue key (or a null one):
 // typevet's repeat summary reads receipts without it, and Issue is then
-// filled in as [ReceiptIssue] (so a receipt written back gains the key).
+// filled in as receiptIssue (so a receipt written back gains the key).
 // legibility_probabilities may be sparse (only the levels seen), as
 // typevet's repeat summary accepts; see [ByLevel] for what is filled in.
 func ReadReceipt(r io.Reader) (Receipt, error) {
@@ -146,10 +146,10 @@ func ReadReceipt(r io.Reader) (Receipt, error) {
 		Issue *int `json:"issue"`
 	}
 	if err := json.Unmarshal(raw, &head); err == nil && head.Issue == nil {
-		out.Issue = ReceiptIssue
+		out.Issue = receiptIssue
 	}
-	if out.Issue != ReceiptIssue {
-		return Receipt{}, fmt.Errorf("read check-match receipt: issue is %d, want %d", out.Issue, ReceiptIssue)
+	if out.Issue != receiptIssue {
+		return Receipt{}, fmt.Errorf("read check-match receipt: issue is %d, want %d", out.Issue, receiptIssue)
 	}
 	return out, nil
 }
@@ -159,7 +159,7 @@ func ReadReceipt(r io.Reader) (Receipt, error) {
 // recorded one bit for bit, except mean_latency_seconds: a run averages
 // the unrounded latencies but the cases keep them rounded to 3 decimals, so
 // the recomputed value matches within 5e-4 s, and Warnings holds
-// [ErrRoundedLatencies]. A receipt without cases (a head) is an error.
+// errRoundedLatencies. A receipt without cases (a head) is an error.
 func Recompute(r Receipt) (MetricsBlock, error) {
 	if r.Cases == nil {
 		return MetricsBlock{}, errors.New("recompute: the receipt has no cases")

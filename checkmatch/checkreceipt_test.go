@@ -60,7 +60,7 @@ func TestReadTypevetReceipt(t *testing.T) {
 		{"server_args", r.ServerArgs, (*serving.ServerArgsBlock)(nil)},
 		{"metrics.cases", r.Metrics.Cases, 140},
 		{"metrics.accuracy", *r.Metrics.Accuracy, 0.9285714285714286},
-		{"metrics.confidence_note", r.Metrics.ConfidenceNote, ConfidenceNote},
+		{"metrics.confidence_note", r.Metrics.ConfidenceNote, confidenceNote},
 		{"cases", len(r.Cases), 140},
 		{"cases[139].case_id", r.Cases[139].CaseID, "r19:low_legibility"},
 		{"cases[0].verdict_probabilities order", r.Cases[0].VerdictProbabilities[5].Label, "cannot_tell"},
@@ -85,7 +85,7 @@ func TestRecomputeTypevetReceipt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Warnings) != 1 || !errors.Is(got.Warnings[0], ErrRoundedLatencies) {
+	if len(got.Warnings) != 1 || !errors.Is(got.Warnings[0], errRoundedLatencies) {
 		t.Errorf("Warnings = %v, want ErrRoundedLatencies", got.Warnings)
 	}
 	recorded := r.Metrics
@@ -172,7 +172,7 @@ func rightReceipt(t testing.TB) Receipt {
 	if err != nil {
 		t.Fatal(err)
 	}
-	records, err := Records(outcomes)
+	records, err := records(outcomes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func rightReceipt(t testing.TB) Receipt {
 	args := serving.ServerArgs(serving.Labels{{Name: "block_size", Value: "16"}, {Name: "engine", Value: "0"}}, &stated)
 	root, maxLen := "google/gemma-4-31B-it", int64(8192)
 	return Receipt{
-		Issue:   ReceiptIssue,
+		Issue:   receiptIssue,
 		Backend: serving.VLLM,
 		Model:   "google/gemma-4-31B-it",
 		Pins: Pins{
@@ -193,7 +193,7 @@ func rightReceipt(t testing.TB) Receipt {
 			GeneratorSeed: 0, RegisterRows: 1, VariantsPerRow: VariantsPerRow,
 			SliceSHA256: strings.Repeat("ab", 32), Concurrency: 1,
 			Renderer: &RendererInfo{Module: "github.com/typevet/typevet-go", ModuleVersion: "v0.1.0",
-				Font: "Go Regular", FontSHA256: strings.Repeat("f", 64), XImageVersion: "v0.48.0", Blur: "test-blur", PNG: PNGKind},
+				Font: "Go Regular", FontSHA256: strings.Repeat("f", 64), XImageVersion: "v0.48.0", Blur: "test-blur", PNG: pngKind},
 			Server: &serving.ServerEntry{
 				Served:    []serving.ServedModel{{ID: "google/gemma-4-31B-it", Root: &root, MaxModelLen: &maxLen}},
 				BuildInfo: "0.30.0",
@@ -417,8 +417,8 @@ func ExampleRecompute() {
 func TestReadReceiptWithoutIssue(t *testing.T) {
 	for _, in := range []string{`{}`, `{"issue": null}`, `{"backend": "vllm", "cases": []}`} {
 		r, err := ReadReceipt(strings.NewReader(in))
-		if err != nil || r.Issue != ReceiptIssue {
-			t.Errorf("ReadReceipt(%s) = issue %d, %v; want %d", in, r.Issue, err, ReceiptIssue)
+		if err != nil || r.Issue != receiptIssue {
+			t.Errorf("ReadReceipt(%s) = issue %d, %v; want %d", in, r.Issue, err, receiptIssue)
 		}
 	}
 }

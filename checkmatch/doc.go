@@ -57,9 +57,9 @@
 // the receipt, "<receipt>.journal.jsonl") and syncs it before the case
 // counts as done, also the cases after a failure that the receipt's
 // slice-order rule drops. The journal's first line is the run identity
-// ([JournalHeader]: seed, rows, slice digest, renderer, backend, model,
+// (journalHeader: seed, rows, slice digest, renderer, backend, model,
 // server entry, revision, prompt and code digests, concurrency, identity
-// digest); each further line is one [JournalCase] at full precision with
+// digest); each further line is one journalCase at full precision with
 // its attempt count. [CreateJournal] starts one; [ResumeJournal] reads
 // one back (a torn last line, left by a killed process, is cut off and
 // reported), refuses a run that is not the same experiment by naming the
@@ -79,7 +79,7 @@
 // [RunOptions].Retry is opt-in retry ([RetryPolicy]; the zero value never
 // retries, typevet's rule): a transport error or HTTP 429, 502, 503 or 504
 // is retried with capped exponential back-off that honours Retry-After
-// up to the cap ([Retryable], [RetryPolicy.Delay]); a 4xx that says the
+// up to the cap (retryable, [RetryPolicy.Delay]); a 4xx that says the
 // request is wrong, an answer that breaks the contract and a cancelled
 // run are never retried. Stopped names the last attempt's failure; a
 // Ctrl-C that lands mid-call is [ErrorClassCanceled], not a
@@ -89,11 +89,11 @@
 // # Shards and merge
 //
 // A run can be split into [Shard]s that any job runner starts: shard i of
-// n judges the cases whose [ShardOf] is i (the first 8 bytes of SHA-256 of
+// n judges the cases whose shardOf is i (the first 8 bytes of SHA-256 of
 // the case id, big-endian, mod n), with [RunOptions].Shard set and a
 // journal whose header ([ShardJournalHeader]) pins the shard. A finished
 // shard writes a [ShardRecord] (its own schema, never a receipt).
-// [MergeShards] (or [MergeReceipt]) checks that the shards are one
+// mergeShards (or [MergeReceipt]) checks that the shards are one
 // experiment and one whole set and builds the receipt a single process
 // would have written; its godoc says how wall time, throughput and the
 // server block merge. docs/scale-out.md shows the shapes it serves.

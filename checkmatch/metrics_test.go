@@ -78,12 +78,12 @@ func rightOutcomes(t testing.TB, answers []answer) []Outcome {
 func f(x float64) *float64 { return &x }
 
 func TestAccuracyByGroup(t *testing.T) {
-	got, err := AccuracyByGroup([]string{"a", "b", "a", "c", "c", "c"}, []bool{true, true, false, false, false, true})
+	got, err := accuracyByGroup([]string{"a", "b", "a", "c", "c", "c"}, []bool{true, true, false, false, false, true})
 	want := receipt.Ordered[float64]{{Name: "a", Value: 0.5}, {Name: "b", Value: 1.0}, {Name: "c", Value: 0.3333333333333333}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("AccuracyByGroup = %v, %v; want %v", got, err, want)
 	}
-	_, err = AccuracyByGroup([]string{"a"}, nil)
+	_, err = accuracyByGroup([]string{"a"}, nil)
 	var le *LengthError
 	if !errors.As(err, &le) || err.Error() != "inputs must have equal length: 1 != 0" {
 		t.Errorf("AccuracyByGroup length error = %v", err)
@@ -108,8 +108,8 @@ func TestFalseClearRate(t *testing.T) {
 	}{
 		{name: "spec vector",
 			verdicts: []string{"consistent", "consistent", "amount_mismatch", "cannot_tell", "date_mismatch", "consistent", "consistent"},
-			expected: ex(VariantPayeeChanged, VariantClean, VariantWrittenAmountChanged,
-				VariantBothAmountsChanged, VariantWrongDate, VariantUnsigned, VariantLowLegibility),
+			expected: ex(VariantPayeeChanged, VariantClean, variantWrittenAmountChanged,
+				variantBothAmountsChanged, variantWrongDate, variantUnsigned, VariantLowLegibility),
 			want: f(0.4), wantCounted: 5, reason: "2 of 5 counted cleared: payee_changed and unsigned"},
 		{name: "low legibility never counts", verdicts: []string{"consistent"}, expected: ex(VariantLowLegibility),
 			want: nil, reason: "its counts_for_false_clear flag is false"},
@@ -118,31 +118,31 @@ func TestFalseClearRate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, counted, err := FalseClearRate(tt.verdicts, tt.expected)
+			got, counted, err := falseClearRate(tt.verdicts, tt.expected)
 			if err != nil || !reflect.DeepEqual(got, tt.want) || (tt.want != nil && counted != tt.wantCounted) {
 				t.Errorf("FalseClearRate = %v, %d, %v; want %v, %d", ptrText(got), counted, err, ptrText(tt.want), tt.wantCounted)
 			}
 		})
 	}
-	if _, _, err := FalseClearRate([]string{"consistent"}, nil); err == nil || !strings.Contains(err.Error(), "equal length") {
+	if _, _, err := falseClearRate([]string{"consistent"}, nil); err == nil || !strings.Contains(err.Error(), "equal length") {
 		t.Errorf("FalseClearRate length error = %v", err)
 	}
 }
 
 func TestSummarizeAgreement(t *testing.T) {
 	yes, no := true, false
-	got := SummarizeAgreement([]*bool{&yes, nil, &no, &yes})
+	got := summarizeAgreement([]*bool{&yes, nil, &no, &yes})
 	if want := (Agreement{Rate: f(0.6666666666666666), Counted: 3, ExcludedCannotTell: 1}); !reflect.DeepEqual(got, want) {
 		t.Errorf("SummarizeAgreement([T, null, F, T]) = %+v, want %+v", got, want)
 	}
-	got = SummarizeAgreement([]*bool{nil})
+	got = summarizeAgreement([]*bool{nil})
 	if got.Rate != nil || got.Counted != 0 || got.ExcludedCannotTell != 1 {
 		t.Errorf("SummarizeAgreement([null]) = %+v, want rate null", got)
 	}
 }
 
 func TestSummarizeScores(t *testing.T) {
-	got, err := SummarizeScores([]float64{4.0, 3.0, 2.5}, []int{4, 3, 3}, 5)
+	got, err := summarizeScores([]float64{4.0, 3.0, 2.5}, []int{4, 3, 3}, 5)
 	want := ScoreSummary{Count: 3, Mean: f(3.1666666666666665), Distribution: ByLevel[int]{0, 0, 0, 2, 1}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("SummarizeScores = %+v, %v; want %+v", got, err, want)
@@ -151,13 +151,13 @@ func TestSummarizeScores(t *testing.T) {
 	if string(b) != `{"count":3,"mean":3.1666666666666665,"distribution":{"0":0,"1":0,"2":0,"3":2,"4":1}}` {
 		t.Errorf("score summary JSON = %s", b)
 	}
-	if _, err := SummarizeScores([]float64{1.0}, []int{5}, 5); err == nil || err.Error() != "level 5 is not in 0..4" {
+	if _, err := summarizeScores([]float64{1.0}, []int{5}, 5); err == nil || err.Error() != "level 5 is not in 0..4" {
 		t.Errorf("SummarizeScores level 5 error = %v", err)
 	}
-	if _, err := SummarizeScores([]float64{1.0}, nil, 5); err == nil || !strings.Contains(err.Error(), "equal length") {
+	if _, err := summarizeScores([]float64{1.0}, nil, 5); err == nil || !strings.Contains(err.Error(), "equal length") {
 		t.Errorf("SummarizeScores length error = %v", err)
 	}
-	empty, err := SummarizeScores(nil, nil, 5)
+	empty, err := summarizeScores(nil, nil, 5)
 	if err != nil || empty.Mean != nil || len(empty.Distribution) != 5 {
 		t.Errorf("SummarizeScores(empty) = %+v, %v; want mean null and 5 zero levels", empty, err)
 	}
@@ -168,10 +168,10 @@ func TestLegibilityGap(t *testing.T) {
 		{Name: "clean", Value: ScoreSummary{Mean: f(3.75)}},
 		{Name: "low_legibility", Value: ScoreSummary{Mean: f(1.25)}},
 	}
-	if got := LegibilityGap(both); got == nil || *got != 2.5 {
+	if got := legibilityGap(both); got == nil || *got != 2.5 {
 		t.Errorf("LegibilityGap = %v, want 2.5", ptrText(got))
 	}
-	if got := LegibilityGap(both[:1]); got != nil {
+	if got := legibilityGap(both[:1]); got != nil {
 		t.Errorf("LegibilityGap(clean only) = %v, want null", *got)
 	}
 }
@@ -312,11 +312,11 @@ func TestMetricsRight(t *testing.T) {
 	check("legibility_gap_clean_minus_low", m.LegibilityGapCleanMinusLow, f(3))
 	check("noul_choice_agreement", m.NoulChoiceAgreement, Agreement{Rate: f(1), Counted: 6, ExcludedCannotTell: 1})
 	check("mean_latency_seconds", m.MeanLatencySeconds, f(0.5))
-	check("confidence_note", m.ConfidenceNote, ConfidenceNote)
+	check("confidence_note", m.ConfidenceNote, confidenceNote)
 	check("warnings", m.Warnings, []error(nil))
 
 	// Metrics over the records gives the same block, with the rounded-latency warning.
-	records, err := Records(rightOutcomes(t, rightAnswers()))
+	records, err := records(rightOutcomes(t, rightAnswers()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +324,7 @@ func TestMetricsRight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fromRecords.Warnings) != 1 || !errors.Is(fromRecords.Warnings[0], ErrRoundedLatencies) {
+	if len(fromRecords.Warnings) != 1 || !errors.Is(fromRecords.Warnings[0], errRoundedLatencies) {
 		t.Errorf("Metrics(records).Warnings = %v, want ErrRoundedLatencies", fromRecords.Warnings)
 	}
 	fromRecords.Warnings = nil
@@ -440,7 +440,7 @@ func TestMetricsNoOutcomes(t *testing.T) {
 }
 
 func TestMetricsErrors(t *testing.T) {
-	base, err := Records(rightOutcomes(t, rightAnswers()))
+	base, err := records(rightOutcomes(t, rightAnswers()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -639,10 +639,10 @@ func ExampleMetrics() {
 			Verdict: "consistent", PayeeConfidence: 0.97, AmountsConfidence: 0.95, LegibilityScore: 3.9, LegibilityLevel: 4},
 		{CaseID: "r00:payee_changed", Variant: VariantPayeeChanged, Expected: expected(VariantPayeeChanged),
 			Verdict: "consistent", PayeeConfidence: 0.62, AmountsConfidence: 0.96, LegibilityScore: 3.8, LegibilityLevel: 4},
-		{CaseID: "r00:wrong_date", Variant: VariantWrongDate, Expected: expected(VariantWrongDate),
+		{CaseID: "r00:wrong_date", Variant: variantWrongDate, Expected: expected(variantWrongDate),
 			Verdict: "date_mismatch", PayeeConfidence: 0.94, AmountsConfidence: 0.93, LegibilityScore: 4, LegibilityLevel: 4},
 	}
-	records, err := Records(outcomes)
+	records, err := records(outcomes)
 	if err != nil {
 		fmt.Println(err)
 		return

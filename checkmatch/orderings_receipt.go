@@ -23,9 +23,9 @@ const (
 	// OrderingsRowsEnv names the study's register row count
 	// ([ParseOrderingsRows]).
 	OrderingsRowsEnv = "TYPEVET_CHECK_ORDERINGS_ROWS"
-	// DefaultOrderingsRows is the row count of typevet's committed study:
+	// defaultOrderingsRows is the row count of typevet's committed study:
 	// 3 rows, 21 cases, 126 verdict requests.
-	DefaultOrderingsRows = 3
+	defaultOrderingsRows = 3
 	// OrderingsSeed is the only seed the study accepts: the seed of the
 	// single-order receipt it is compared with.
 	OrderingsSeed = 1
@@ -35,20 +35,20 @@ const (
 // a study read.
 const OrderingsFixture = "single_order_receipt"
 
-// ArmVerdictRequests is the arm_call_counts name of a study's successful
+// armVerdictRequests is the arm_call_counts name of a study's successful
 // verdict calls.
-const ArmVerdictRequests = "verdict_requests"
+const armVerdictRequests = "verdict_requests"
 
 // ParseOrderingsRows parses the study's row count from the text of
 // [OrderingsRowsEnv] (typevet's orderings_rows): outer
 // whitespace is removed (Python's str.strip set); blank text gives
-// [DefaultOrderingsRows]; otherwise the text must be ASCII digits with a
+// defaultOrderingsRows; otherwise the text must be ASCII digits with a
 // value from 1 to 20. A refusal names the variable and never echoes the
 // value: "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20".
 func ParseOrderingsRows(raw string) (int, error) {
 	text := strings.TrimFunc(raw, pyIsSpace)
 	if text == "" {
-		return DefaultOrderingsRows, nil
+		return defaultOrderingsRows, nil
 	}
 	errRows := errors.New(OrderingsRowsEnv + " must be an integer from 1 to 20")
 	if len(text) > 2 {
@@ -111,7 +111,7 @@ type OrderingsPins struct {
 // its fields, in order, are the receipt's top-level keys. Write one
 // with [receipt.Write].
 type OrderingsReceipt struct {
-	// Issue is always [OrderingsReceiptIssue] (105).
+	// Issue is always orderingsReceiptIssue (105).
 	Issue int `json:"issue"`
 	// Backend is "llama_cpp", or offline "fake" or "reader".
 	Backend serving.Backend `json:"backend"`
@@ -160,7 +160,7 @@ type OrderingsReceiptParts struct {
 // withholds a stopped message that holds a secret or an auth header.
 func BuildOrderingsReceipt(run OrderingsRun, parts OrderingsReceiptParts) (OrderingsReceipt, error) {
 	r := OrderingsReceipt{
-		Issue:       OrderingsReceiptIssue,
+		Issue:       orderingsReceiptIssue,
 		Backend:     parts.Backend,
 		Model:       parts.Model,
 		Pins:        parts.Pins,
@@ -205,8 +205,8 @@ func ReadOrderingsReceipt(r io.Reader) (OrderingsReceipt, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return OrderingsReceipt{}, errors.New("read orderings receipt: data after the receipt object")
 	}
-	if out.Issue != OrderingsReceiptIssue {
-		return OrderingsReceipt{}, fmt.Errorf("read orderings receipt: issue is %d, want %d", out.Issue, OrderingsReceiptIssue)
+	if out.Issue != orderingsReceiptIssue {
+		return OrderingsReceipt{}, fmt.Errorf("read orderings receipt: issue is %d, want %d", out.Issue, orderingsReceiptIssue)
 	}
 	return out, nil
 }

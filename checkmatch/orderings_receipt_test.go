@@ -85,7 +85,7 @@ func studyReceipt(t *testing.T, cases, failAt int) OrderingsReceipt {
 		PromptDigests:   OrderingsPromptDigests(),
 		CodePathDigests: code,
 		FixtureDigests:  receipt.Digests{{Name: OrderingsFixture, Value: strings.Repeat("f", 64)}},
-		ArmCallCounts:   receipt.Counts{{Name: ArmVerdictRequests, Value: run.Requests}},
+		ArmCallCounts:   receipt.Counts{{Name: armVerdictRequests, Value: run.Requests}},
 	}
 	sa := serving.ServerArgs(nil, &stated)
 	pins := OrderingsPins{
@@ -220,7 +220,7 @@ func FuzzParseOrderingsRows(f *testing.F) {
 		}
 		text := strings.TrimFunc(raw, pyIsSpace)
 		if text == "" {
-			if n != DefaultOrderingsRows {
+			if n != defaultOrderingsRows {
 				t.Fatalf("blank %q gave %d", raw, n)
 			}
 			return
@@ -249,7 +249,7 @@ func FuzzReadOrderingsReceipt(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if r.Issue != OrderingsReceiptIssue {
+		if r.Issue != orderingsReceiptIssue {
 			t.Fatalf("issue %d accepted", r.Issue)
 		}
 		b, err := receipt.Marshal(r)

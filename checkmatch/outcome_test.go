@@ -25,8 +25,8 @@ func TestVerdictCorrect(t *testing.T) {
 		{name: "clean consistent", verdict: "consistent", variant: VariantClean, want: true},
 		{name: "clean cannot_tell", verdict: "cannot_tell", variant: VariantClean, want: false,
 			reason: "only low_legibility accepts cannot_tell"},
-		{name: "written amount", verdict: "amount_mismatch", variant: VariantWrittenAmountChanged, want: true},
-		{name: "written amount payee", verdict: "payee_mismatch", variant: VariantWrittenAmountChanged, want: false},
+		{name: "written amount", verdict: "amount_mismatch", variant: variantWrittenAmountChanged, want: true},
+		{name: "written amount payee", verdict: "payee_mismatch", variant: variantWrittenAmountChanged, want: false},
 		{name: "low consistent", verdict: "consistent", variant: VariantLowLegibility, want: true,
 			reason: "amendment A1: a blurred clean check may be called consistent"},
 		{name: "low cannot_tell", verdict: "cannot_tell", variant: VariantLowLegibility, want: true},
@@ -41,7 +41,7 @@ func TestVerdictCorrect(t *testing.T) {
 		})
 	}
 	_, err := VerdictCorrect("maybe", ExpectedLabels(VariantClean))
-	var uv *UnknownVerdictError
+	var uv *unknownVerdictError
 	if !errors.As(err, &uv) || err.Error() != "unknown verdict label: maybe" {
 		t.Errorf("VerdictCorrect(maybe) error = %v, want *UnknownVerdictError \"unknown verdict label: maybe\"", err)
 	}
@@ -51,10 +51,10 @@ func TestClassKey(t *testing.T) {
 	want := map[Variant]string{
 		VariantClean:                "consistent",
 		VariantPayeeChanged:         "payee_mismatch",
-		VariantWrittenAmountChanged: "amount_mismatch",
-		VariantBothAmountsChanged:   "amount_mismatch",
-		VariantWrongDate:            "date_mismatch",
-		VariantUnsigned:             "unsigned",
+		variantWrittenAmountChanged: "amount_mismatch",
+		variantBothAmountsChanged:   "amount_mismatch",
+		variantWrongDate:            "date_mismatch",
+		variantUnsigned:             "unsigned",
 		VariantLowLegibility:        "cannot_tell|consistent",
 	}
 	for _, v := range Variants() {
@@ -97,13 +97,13 @@ func TestNoulChoiceAgreement(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := NoulChoiceAgreement(tt.verdict, tt.payee, tt.amounts)
+			got, err := noulChoiceAgreement(tt.verdict, tt.payee, tt.amounts)
 			if err != nil || !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("NoulChoiceAgreement(%q, %v, %v) = %v, %v; want %v", tt.verdict, tt.payee, tt.amounts, ptrText(got), err, ptrText(tt.want))
 			}
 		})
 	}
-	if _, err := NoulChoiceAgreement("maybe", 0.5, 0.5); err == nil || !strings.Contains(err.Error(), "unknown verdict label") {
+	if _, err := noulChoiceAgreement("maybe", 0.5, 0.5); err == nil || !strings.Contains(err.Error(), "unknown verdict label") {
 		t.Errorf("NoulChoiceAgreement(maybe) error = %v, want unknown verdict label", err)
 	}
 }

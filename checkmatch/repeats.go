@@ -20,8 +20,8 @@ const (
 	RepeatResamples = 10000
 	// RepeatSeed is the seed of those resamples.
 	RepeatSeed = 0
-	// RepeatLevel is the level of the pooled accuracy interval.
-	RepeatLevel = 0.95
+	// repeatLevel is the level of the pooled accuracy interval.
+	repeatLevel = 0.95
 	// StabilityRangeLimit bounds the accuracy range and every ECE range of
 	// stable runs: each must be strictly below it.
 	StabilityRangeLimit = 0.01
@@ -66,14 +66,14 @@ func fileStem(p string) string {
 	return base
 }
 
-// DigestOutliers finds the runs whose code differs from the majority's.
+// digestOutliers finds the runs whose code differs from the majority's.
 // Each receipt's key is its identity.code_path_digests; the
 // reference is the most frequent key, a tie going to the earliest receipt.
 // The result maps the index of each run whose key differs from the
 // reference to the sorted names whose values differ (a name missing on one
 // side differs). Runs equal to the reference are left out. Only names are
 // reported, never digest values.
-func DigestOutliers(receipts []Receipt) map[int][]string {
+func digestOutliers(receipts []Receipt) map[int][]string {
 	out := map[int][]string{}
 	if len(receipts) == 0 {
 		return out
@@ -150,10 +150,10 @@ func caseTables(receipts []Receipt) ([]map[string]*CaseRecord, []string, error) 
 	return tables, ids, nil
 }
 
-// CaseAgreement returns the share of cases whose verdict is the same in
+// caseAgreement returns the share of cases whose verdict is the same in
 // every receipt. The receipts must hold the same set of case
 // ids ("case ids differ between the receipts") and at least one case.
-func CaseAgreement(receipts []Receipt) (float64, error) {
+func caseAgreement(receipts []Receipt) (float64, error) {
 	tables, ids, err := caseTables(receipts)
 	if err != nil {
 		return 0, err
@@ -178,7 +178,7 @@ func CaseAgreement(receipts []Receipt) (float64, error) {
 	return float64(same) / float64(len(ids)), nil
 }
 
-// MaxProbabilityDifference returns the largest change of any recorded
+// maxProbabilityDifference returns the largest change of any recorded
 // probability between the receipts: for each case and each of
 // payee_confidence, amounts_confidence, every verdict_probabilities label
 // and every legibility_probabilities level (names from the first receipt),
@@ -189,7 +189,7 @@ func CaseAgreement(receipts []Receipt) (float64, error) {
 // levels a sparse legibility_probabilities of the first receipt does not
 // record (NaN, see [ByLevel]) are not compared, and another receipt's extra
 // labels and levels are ignored.
-func MaxProbabilityDifference(receipts []Receipt) (float64, error) {
+func maxProbabilityDifference(receipts []Receipt) (float64, error) {
 	tables, ids, err := caseTables(receipts)
 	if err != nil {
 		return 0, err
@@ -241,7 +241,7 @@ type AccuracyInterval struct {
 	// accuracy.
 	Low  float64 `json:"low"`
 	High float64 `json:"high"`
-	// Level is [RepeatLevel].
+	// Level is repeatLevel.
 	Level float64 `json:"level"`
 	// Resamples is [RepeatResamples].
 	Resamples int `json:"resamples"`
@@ -256,7 +256,7 @@ type AccuracyInterval struct {
 // order), 1 when the case is correct, else 0. Each of [RepeatResamples]
 // resamples draws the rows at ResampleIndices(rows, [RepeatSeed], b) and
 // takes their share; the interval is [PercentileInterval] of the shares at
-// [RepeatLevel] (ranks 250 and 9,749).
+// repeatLevel (ranks 250 and 9,749).
 //
 // For 5 receipts of 140 cases that is 7 million SHA-256 draws. They are
 // made once, spread over GOMAXPROCS goroutines, without allocation per
@@ -286,17 +286,17 @@ func PooledAccuracyInterval(receipts []Receipt) (AccuracyInterval, error) {
 			shares[b] = float64(k) / float64(n)
 		}
 	})
-	lo, hi, err := PercentileInterval(shares, RepeatLevel)
+	lo, hi, err := PercentileInterval(shares, repeatLevel)
 	if err != nil {
 		return AccuracyInterval{}, err
 	}
-	return AccuracyInterval{Low: lo, High: hi, Level: RepeatLevel, Resamples: RepeatResamples, Seed: RepeatSeed, Rows: n}, nil
+	return AccuracyInterval{Low: lo, High: hi, Level: repeatLevel, Resamples: RepeatResamples, Seed: RepeatSeed, Rows: n}, nil
 }
 
-// StabilityVerdict reports whether repeated runs are stable:
+// stabilityVerdict reports whether repeated runs are stable:
 // the accuracy range and every ECE range are strictly below
 // [StabilityRangeLimit].
-func StabilityVerdict(accuracyRange float64, eceRanges receipt.Ordered[float64]) bool {
+func stabilityVerdict(accuracyRange float64, eceRanges receipt.Ordered[float64]) bool {
 	if !(accuracyRange < StabilityRangeLimit) {
 		return false
 	}
@@ -359,13 +359,13 @@ type RepeatRun struct {
 	// WallSeconds is the receipt's wall_seconds.
 	WallSeconds float64 `json:"wall_seconds"`
 	// Included is false when the run judged another slice than the
-	// majority's ([SliceOutliers]) or its code digests differ from the
-	// majority's ([DigestOutliers]).
+	// majority's (sliceOutliers) or its code digests differ from the
+	// majority's (digestOutliers).
 	Included bool `json:"included"`
-	// Agreement is [CaseAgreement] of the first included run and this one;
+	// Agreement is caseAgreement of the first included run and this one;
 	// null for a run of another slice, whose cases are other cases.
 	Agreement *float64 `json:"agreement"`
-	// MaxAbsDifference is [MaxProbabilityDifference] of the first included
+	// MaxAbsDifference is maxProbabilityDifference of the first included
 	// run and this one; null for a run of another slice.
 	MaxAbsDifference *float64 `json:"max_abs_difference"`
 }
@@ -375,9 +375,9 @@ const (
 	// ExcludedSlice is the reason of a run that judged another slice than
 	// the majority's: its differing_pins name the slice pins that differ.
 	ExcludedSlice = "another slice"
-	// ExcludedCode is the reason of a run whose code digests differ from
+	// excludedCode is the reason of a run whose code digests differ from
 	// the majority's: its differing_digests name them.
-	ExcludedCode = "code digests differ"
+	excludedCode = "code digests differ"
 )
 
 // ExcludedRun names a run left out of a repeat summary, why, and the
@@ -389,7 +389,7 @@ type ExcludedRun struct {
 	// differ from the majority's ([] for a run of another slice). Digest
 	// values are never reported.
 	DifferingDigests []string `json:"differing_digests"`
-	// Reason is [ExcludedSlice] or [ExcludedCode].
+	// Reason is [ExcludedSlice] or excludedCode.
 	Reason string `json:"reason"`
 	// DifferingPins names the slice pins that differ from the majority's
 	// ([SliceDifferences]); [] for a run excluded by its code.
@@ -422,16 +422,16 @@ type RepeatReport struct {
 	Statistics RepeatStatistics `json:"statistics"`
 	// AccuracyInterval is [PooledAccuracyInterval] of the included runs.
 	AccuracyInterval AccuracyInterval `json:"accuracy_interval"`
-	// Agreement is [CaseAgreement] of the included runs.
+	// Agreement is caseAgreement of the included runs.
 	Agreement float64 `json:"agreement"`
-	// MaxAbsDifference is [MaxProbabilityDifference] of the included runs.
+	// MaxAbsDifference is maxProbabilityDifference of the included runs.
 	MaxAbsDifference float64 `json:"max_abs_difference"`
-	// Stable is [StabilityVerdict] of the accuracy range and the ECE
+	// Stable is stabilityVerdict of the accuracy range and the ECE
 	// ranges, and false when fewer than two runs are included: one run
 	// cannot show that repeats agree.
 	Stable bool `json:"stable"`
 	// Warnings lists doubts that did not stop the summary, one sentence
-	// each: fewer than two included runs ([ErrOneRun]), a run excluded as
+	// each: fewer than two included runs (errOneRun), a run excluded as
 	// another slice, and an included run whose backend, model or prompt
 	// digests differ from the first included run's, so that the runs may
 	// not be repeats of one experiment (typevet does not check). [] when
@@ -439,9 +439,9 @@ type RepeatReport struct {
 	Warnings []string `json:"warnings"`
 }
 
-// ErrOneRun is the warning of a repeat summary over fewer than two
+// errOneRun is the warning of a repeat summary over fewer than two
 // included runs, which is never stable.
-var ErrOneRun = errors.New("fewer than two included runs: stability needs at least two runs of one slice, so the runs are not called stable")
+var errOneRun = errors.New("fewer than two included runs: stability needs at least two runs of one slice, so the runs are not called stable")
 
 // SliceDifferences names the slice pins that differ between a and b:
 // pins.slice_sha256, pins.generator_seed, pins.register_rows,
@@ -465,11 +465,11 @@ func SliceDifferences(a, b Receipt) []string {
 	return out
 }
 
-// SliceOutliers finds the runs that judged another slice than the
+// sliceOutliers finds the runs that judged another slice than the
 // majority's: the reference is the receipt whose slice most receipts
 // share (no [SliceDifferences]), a tie going to the earliest. The result
 // maps the index of each other run to its differing pin names.
-func SliceOutliers(receipts []Receipt) map[int][]string {
+func sliceOutliers(receipts []Receipt) map[int][]string {
 	out := map[int][]string{}
 	ref, best := 0, 0
 	for i := range receipts {
@@ -520,7 +520,7 @@ func noulECE(m MetricsBlock) receipt.Ordered[*float64] {
 
 // RepeatSummary applies typevet's pre-registered repeat-run statistics
 // (#357) to receipts of the same slice: runs of another slice
-// than the majority's are excluded ([SliceOutliers]: a different seed is a
+// than the majority's are excluded (sliceOutliers: a different seed is a
 // different experiment, not a repeat), then runs whose code digests differ
 // from the majority's (by digest name, never value);
 // accuracy, false-clear rate and each Noul's ECE are spread over the
@@ -543,7 +543,7 @@ func RepeatSummary(runs []NamedReceipt) (RepeatReport, error) {
 	rep := RepeatReport{Included: []string{}, Excluded: []ExcludedRun{}, Warnings: []string{}}
 	// Runs of another slice first; the code digests' majority is then
 	// taken over the runs of the majority's slice.
-	otherSlice := SliceOutliers(receipts)
+	otherSlice := sliceOutliers(receipts)
 	var sameSlice []Receipt
 	var sameIdx []int
 	for i, r := range receipts {
@@ -553,7 +553,7 @@ func RepeatSummary(runs []NamedReceipt) (RepeatReport, error) {
 		}
 	}
 	code := map[int][]string{}
-	for j, names := range DigestOutliers(sameSlice) {
+	for j, names := range digestOutliers(sameSlice) {
 		code[sameIdx[j]] = names
 	}
 	var kept []Receipt
@@ -569,7 +569,7 @@ func RepeatSummary(runs []NamedReceipt) (RepeatReport, error) {
 			continue
 		}
 		if names, ok := code[i]; ok {
-			rep.Excluded = append(rep.Excluded, ExcludedRun{Run: r.Name, DifferingDigests: names, Reason: ExcludedCode, DifferingPins: []string{}})
+			rep.Excluded = append(rep.Excluded, ExcludedRun{Run: r.Name, DifferingDigests: names, Reason: excludedCode, DifferingPins: []string{}})
 			continue
 		}
 		rep.Included = append(rep.Included, r.Name)
@@ -595,11 +595,11 @@ func RepeatSummary(runs []NamedReceipt) (RepeatReport, error) {
 		}
 		if !sliceOut {
 			pair := []Receipt{kept[0], r.Receipt}
-			agreement, err := CaseAgreement(pair)
+			agreement, err := caseAgreement(pair)
 			if err != nil {
 				return RepeatReport{}, fmt.Errorf("run %s: %w", r.Name, err)
 			}
-			diff, err := MaxProbabilityDifference(pair)
+			diff, err := maxProbabilityDifference(pair)
 			if err != nil {
 				return RepeatReport{}, fmt.Errorf("run %s: %w", r.Name, err)
 			}
@@ -615,19 +615,19 @@ func RepeatSummary(runs []NamedReceipt) (RepeatReport, error) {
 	if rep.AccuracyInterval, err = PooledAccuracyInterval(kept); err != nil {
 		return RepeatReport{}, err
 	}
-	if rep.Agreement, err = CaseAgreement(kept); err != nil {
+	if rep.Agreement, err = caseAgreement(kept); err != nil {
 		return RepeatReport{}, err
 	}
-	if rep.MaxAbsDifference, err = MaxProbabilityDifference(kept); err != nil {
+	if rep.MaxAbsDifference, err = maxProbabilityDifference(kept); err != nil {
 		return RepeatReport{}, err
 	}
 	eceRanges := make(receipt.Ordered[float64], len(rep.Statistics.ECE))
 	for i, e := range rep.Statistics.ECE {
 		eceRanges[i] = receipt.Entry[float64]{Name: e.Name, Value: e.Value.Range}
 	}
-	rep.Stable = len(kept) >= 2 && StabilityVerdict(rep.Statistics.Accuracy.Range, eceRanges)
+	rep.Stable = len(kept) >= 2 && stabilityVerdict(rep.Statistics.Accuracy.Range, eceRanges)
 	if len(kept) < 2 {
-		rep.Warnings = append(rep.Warnings, ErrOneRun.Error())
+		rep.Warnings = append(rep.Warnings, errOneRun.Error())
 	}
 	return rep, nil
 }

@@ -25,7 +25,7 @@ import (
 func repeatFixture(correct [4]bool, e float64) Receipt {
 	verdicts := [4]string{VerdictConsistent, VerdictPayeeMismatch, VerdictUnsigned, VerdictConsistent}
 	r := Receipt{
-		Issue:       ReceiptIssue,
+		Issue:       receiptIssue,
 		WallSeconds: 10.0,
 		Identity: receipt.Identity{
 			BaselineCommit:  "c0ffee",
@@ -92,7 +92,7 @@ func TestRepeatSummaryExcludesOddDigests(t *testing.T) {
 	rep, err := RepeatSummary(named(odd, normal(), normal(), normal()))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"run1", "run2", "run3"}, rep.Included)
-	assert.Equal(t, []ExcludedRun{{Run: "run0", DifferingDigests: []string{"runner"}, Reason: ExcludedCode, DifferingPins: []string{}}}, rep.Excluded)
+	assert.Equal(t, []ExcludedRun{{Run: "run0", DifferingDigests: []string{"runner"}, Reason: excludedCode, DifferingPins: []string{}}}, rep.Excluded)
 	b, err := json.Marshal(rep.Excluded)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "zzzz")
@@ -123,32 +123,32 @@ func TestDigestOutliers(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, DigestOutliers(tt.receipts), tt.reason)
+			assert.Equal(t, tt.want, digestOutliers(tt.receipts), tt.reason)
 		})
 	}
 }
 
 func TestCaseAgreement(t *testing.T) {
 	for _, i := range []int{0, 2, 3} {
-		got, err := CaseAgreement([]Receipt{normal(), withVerdict(normal(), []int{i}, VerdictCannotTell), normal()})
+		got, err := caseAgreement([]Receipt{normal(), withVerdict(normal(), []int{i}, VerdictCannotTell), normal()})
 		require.NoError(t, err)
 		assert.Equal(t, 0.75, got, "case %d changed in the middle receipt", i)
 	}
-	got, err := CaseAgreement([]Receipt{normal(), normal()})
+	got, err := caseAgreement([]Receipt{normal(), normal()})
 	require.NoError(t, err)
 	assert.Equal(t, 1.0, got)
-	got, err = CaseAgreement([]Receipt{normal(), withVerdict(normal(), []int{0, 3}, VerdictCannotTell)})
+	got, err = caseAgreement([]Receipt{normal(), withVerdict(normal(), []int{0, 3}, VerdictCannotTell)})
 	require.NoError(t, err)
 	assert.Equal(t, 0.5, got)
 
 	short := normal()
 	short.Cases = short.Cases[:3]
-	_, err = CaseAgreement([]Receipt{normal(), short})
+	_, err = caseAgreement([]Receipt{normal(), short})
 	assert.EqualError(t, err, "case ids differ between the receipts")
 	renamed := normal()
 	renamed.Cases = append([]CaseRecord(nil), renamed.Cases...)
 	renamed.Cases[1].CaseID = "r99:v"
-	_, err = CaseAgreement([]Receipt{normal(), renamed})
+	_, err = caseAgreement([]Receipt{normal(), renamed})
 	assert.EqualError(t, err, "case ids differ between the receipts", "same count, other ids")
 }
 
@@ -156,25 +156,25 @@ func TestMaxProbabilityDifference(t *testing.T) {
 	changed := normal()
 	changed.Cases = append([]CaseRecord(nil), changed.Cases...)
 	changed.Cases[2].LegibilityProbabilities = ByLevel[float64]{0.1, 0, 0, 0, 0.875}
-	got, err := MaxProbabilityDifference([]Receipt{normal(), changed})
+	got, err := maxProbabilityDifference([]Receipt{normal(), changed})
 	require.NoError(t, err)
 	assert.InDelta(t, 0.025, got, 1e-15)
 
-	got, err = MaxProbabilityDifference([]Receipt{normal(), normal(), normal()})
+	got, err = maxProbabilityDifference([]Receipt{normal(), normal(), normal()})
 	require.NoError(t, err)
 	assert.Equal(t, 0.0, got, "bit-equal runs")
 
 	payee := normal()
 	payee.Cases = append([]CaseRecord(nil), payee.Cases...)
 	payee.Cases[0].PayeeConfidence = 0.5
-	got, err = MaxProbabilityDifference([]Receipt{normal(), payee})
+	got, err = maxProbabilityDifference([]Receipt{normal(), payee})
 	require.NoError(t, err)
 	assert.InDelta(t, 0.4, got, 1e-15)
 
 	missing := normal()
 	missing.Cases = append([]CaseRecord(nil), missing.Cases...)
 	missing.Cases[1].VerdictProbabilities = judgment.Probabilities{{Label: VerdictConsistent, P: 1}}
-	_, err = MaxProbabilityDifference([]Receipt{normal(), missing})
+	_, err = maxProbabilityDifference([]Receipt{normal(), missing})
 	assert.ErrorContains(t, err, `case r01:v: run 1 has no verdict probability "unsigned"`)
 }
 
@@ -226,7 +226,7 @@ func TestStabilityVerdict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, StabilityVerdict(tt.accuracy, tt.ece))
+			assert.Equal(t, tt.want, stabilityVerdict(tt.accuracy, tt.ece))
 		})
 	}
 	assert.Equal(t, 0.01, StabilityRangeLimit)
@@ -314,7 +314,7 @@ func TestRepeatSummaryOtherSlice(t *testing.T) {
 	assert.False(t, rep.Stable, "one included run is never stable")
 	assert.Equal(t, []string{
 		"run run1 excluded: another slice (pins.slice_sha256, pins.generator_seed differ from the majority's); runs of another seed, row count or renderer are not repeats",
-		ErrOneRun.Error(),
+		errOneRun.Error(),
 	}, rep.Warnings)
 
 	// Another row count: other case ids, still excluded, not an error.
@@ -331,7 +331,7 @@ func TestRepeatSummaryOtherSlice(t *testing.T) {
 	rep, err = RepeatSummary(named(normal()))
 	require.NoError(t, err)
 	assert.False(t, rep.Stable)
-	assert.Equal(t, []string{ErrOneRun.Error()}, rep.Warnings)
+	assert.Equal(t, []string{errOneRun.Error()}, rep.Warnings)
 }
 
 func TestRepeatSummaryRefusals(t *testing.T) {
@@ -387,7 +387,7 @@ func TestRepeatSummaryOverTypevetReceipt(t *testing.T) {
 	rep, err := RepeatSummary(runs)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"repeat0", "repeat2"}, rep.Included)
-	assert.Equal(t, []ExcludedRun{{Run: "repeat1", DifferingDigests: []string{"runner"}, Reason: ExcludedCode, DifferingPins: []string{}}}, rep.Excluded)
+	assert.Equal(t, []ExcludedRun{{Run: "repeat1", DifferingDigests: []string{"runner"}, Reason: excludedCode, DifferingPins: []string{}}}, rep.Excluded)
 	b, err := json.Marshal(rep)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), changed, "digest values never appear")
@@ -479,7 +479,7 @@ func TestRepeatSummarySparseTypevetReceipts(t *testing.T) {
 	}
 	runs, err := ReadRepeatRuns([]string{write("sparse.json", first), write("dense.json", second)})
 	require.NoError(t, err)
-	assert.Equal(t, ReceiptIssue, runs[0].Receipt.Issue, "filled in")
+	assert.Equal(t, receiptIssue, runs[0].Receipt.Issue, "filled in")
 	assert.True(t, math.IsNaN(runs[0].Receipt.Cases[0].LegibilityProbabilities[2]))
 	rep, err := RepeatSummary(runs)
 	require.NoError(t, err)

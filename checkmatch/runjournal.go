@@ -10,15 +10,15 @@ import (
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// JournalKind is the [journal.Header] kind of a check-match run.
-const JournalKind = "check_match"
+// journalKind is the [journal.Header] kind of a check-match run.
+const journalKind = "check_match"
 
-// JournalCase is one line of a check-match run's journal: a finished case
+// journalCase is one line of a check-match run's journal: a finished case
 // at full precision (the unrounded latency and probabilities its receipt
 // record is built from), how many attempts it took, and when it finished.
 // The case's variant and expected labels are not stored: they follow from
 // the slice, which the journal header pins.
-type JournalCase struct {
+type journalCase struct {
 	// Index is the case's slice index.
 	Index int `json:"index"`
 	// CaseID is the case id, checked against the slice on resume.
@@ -47,8 +47,8 @@ type JournalCase struct {
 }
 
 // newJournalCase returns the journal line of outcome o of case index i.
-func newJournalCase(i int, o Outcome, attempts, part int, finished float64) JournalCase {
-	return JournalCase{
+func newJournalCase(i int, o Outcome, attempts, part int, finished float64) journalCase {
+	return journalCase{
 		Index: i, CaseID: o.CaseID, Attempts: attempts, Part: part, FinishedSeconds: finished,
 		Verdict: o.Verdict, VerdictProbabilities: o.VerdictProbabilities,
 		PayeeConfidence: o.PayeeConfidence, AmountsConfidence: o.AmountsConfidence,
@@ -59,7 +59,7 @@ func newJournalCase(i int, o Outcome, attempts, part int, finished float64) Jour
 }
 
 // outcome rebuilds the case's [Outcome] from the slice's request.
-func (c JournalCase) outcome(req Request) Outcome {
+func (c journalCase) outcome(req Request) Outcome {
 	return Outcome{
 		CaseID: c.CaseID, Variant: req.Case.Variant, Expected: req.Case.Expected,
 		Verdict: c.Verdict, VerdictProbabilities: c.VerdictProbabilities,
@@ -70,7 +70,7 @@ func (c JournalCase) outcome(req Request) Outcome {
 	}
 }
 
-// JournalHeader returns the identity line of a check-match run of slice at
+// journalHeader returns the identity line of a check-match run of slice at
 // concurrency with c: everything its receipt pins that decides the
 // answers, in this order: backend, model, served_template,
 // generator_seed, register_rows, variants_per_row, slice_sha256,
@@ -80,8 +80,8 @@ func (c JournalCase) outcome(req Request) Outcome {
 // arm_call_counts {"judgments": every case of the slice}, so it does not
 // change as cases finish). [journal.Header.Check] names the first that
 // differs, so the specific pin comes before the digest over them all.
-func JournalHeader(c RunContext, slice Slice, concurrency int) (journal.Header, error) {
-	h := journal.Header{Kind: JournalKind}
+func journalHeader(c RunContext, slice Slice, concurrency int) (journal.Header, error) {
+	h := journal.Header{Kind: journalKind}
 	pins := c.Pins(slice, concurrency)
 	id := c.Identity(receipt.Counts{{Name: "judgments", Value: len(slice.Requests)}}, nil)
 	add := func(name string, v any) error {
@@ -132,27 +132,27 @@ func JournalHeader(c RunContext, slice Slice, concurrency int) (journal.Header, 
 type Journal struct {
 	w        *journal.Writer
 	part     int
-	finished map[int]JournalCase
+	finished map[int]journalCase
 	prior    float64 // wall seconds of the earlier parts
 	torn     *journal.Torn
 	added    atomic.Int64 // cases this part recorded
 }
 
 // CreateJournal creates the journal of a new run at path with header h
-// ([JournalHeader]). An existing file is refused (errors.Is(err,
+// (journalHeader). An existing file is refused (errors.Is(err,
 // fs.ErrExist) holds).
 func CreateJournal(path string, h journal.Header) (*Journal, error) {
 	w, err := journal.Create(path, h)
 	if err != nil {
 		return nil, err
 	}
-	return &Journal{w: w, part: 1, finished: map[int]JournalCase{}}, nil
+	return &Journal{w: w, part: 1, finished: map[int]journalCase{}}, nil
 }
 
-// JournalCaseError reports a journal line that does not fit the slice the
+// journalCaseError reports a journal line that does not fit the slice the
 // run resumes: an index out of range, a case id or render digest that is
 // not the slice's, or a line that is not a case.
-type JournalCaseError struct {
+type journalCaseError struct {
 	// Line is the entry's 1-based position after the header.
 	Line int
 	// Msg says what does not fit.
@@ -160,13 +160,13 @@ type JournalCaseError struct {
 }
 
 // Error returns "journal entry <n>: <msg>".
-func (e *JournalCaseError) Error() string { return fmt.Sprintf("journal entry %d: %s", e.Line, e.Msg) }
+func (e *journalCaseError) Error() string { return fmt.Sprintf("journal entry %d: %s", e.Line, e.Msg) }
 
 // ResumeJournal opens the journal at path to resume a run whose identity
 // is now (built as for [CreateJournal]) over reqs. It refuses a journal of
 // another experiment with the *[journal.MismatchError] of
 // [journal.Header.Check], and a line that does not fit reqs with a
-// *[JournalCaseError]. A torn last line is cut off and reported by
+// *journalCaseError. A torn last line is cut off and reported by
 // [Journal.Torn]. A case journaled twice keeps its first line. New lines
 // carry the next part number.
 func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, error) {
@@ -178,29 +178,29 @@ func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, e
 	if err := c.Header.Check(now); err != nil {
 		return nil, err
 	}
-	j := &Journal{finished: map[int]JournalCase{}, torn: c.Torn}
+	j := &Journal{finished: map[int]journalCase{}, torn: c.Torn}
 	partWall := map[int]float64{}
 	for n, raw := range c.Entries {
-		var jc JournalCase
+		var jc journalCase
 		if err := json.Unmarshal(raw, &jc); err != nil {
-			return nil, &JournalCaseError{Line: n + 1, Msg: "not a case line: " + err.Error()}
+			return nil, &journalCaseError{Line: n + 1, Msg: "not a case line: " + err.Error()}
 		}
 		if jc.Index < 0 || jc.Index >= len(reqs) {
-			return nil, &JournalCaseError{Line: n + 1, Msg: fmt.Sprintf("index %d is outside the slice's %d cases", jc.Index, len(reqs))}
+			return nil, &journalCaseError{Line: n + 1, Msg: fmt.Sprintf("index %d is outside the slice's %d cases", jc.Index, len(reqs))}
 		}
 		req := reqs[jc.Index]
 		if jc.CaseID != req.CaseID() {
-			return nil, &JournalCaseError{Line: n + 1, Msg: fmt.Sprintf("case %q is not case %d of the slice (%s)", jc.CaseID, jc.Index, req.CaseID())}
+			return nil, &journalCaseError{Line: n + 1, Msg: fmt.Sprintf("case %q is not case %d of the slice (%s)", jc.CaseID, jc.Index, req.CaseID())}
 		}
 		o := jc.outcome(req)
 		if err := checkVerdict(o.Verdict); err != nil {
-			return nil, &JournalCaseError{Line: n + 1, Msg: err.Error()}
+			return nil, &journalCaseError{Line: n + 1, Msg: err.Error()}
 		}
 		if len(o.LegibilityProbabilities) != LegibilityLevels {
-			return nil, &JournalCaseError{Line: n + 1, Msg: "legibility probabilities are not one per level"}
+			return nil, &journalCaseError{Line: n + 1, Msg: "legibility probabilities are not one per level"}
 		}
 		if want := imageDigest(req); jc.RenderSHA256 != want {
-			return nil, &JournalCaseError{Line: n + 1, Msg: "render digest is not the slice's"}
+			return nil, &journalCaseError{Line: n + 1, Msg: "render digest is not the slice's"}
 		}
 		partWall[jc.Part] = max(partWall[jc.Part], jc.FinishedSeconds)
 		j.part = max(j.part, jc.Part)
@@ -247,7 +247,7 @@ func (j *Journal) has(i int) bool {
 func (j *Journal) Added() int { return int(j.added.Load()) }
 
 // record appends one finished case.
-func (j *Journal) record(c JournalCase) error {
+func (j *Journal) record(c journalCase) error {
 	if err := j.w.Add(c); err != nil {
 		return err
 	}

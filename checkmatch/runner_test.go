@@ -222,13 +222,13 @@ func TestRunContractErrors(t *testing.T) {
 		return r, nil
 	}}
 	_, err := Run(context.Background(), bad, "m", fixtureRequests(t), RunOptions{})
-	var ae *AnswerError
+	var ae *answerError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, QuestionLegibility, ae.Question)
 
 	maybe := replay([]runAnswer{{"maybe", 0.5, 0.5, 2}}, nil)
 	_, err = Run(context.Background(), maybe, "m", fixtureRequests(t), RunOptions{})
-	var uv *UnknownVerdictError
+	var uv *unknownVerdictError
 	require.ErrorAs(t, err, &uv)
 	assert.Contains(t, err.Error(), "unknown verdict label: maybe")
 
@@ -593,8 +593,8 @@ func TestReceiptModelRevision(t *testing.T) {
 		reason   string
 	}{
 		{name: "vllm with revision", backend: serving.VLLM, revision: "842da37"},
-		{name: "vllm without revision", backend: serving.VLLM, wantErr: ErrModelRevisionRequired},
-		{name: "vllm blank revision", backend: serving.VLLM, revision: " \t", wantErr: ErrModelRevisionRequired, reason: "typevet strips the variable; blank is missing"},
+		{name: "vllm without revision", backend: serving.VLLM, wantErr: errModelRevisionRequired},
+		{name: "vllm blank revision", backend: serving.VLLM, revision: " \t", wantErr: errModelRevisionRequired, reason: "typevet strips the variable; blank is missing"},
 		{name: "llama.cpp without revision", backend: serving.LlamaCPP, reason: "model_revision is vLLM only"},
 		{name: "fake without revision", backend: "fake"},
 	}

@@ -8,17 +8,17 @@ import (
 	"github.com/typevet/typevet-go/internal/pytext"
 )
 
-// SeedError reports seed text that [ParseSeed] refuses. Its message is
+// seedError reports seed text that [ParseSeed] refuses. Its message is
 // typevet's: "{Name} must be a non-negative integer: {repr(Text)}", with
 // Text quoted the way Python's repr quotes a string.
-type SeedError struct {
+type seedError struct {
 	Name     string // the variable or flag the text came from
 	Text     string // the refused text, outer whitespace removed
 	Overflow bool   // the text is all digits but above the uint64 range
 }
 
 // Error implements error.
-func (e *SeedError) Error() string {
+func (e *seedError) Error() string {
 	if e.Overflow {
 		return fmt.Sprintf("%s must be a non-negative integer of at most %d: %s",
 			e.Name, uint64(math.MaxUint64), pytext.Repr(e.Text))
@@ -32,8 +32,8 @@ func (e *SeedError) Error() string {
 // Outer whitespace is removed (the set Python's str.strip removes). Empty
 // text gives [DefaultSeed]. Otherwise the text must be ASCII digits only
 // (leading zeros allowed): "+1", "-1", "1_0", "1.5" and non-ASCII digits are
-// refused with a [*SeedError]. typevet has no upper bound; a Go seed is a
-// uint64, so a larger value is a [*SeedError] with Overflow set, never a
+// refused with a seedError. typevet has no upper bound; a Go seed is a
+// uint64, so a larger value is a seedError with Overflow set, never a
 // silent wrap.
 func ParseSeed(raw, name string) (uint64, error) {
 	text := pytext.Strip(raw)
@@ -42,12 +42,12 @@ func ParseSeed(raw, name string) (uint64, error) {
 	}
 	for i := range len(text) {
 		if text[i] < '0' || text[i] > '9' {
-			return 0, &SeedError{Name: name, Text: text}
+			return 0, &seedError{Name: name, Text: text}
 		}
 	}
 	v, err := strconv.ParseUint(text, 10, 64)
 	if err != nil {
-		return 0, &SeedError{Name: name, Text: text, Overflow: true}
+		return 0, &seedError{Name: name, Text: text, Overflow: true}
 	}
 	return v, nil
 }

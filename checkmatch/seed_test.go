@@ -46,7 +46,7 @@ func TestParseSeed(t *testing.T) {
 				if err.Error() != tt.wantErr {
 					t.Errorf("error = %s\n want %s", err, tt.wantErr)
 				}
-				var se *SeedError
+				var se *seedError
 				if !errors.As(err, &se) || se.Name != "SEED" {
 					t.Errorf("error %T is not a *SeedError naming SEED", err)
 				}

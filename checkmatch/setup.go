@@ -27,23 +27,23 @@ const ConcurrencyEnv = "TYPEVET_IMAGE_CONCURRENCY"
 // RowsEnv is the variable of a check-match run's register rows.
 const RowsEnv = "TYPEVET_CHECK_MATCH_ROWS"
 
-// MaxConcurrency is the largest concurrency [ParseConcurrency] accepts, a
+// maxConcurrency is the largest concurrency [ParseConcurrency] accepts, a
 // bound typevet does not have: more judgments in flight than this is a
 // typo, not a setting.
-const MaxConcurrency = 1 << 20
+const maxConcurrency = 1 << 20
 
 // ParseConcurrency parses the image concurrency setting from
 // raw, the text of the variable or flag name: blank (Python whitespace
 // only) means 1; otherwise the text is read as Python's int() reads it
 // ([ParseRows] has the rules), and anything that is not a whole number
-// from 1 to [MaxConcurrency] is refused with "<name> must be a whole number
+// from 1 to maxConcurrency is refused with "<name> must be a whole number
 // of at least 1" (typevet maps unparsable text to 0 and refuses that).
 func ParseConcurrency(raw, name string) (int, error) {
 	if pytext.Strip(raw) == "" {
 		return 1, nil
 	}
 	n, ok := pyInt(raw)
-	if !ok || n < 1 || n > MaxConcurrency {
+	if !ok || n < 1 || n > maxConcurrency {
 		return 0, fmt.Errorf("%s must be a whole number of at least 1", name)
 	}
 	return int(n), nil
@@ -297,7 +297,7 @@ func (c RunContext) OrderingsReceiptParts(slice Slice, orders [][]int, single Si
 		Server:                   c.ServerEntry,
 		ServerArgs:               &serverArgs,
 	}
-	id := c.Identity(receipt.Counts{{Name: ArmVerdictRequests, Value: run.Requests}},
+	id := c.Identity(receipt.Counts{{Name: armVerdictRequests, Value: run.Requests}},
 		receipt.Digests{{Name: OrderingsFixture, Value: single.SHA256}})
 	return OrderingsReceiptParts{Backend: c.Backend, Model: c.Model, Pins: pins, Identity: id, Secrets: c.Secrets}
 }
@@ -313,10 +313,10 @@ type Input struct {
 	Text string
 }
 
-// InputNotKeyFreeError reports a caller-supplied text that would make the
+// inputNotKeyFreeError reports a caller-supplied text that would make the
 // receipt fail its key-free check ([receipt.CheckKeyFree]). It names the
 // input, never its text.
-type InputNotKeyFreeError struct {
+type inputNotKeyFreeError struct {
 	// Name is the input's name ([Input].Name).
 	Name string
 	// Reason is the rule that refused it: "a configured secret",
@@ -326,7 +326,7 @@ type InputNotKeyFreeError struct {
 
 // Error returns "<name> holds a key or an auth header (<reason>); the
 // receipt records it, so it would not be key-free: remove it".
-func (e *InputNotKeyFreeError) Error() string {
+func (e *inputNotKeyFreeError) Error() string {
 	return fmt.Sprintf("%s holds a key or an auth header (%q); the receipt records it, so it would not be key-free: remove it", e.Name, e.Reason)
 }
 
@@ -336,7 +336,7 @@ func (e *InputNotKeyFreeError) Error() string {
 // backend settings before the session opens). Call it before any network
 // call: typevet checks only the finished receipt, so a key in the stated
 // server arguments cost the whole run; here the run is refused before it
-// starts, with an [*InputNotKeyFreeError] naming the first such input.
+// starts, with an inputNotKeyFreeError naming the first such input.
 func CheckInputsKeyFree(secrets []string, inputs ...Input) error {
 	for _, in := range inputs {
 		b, err := receipt.Marshal(in.Text)
@@ -348,7 +348,7 @@ func CheckInputsKeyFree(secrets []string, inputs ...Input) error {
 			if nk := (*receipt.NotKeyFreeError)(nil); errors.As(err, &nk) {
 				reason = nk.Reason
 			}
-			return &InputNotKeyFreeError{Name: in.Name, Reason: reason}
+			return &inputNotKeyFreeError{Name: in.Name, Reason: reason}
 		}
 	}
 	return nil

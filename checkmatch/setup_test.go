@@ -56,7 +56,7 @@ func TestCheckInputsKeyFree(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			var ie *InputNotKeyFreeError
+			var ie *inputNotKeyFreeError
 			require.ErrorAs(t, err, &ie)
 			assert.Equal(t, tt.refused, ie.Name)
 			assert.Equal(t, tt.rule, ie.Reason)
@@ -104,7 +104,7 @@ func TestParseConcurrency(t *testing.T) {
 		{name: "padded 16", raw: " 16 ", want: 16},
 		{name: "underscore", raw: "1_6", want: 16, reason: "int() accepts single underscores"},
 		{name: "plus", raw: "+8", want: 8},
-		{name: "max", raw: "1048576", want: MaxConcurrency},
+		{name: "max", raw: "1048576", want: maxConcurrency},
 		{name: "zero", raw: "0"},
 		{name: "negative", raw: "-4"},
 		{name: "word", raw: "four"},
@@ -186,7 +186,7 @@ func FuzzParseConcurrency(f *testing.F) {
 			}
 			return
 		}
-		if n < 1 || n > MaxConcurrency {
+		if n < 1 || n > maxConcurrency {
 			t.Fatalf("ParseConcurrency(%q) = %d", raw, n)
 		}
 	})
@@ -271,7 +271,7 @@ func TestRunContextOrderingsReceiptParts(t *testing.T) {
 	assert.Equal(t, slice.SHA256, p.SliceSHA256)
 	require.NotNil(t, p.ServerArgs)
 	assert.Nil(t, p.ServerArgs.CallerStated)
-	assert.Equal(t, receipt.Counts{{Name: ArmVerdictRequests, Value: 42}}, parts.Identity.ArmCallCounts)
+	assert.Equal(t, receipt.Counts{{Name: armVerdictRequests, Value: 42}}, parts.Identity.ArmCallCounts)
 	assert.Equal(t, receipt.Digests{{Name: OrderingsFixture, Value: "abc"}}, parts.Identity.FixtureDigests)
 	assert.Equal(t, receipt.IdentityDigest(parts.Identity), parts.Identity.IdentityDigest)
 }

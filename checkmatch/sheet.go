@@ -20,10 +20,10 @@ import (
 
 // Contact-sheet geometry.
 const (
-	// CaptionHeight is the height of the caption strip under each thumbnail.
-	CaptionHeight = 64
-	// CaptionSize is the caption font size in pixels.
-	CaptionSize = 12
+	// captionHeight is the height of the caption strip under each thumbnail.
+	captionHeight = 64
+	// captionSize is the caption font size in pixels.
+	captionSize = 12
 	// captionWrap is the width at which the register line wraps, in
 	// characters (Python textwrap).
 	captionWrap = 78
@@ -34,12 +34,12 @@ const (
 	captionInset = 4
 )
 
-// DefaultSheetOptions are the options the zero [SheetOptions] stands for:
+// defaultSheetOptions are the options the zero [SheetOptions] stands for:
 // typevet's write_contact_sheet defaults.
-var DefaultSheetOptions = SheetOptions{Columns: 7, Scale: 0.5}
+var defaultSheetOptions = SheetOptions{Columns: 7, Scale: 0.5}
 
 // SheetOptions set the grid of a contact sheet. A zero field takes its
-// value from [DefaultSheetOptions].
+// value from defaultSheetOptions.
 type SheetOptions struct {
 	// Columns is the number of thumbnails per grid row (default 7).
 	Columns int
@@ -77,10 +77,10 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 		return nil, errEmptySheet
 	}
 	if opts.Columns == 0 {
-		opts.Columns = DefaultSheetOptions.Columns
+		opts.Columns = defaultSheetOptions.Columns
 	}
 	if opts.Scale == 0 {
-		opts.Scale = DefaultSheetOptions.Scale
+		opts.Scale = defaultSheetOptions.Scale
 	}
 	if opts.Columns < 0 {
 		return nil, fmt.Errorf("contact sheet columns must be positive, got %d", opts.Columns)
@@ -91,10 +91,10 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 	cellW := int(checkform.Width * opts.Scale)
 	cellH := int(checkform.Height * opts.Scale)
 	rows := (len(cases) + opts.Columns - 1) / opts.Columns
-	sheet := image.NewRGBA(image.Rect(0, 0, min(opts.Columns, len(cases))*cellW, rows*(cellH+CaptionHeight)))
+	sheet := image.NewRGBA(image.Rect(0, 0, min(opts.Columns, len(cases))*cellW, rows*(cellH+captionHeight)))
 	draw.Draw(sheet, sheet.Rect, image.White, image.Point{}, draw.Src)
 
-	face, err := checkform.NewFace(CaptionSize)
+	face, err := checkform.NewFace(captionSize)
 	if err != nil {
 		return nil, err
 	}
@@ -108,12 +108,12 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 		if err := renderInto(img, c); err != nil {
 			return nil, fmt.Errorf("contact sheet: %w", err)
 		}
-		x, y := (p%opts.Columns)*cellW, (p/opts.Columns)*(cellH+CaptionHeight)
+		x, y := (p%opts.Columns)*cellW, (p/opts.Columns)*(cellH+captionHeight)
 		thumb := imaging.Resize(img, cellW, cellH, imaging.Lanczos)
 		draw.Draw(sheet, image.Rect(x, y, x+cellW, y+cellH), thumb, image.Point{}, draw.Src)
 		// Clip the caption to its cell so a long line never runs into the
 		// next thumbnail's caption.
-		cell := sheet.SubImage(image.Rect(x, y+cellH, x+cellW, y+cellH+CaptionHeight)).(*image.RGBA)
+		cell := sheet.SubImage(image.Rect(x, y+cellH, x+cellW, y+cellH+captionHeight)).(*image.RGBA)
 		d := font.Drawer{Dst: cell, Src: image.NewUniform(color.Black), Face: face}
 		for i, line := range strings.Split(Caption(c), "\n") {
 			d.Dot = fixed.P(x+captionInset, y+cellH+captionInset+i*pitch+ascent)

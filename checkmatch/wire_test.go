@@ -377,7 +377,7 @@ func TestTypevetWire(t *testing.T) {
 			readWireFixture(t, b.fixture, &fixture)
 			checkWireRequests(t, fixture, srv.requests(), b.scoring, pngs)
 
-			records, err := Records(res.Outcomes)
+			records, err := records(res.Outcomes)
 			if err != nil {
 				t.Fatal(err)
 			}
