@@ -21,9 +21,6 @@ const (
 	VariantsPerRow = 7
 	// DefaultSeed is the generator seed of the default slice (typevet #316).
 	DefaultSeed = 0
-	// SeedEnv is the environment variable typevet reads the seed from. The
-	// library never reads it; commands pass its text to [ParseSeed].
-	SeedEnv = "TYPEVET_CHECK_MATCH_SEED"
 	// accountNumber is the account number printed on every check: 12 zeros.
 	accountNumber = "000000000000"
 	// blurMin and BlurMax bound the blur radius of a low-legibility face.

@@ -17,9 +17,7 @@
 //
 //	r00:clean check number 1001; date 2025-04-21; payee Lanternfield Electric; amount $1,188.15
 //
-// [ExpectedLabels] gives the labels a judge's answers are scored against;
-// [ParseSeed] parses seed text from a flag or environment variable with
-// typevet's accept/refuse rule; [AmountInWords] writes the words line.
+// [ExpectedLabels] gives the labels a judge's answers are scored against.
 //
 // Every check is non-negotiable by construction: the routing number fails the
 // ABA check digit ([ABAValid]), the account number is all zeros, a SPECIMEN

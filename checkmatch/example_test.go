@@ -39,16 +39,6 @@ func ExampleAmountInWords() {
 	// cents must be from 1 to 99999999999, got 0
 }
 
-func ExampleParseSeed() {
-	seed, err := checkmatch.ParseSeed(" 007 ", "--seed")
-	fmt.Println(seed, err)
-	_, err = checkmatch.ParseSeed("-1", "--seed")
-	fmt.Println(err)
-	// Output:
-	// 7 <nil>
-	// --seed must be a non-negative integer: '-1'
-}
-
 func ExampleExpectedLabels() {
 	for _, v := range checkmatch.Variants() {
 		e := checkmatch.ExpectedLabels(v)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	typevet "github.com/typevet/typevet-go"
 	"github.com/typevet/typevet-go/judgment"
@@ -14,22 +13,9 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
-// Environment variables of the option-order study command.
-// The library never reads them; examples/orderings does.
-const (
-	// OrderingsReceiptEnv names the receipt path of a study; it must name a
-	// new file.
-	OrderingsReceiptEnv = "TYPEVET_CHECK_ORDERINGS_RECEIPT"
-	// OrderingsRowsEnv names the study's register row count
-	// ([ParseOrderingsRows]).
-	OrderingsRowsEnv = "TYPEVET_CHECK_ORDERINGS_ROWS"
-	// defaultOrderingsRows is the row count of typevet's committed study:
-	// 3 rows, 21 cases, 126 verdict requests.
-	defaultOrderingsRows = 3
-	// OrderingsSeed is the only seed the study accepts: the seed of the
-	// single-order receipt it is compared with.
-	OrderingsSeed = 1
-)
+// OrderingsSeed is the only seed the option-order study accepts: the seed
+// of the single-order receipt it is compared with.
+const OrderingsSeed = 1
 
 // OrderingsFixture is the fixture_digests name of the single-order receipt
 // a study read.
@@ -38,35 +24,6 @@ const OrderingsFixture = "single_order_receipt"
 // armVerdictRequests is the arm_call_counts name of a study's successful
 // verdict calls.
 const armVerdictRequests = "verdict_requests"
-
-// ParseOrderingsRows parses the study's row count from the text of
-// [OrderingsRowsEnv] (typevet's orderings_rows): outer
-// whitespace is removed (Python's str.strip set); blank text gives
-// defaultOrderingsRows; otherwise the text must be ASCII digits with a
-// value from 1 to 20. A refusal names the variable and never echoes the
-// value: "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20".
-func ParseOrderingsRows(raw string) (int, error) {
-	text := strings.TrimFunc(raw, pyIsSpace)
-	if text == "" {
-		return defaultOrderingsRows, nil
-	}
-	errRows := errors.New(OrderingsRowsEnv + " must be an integer from 1 to 20")
-	if len(text) > 2 {
-		return 0, errRows
-	}
-	n := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c < '0' || c > '9' {
-			return 0, errRows
-		}
-		n = n*10 + int(c-'0')
-	}
-	if n < 1 || n > RowCount {
-		return 0, errRows
-	}
-	return n, nil
-}
 
 // OrderingsPins is an option-order receipt's pins block: its
 // fields, in order, are the block's keys, with "renderer" in place of

@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/typevet/typevet-go/internal/pytext"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
@@ -20,77 +17,6 @@ import (
 // identity, pins and server_args blocks. examples/checkmatch,
 // examples/throughput and examples/orderings are thin callers of it; a
 // user's own eval tool gets the same receipts by calling it too.
-
-// ConcurrencyEnv is the variable of the image concurrency setting.
-const ConcurrencyEnv = "TYPEVET_IMAGE_CONCURRENCY"
-
-// RowsEnv is the variable of a check-match run's register rows.
-const RowsEnv = "TYPEVET_CHECK_MATCH_ROWS"
-
-// maxConcurrency is the largest concurrency [ParseConcurrency] accepts, a
-// bound typevet does not have: more judgments in flight than this is a
-// typo, not a setting.
-const maxConcurrency = 1 << 20
-
-// ParseConcurrency parses the image concurrency setting from
-// raw, the text of the variable or flag name: blank (Python whitespace
-// only) means 1; otherwise the text is read as Python's int() reads it
-// ([ParseRows] has the rules), and anything that is not a whole number
-// from 1 to maxConcurrency is refused with "<name> must be a whole number
-// of at least 1" (typevet maps unparsable text to 0 and refuses that).
-func ParseConcurrency(raw, name string) (int, error) {
-	if pytext.Strip(raw) == "" {
-		return 1, nil
-	}
-	n, ok := pyInt(raw)
-	if !ok || n < 1 || n > maxConcurrency {
-		return 0, fmt.Errorf("%s must be a whole number of at least 1", name)
-	}
-	return int(n), nil
-}
-
-// ParseRows parses a check-match run's register rows
-// from raw, the set text of the variable or flag name (an unset variable
-// means [RowCount]; the caller decides that). The text is read as Python's
-// int() reads ASCII text: outer whitespace stripped, an optional sign,
-// decimal digits with single underscores between them. A value outside 1
-// to [RowCount] is refused with "<name> must be 1 to 20: <value>".
-// Decision: text int() refuses (typevet crashes on it, blank text
-// included), non-ASCII digits (which int() accepts) and values outside
-// int64 are refused with "<name> must be 1 to 20: not a whole number",
-// without echoing the text.
-func ParseRows(raw, name string) (int, error) {
-	n, ok := pyInt(raw)
-	if !ok {
-		return 0, fmt.Errorf("%s must be 1 to %d: not a whole number", name, RowCount)
-	}
-	if n < 1 || n > RowCount {
-		return 0, fmt.Errorf("%s must be 1 to %d: %d", name, RowCount, n)
-	}
-	return int(n), nil
-}
-
-// pyInt parses text the way Python's int() does for ASCII input: outer
-// whitespace stripped, an optional sign, decimal digits with single
-// underscores between them. Non-ASCII digits, which Python also accepts,
-// and values outside int64 are refused (ok false, n 0).
-func pyInt(s string) (int64, bool) {
-	s = pytext.Strip(s)
-	body := strings.TrimLeft(s, "+-")
-	if len(s)-len(body) > 1 || body == "" || body[0] == '_' || body[len(body)-1] == '_' || strings.Contains(body, "__") {
-		return 0, false
-	}
-	for i := 0; i < len(body); i++ {
-		if c := body[i]; c != '_' && (c < '0' || c > '9') {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return n, true
-}
 
 // Snapshot is the part of a receipt's identity taken before the first
 // scoring call: the baseline commit, the

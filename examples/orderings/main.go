@@ -107,9 +107,9 @@ var help = cli.Help{
 
 // The environment variables this command reads itself.
 const (
-	envReceipt    = checkmatch.OrderingsReceiptEnv
-	envRows       = checkmatch.OrderingsRowsEnv
-	envSeed       = checkmatch.SeedEnv
+	envReceipt    = cli.OrderingsReceiptEnv
+	envRows       = cli.OrderingsRowsEnv
+	envSeed       = cli.SeedEnv
 	envBackend    = cli.EnvBackend
 	envPorcelain  = cli.EnvPorcelain
 	envLlamaModel = cli.EnvLlamaModel
@@ -179,7 +179,7 @@ func configure(env *cli.Env) (config, error) {
 	}
 
 	if raw, ok := env.Lookup(envSeed); ok {
-		seed, err := checkmatch.ParseSeed(raw, env.Name(envSeed))
+		seed, err := cli.ParseSeed(raw, env.Name(envSeed))
 		if err != nil {
 			return cfg, cli.Usage(err)
 		}
@@ -189,7 +189,7 @@ func configure(env *cli.Env) (config, error) {
 	}
 
 	rows, _ := env.Lookup(envRows)
-	if cfg.rows, err = checkmatch.ParseOrderingsRows(rows); err != nil {
+	if cfg.rows, err = cli.ParseOrderingsRows(rows); err != nil {
 		return cfg, env.Err(err)
 	}
 
