@@ -123,7 +123,7 @@ type Stopped struct {
 // ignored, at any level: they are not kept and are lost when the receipt is
 // written again (the head fixtures' "_note" is one). A receipt head without
 // "metrics" and "cases" reads with a zero Metrics and nil Cases;
-// [Recompute] refuses it. The value must be one JSON object, with nothing
+// [Receipt.Recompute] refuses it. The value must be one JSON object, with nothing
 // after it, whose issue is 316 or which has no issue key (or a null one):
 // typevet's repeat summary reads receipts without it, and Issue is then
 // filled in as receiptIssue (so a receipt written back gains the key).
@@ -154,13 +154,14 @@ func ReadReceipt(r io.Reader) (Receipt, error) {
 	return out, nil
 }
 
-// Recompute recomputes the metrics block from the receipt's cases with
-// [Metrics]: the same code a run uses. Every metric then equals the
+// Recompute recomputes the metrics block from the receipt's cases with the
+// code a run uses ([BuildReceipt]); it is the one way to get metrics from a
+// receipt read back. Every metric then equals the
 // recorded one bit for bit, except mean_latency_seconds: a run averages
 // the unrounded latencies but the cases keep them rounded to 3 decimals, so
 // the recomputed value matches within 5e-4 s, and Warnings holds
 // errRoundedLatencies. A receipt without cases (a head) is an error.
-func Recompute(r Receipt) (MetricsBlock, error) {
+func (r Receipt) Recompute() (MetricsBlock, error) {
 	if r.Cases == nil {
 		return MetricsBlock{}, errors.New("recompute: the receipt has no cases")
 	}

@@ -81,7 +81,7 @@ func TestReadTypevetReceipt(t *testing.T) {
 // rounded-latency warning attached.
 func TestRecomputeTypevetReceipt(t *testing.T) {
 	r := readReceiptFile(t, typevetReceipt)
-	got, err := Recompute(r)
+	got, err := r.Recompute()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +126,8 @@ func TestReadReceiptHeads(t *testing.T) {
 			if r.Pins.Concurrency != tt.concurrency || r.Pins.PillowVersion != "12.3.0" || r.Cases != nil || r.Metrics.Cases != 0 {
 				t.Errorf("pins = %+v, %d cases", r.Pins, len(r.Cases))
 			}
-			if _, err := Recompute(r); err == nil || err.Error() != "recompute: the receipt has no cases" {
-				t.Errorf("Recompute(head) error = %v", err)
+			if _, err := r.Recompute(); err == nil || err.Error() != "recompute: the receipt has no cases" {
+				t.Errorf("head.Recompute() error = %v", err)
 			}
 			// The head's extra "_note" key is ignored, and so lost on writing.
 			b, err := receipt.Marshal(r)
@@ -265,7 +265,7 @@ func TestReceiptRoundTrip(t *testing.T) {
 		t.Error("cases, metrics, stopped or pins.server changed in the round trip")
 	}
 
-	re, err := Recompute(got)
+	re, err := got.Recompute()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -339,7 +339,7 @@ func FuzzReadReceipt(f *testing.F) {
 			t.Fatalf("write → read → write changed the text:\n%s", golden.FirstDiff(first, second))
 		}
 		// Whatever cases Recompute accepts give rates, AUCs and ECEs in [0, 1].
-		m, err := Recompute(r)
+		m, err := r.Recompute()
 		if err != nil {
 			return
 		}
@@ -381,7 +381,7 @@ func rateValues(m MetricsBlock) map[string]float64 {
 
 // Recompute a typevet receipt's metrics from its cases and compare them
 // with the recorded ones.
-func ExampleRecompute() {
+func ExampleReceipt_Recompute() {
 	f, err := os.Open("testdata/receipt_typevet/check_match_vllm_receipt.json")
 	if err != nil {
 		fmt.Println(err)
@@ -393,7 +393,7 @@ func ExampleRecompute() {
 		fmt.Println(err)
 		return
 	}
-	m, err := Recompute(r)
+	m, err := r.Recompute()
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -105,7 +105,7 @@
 // sums floats the way Python 3.12 does, so the values equal typevet's bit
 // for bit. [BuildReceipt] assembles the check [Receipt] (issue 316) whose
 // field order and json tags are the receipt schema; [ReadReceipt] reads
-// ours and typevet's, and [Recompute] recomputes a receipt's metrics from
+// ours and typevet's, and [Receipt.Recompute] recomputes a receipt's metrics from
 // its cases. [CodeDigests] is the code fingerprint a receipt pins. Every
 // key of the check-match and option-order receipts, with its meaning, is
 // listed on one page: docs/receipt.md in the module's repository.

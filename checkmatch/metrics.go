@@ -409,7 +409,7 @@ func ece(bins []ReliabilityBin, total int) float64 {
 }
 
 // Metrics computes the metrics block from receipt case records, as
-// typevet computes it from outcomes. A run and [Recompute] share this code:
+// typevet computes it from outcomes. A run and [Receipt.Recompute] share this code:
 // a run converts its outcomes to records first ([OutcomeMetrics]).
 //
 // Each record's own fields are the input: expected_verdicts, payee_truth and

@@ -562,7 +562,7 @@ func TestReceiptRight(t *testing.T) {
 	assert.NotContains(t, string(b), "c3ludGhldGlj")
 	back, err := ReadReceipt(strings.NewReader(string(b)))
 	require.NoError(t, err)
-	m, err := Recompute(back)
+	m, err := back.Recompute()
 	require.NoError(t, err)
 	assert.Equal(t, r.Metrics.Accuracy, m.Accuracy)
 	assert.Equal(t, r.Metrics.Nouls, m.Nouls)
