@@ -15,10 +15,11 @@
 //
 // The rename is type-checked (go/types over `go list -export` data, a few
 // seconds), where gopls rename costs about a minute a name on this machine.
-// A name is not renamed, and is reported, when
-//   - a test of another package, or an external test (package pkg_test) of
-//     this one, uses it: move the test inside the package or use an
-//     exported way;
+// A name that only tests of other packages use stays exported and is
+// listed ("tests only"): it is used outside the package, but a caller may
+// not need it. A name is not renamed, and is reported as blocked, when
+//   - an external test (package pkg_test, the Examples) of this package
+//     uses it: move the test inside the package or show an exported way;
 //   - the new name would collide: another package-level name, an import, a
 //     local variable in scope at a use, or a built-in the package uses (add
 //     an entry to overrides);
@@ -31,8 +32,9 @@
 //
 //	go run .ci/narrow.go            # rename, then report
 //	go run .ci/narrow.go -n         # report what it would rename
-//	go run .ci/narrow.go -check     # exit 1 if a name would be renamed or
-//	                                # go doc -short lists more than -max lines
+//	go run .ci/narrow.go -check     # exit 1 if a name would be renamed, is
+//	                                # blocked, or go doc -short lists more
+//	                                # than -max lines
 package main
 
 import (
@@ -64,7 +66,12 @@ import (
 const module = "github.com/typevet/typevet-go"
 
 // overrides names the unexported form where the plain one collides.
-var overrides = map[string]string{}
+var overrides = map[string]string{
+	"CodeDigests":      "checkCodeDigests", // codeDigests(fsys, paths) is the rule
+	"Metrics":          "recordMetrics",    // metrics(records, unrounded) is the body
+	"OrderingsFixture": "orderingsFixtureName",
+	"Payees":           "payeeNames", // payees is the array
+}
 
 var (
 	dryRun  = flag.Bool("n", false, "report only; change no file")
@@ -111,14 +118,26 @@ func run(dir string) error {
 		old, new string
 	}
 	var renames []rename
-	var blocked []string
+	var blocked, testOnly []string
 	taken := map[string]bool{}
 	for _, o := range exported {
 		if kept[o.Name()] != "" {
 			continue
 		}
-		if users := testUse[o.Name()]; len(users) > 0 {
-			blocked = append(blocked, fmt.Sprintf("%s: used by tests outside the package (%s)", o.Name(), strings.Join(slices.Sorted(maps.Keys(users)), ", ")))
+		var own, other []string
+		for _, f := range slices.Sorted(maps.Keys(testUse[o.Name()])) {
+			if path.Dir(f) == dir {
+				own = append(own, f)
+			} else {
+				other = append(other, f)
+			}
+		}
+		if len(own) > 0 && len(other) == 0 {
+			blocked = append(blocked, fmt.Sprintf("%s: used by the package's external tests (%s): test it inside the package, or show only exported names", o.Name(), strings.Join(own, ", ")))
+			continue
+		}
+		if len(other) > 0 {
+			testOnly = append(testOnly, fmt.Sprintf("%s (%s)", o.Name(), strings.Join(other, ", ")))
 			continue
 		}
 		if embedded[o.Name()] {
@@ -134,8 +153,11 @@ func run(dir string) error {
 		renames = append(renames, rename{o, o.Name(), nn})
 	}
 
-	fmt.Printf("%s: %d exported top-level names; %d stay exported, %d to unexport, %d blocked\n",
-		dir, len(exported), len(exported)-len(renames)-len(blocked), len(renames), len(blocked))
+	fmt.Printf("%s: %d exported top-level names; %d used outside or in the API of one, %d only by tests of other packages, %d to unexport, %d blocked\n",
+		dir, len(exported), len(kept), len(testOnly), len(renames), len(blocked))
+	for _, n := range testOnly {
+		fmt.Printf("  tests only %s\n", n)
+	}
 	for _, r := range renames {
 		fmt.Printf("  rename %s -> %s\n", r.old, r.new)
 	}

@@ -36,7 +36,7 @@ type Variant string
 // The seven variants, in enum order ([Variants]).
 const (
 	VariantClean                Variant = "clean"
-	VariantPayeeChanged         Variant = "payee_changed"
+	variantPayeeChanged         Variant = "payee_changed"
 	variantWrittenAmountChanged Variant = "written_amount_changed"
 	variantBothAmountsChanged   Variant = "both_amounts_changed"
 	variantWrongDate            Variant = "wrong_date"
@@ -48,7 +48,7 @@ const (
 // of one row and of the per-variant groups in metrics.
 func Variants() []Variant {
 	return []Variant{
-		VariantClean, VariantPayeeChanged, variantWrittenAmountChanged,
+		VariantClean, variantPayeeChanged, variantWrittenAmountChanged,
 		variantBothAmountsChanged, variantWrongDate, variantUnsigned, VariantLowLegibility,
 	}
 }
@@ -107,7 +107,7 @@ func ExpectedLabels(v Variant) Expected {
 	switch v {
 	case VariantClean:
 		e.Verdicts = []string{VerdictConsistent}
-	case VariantPayeeChanged:
+	case variantPayeeChanged:
 		e.Verdicts = []string{VerdictPayeeMismatch}
 		e.PayeeTruth = false
 	case variantWrittenAmountChanged, variantBothAmountsChanged:
@@ -153,7 +153,7 @@ type RegisterRow struct {
 	Index       int    // row index, 0-based; case ids print it as r00, r01, …
 	CheckNumber int    // 1001 + Index
 	Date        Date   // within 2025
-	Payee       string // one of [Payees]
+	Payee       string // one of payeeNames
 	AmountCents int64  // 1500 … 499999 ($15.00 … $4,999.99)
 }
 
@@ -230,8 +230,8 @@ var payees = [24]string{
 	"Thistledown Book Binding",
 }
 
-// Payees returns a copy of the 24 invented payee names in list order.
-func Payees() []string { return slices.Clone(payees[:]) }
+// payeeNames returns a copy of the 24 invented payee names in list order.
+func payeeNames() []string { return slices.Clone(payees[:]) }
 
 // checkRows returns an error unless 1 <= rows <= RowCount.
 func checkRows(rows int) error {
@@ -306,11 +306,11 @@ func Cases(seed uint64, rows int) ([]Case, error) {
 // abaWeights are the ABA routing-number check-digit weights.
 var abaWeights = [9]int{3, 7, 1, 3, 7, 1, 3, 7, 1}
 
-// ABAValid reports whether s is a routing number with a valid ABA check
+// abaValid reports whether s is a routing number with a valid ABA check
 // digit: exactly nine ASCII digits whose weighted sum (weights 3, 7, 1
 // repeated) is a multiple of 10. typevet's check also accepts non-ASCII
 // digits; no generated value is affected by the stricter rule.
-func ABAValid(s string) bool {
+func abaValid(s string) bool {
 	if len(s) != 9 {
 		return false
 	}
@@ -357,7 +357,7 @@ func buildFace(seed uint64, row RegisterRow, v Variant, routing string, sigSeed 
 	}
 	d := newDraws(fmt.Sprintf("check-match:variant:%d:%d:%s", seed, row.Index, v))
 	switch v {
-	case VariantPayeeChanged:
+	case variantPayeeChanged:
 		others := make([]string, 0, len(payees)-1)
 		for _, p := range payees {
 			if p != row.Payee {

@@ -129,7 +129,7 @@ func TestExpectedLabels(t *testing.T) {
 		want Expected
 	}{
 		{VariantClean, Expected{[]string{"consistent"}, true, true, true}},
-		{VariantPayeeChanged, Expected{[]string{"payee_mismatch"}, false, true, true}},
+		{variantPayeeChanged, Expected{[]string{"payee_mismatch"}, false, true, true}},
 		{variantWrittenAmountChanged, Expected{[]string{"amount_mismatch"}, true, false, true}},
 		{variantBothAmountsChanged, Expected{[]string{"amount_mismatch"}, true, false, true}},
 		{variantWrongDate, Expected{[]string{"date_mismatch"}, true, true, true}},
@@ -204,7 +204,7 @@ func TestCasesInvariants(t *testing.T) {
 				t.Errorf("%s: expected labels %+v", id, c.Expected)
 			}
 			f, r := c.Face, c.Row
-			if (f.Payee != r.Payee) != (c.Variant == VariantPayeeChanged) {
+			if (f.Payee != r.Payee) != (c.Variant == variantPayeeChanged) {
 				t.Errorf("seed %d %s: payee %q vs row %q", seed, id, f.Payee, r.Payee)
 			}
 			if !slices.Contains(payees[:], f.Payee) || !slices.Contains(payees[:], r.Payee) {
@@ -241,7 +241,7 @@ func TestCasesInvariants(t *testing.T) {
 			if f.NumericCents <= 0 || f.WrittenCents <= 0 {
 				t.Errorf("%s: non-positive amount", id)
 			}
-			if len(f.RoutingNumber) != 9 || ABAValid(f.RoutingNumber) {
+			if len(f.RoutingNumber) != 9 || abaValid(f.RoutingNumber) {
 				t.Errorf("%s: routing %q passes ABA or has the wrong length", id, f.RoutingNumber)
 			}
 			if f.AccountNumber != strings.Repeat("0", 12) || f.CheckNumber != r.CheckNumber {
@@ -319,7 +319,7 @@ func TestABAValid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			if got := ABAValid(tt.in); got != tt.want {
+			if got := abaValid(tt.in); got != tt.want {
 				t.Errorf("ABAValid(%q) = %v, want %v (%s)", tt.in, got, tt.want, tt.reason)
 			}
 		})

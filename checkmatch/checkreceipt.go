@@ -165,5 +165,5 @@ func (r Receipt) Recompute() (MetricsBlock, error) {
 	if r.Cases == nil {
 		return MetricsBlock{}, errors.New("recompute: the receipt has no cases")
 	}
-	return Metrics(r.Cases)
+	return recordMetrics(r.Cases)
 }

@@ -20,7 +20,7 @@
 // [ExpectedLabels] gives the labels a judge's answers are scored against.
 //
 // Every check is non-negotiable by construction: the routing number fails the
-// ABA check digit ([ABAValid]), the account number is all zeros, a SPECIMEN
+// ABA check digit (abaValid), the account number is all zeros, a SPECIMEN
 // mark crosses the face, a VOID mark crosses the signature line on every
 // render, the bank name says the bank is not real, and signatures are seeded
 // synthetic strokes.
@@ -80,7 +80,7 @@
 // up to the cap (retryable, [RetryPolicy.Delay]); a 4xx that says the
 // request is wrong, an answer that breaks the contract and a cancelled
 // run are never retried. Stopped names the last attempt's failure; a
-// Ctrl-C that lands mid-call is [ErrorClassCanceled], not a
+// Ctrl-C that lands mid-call is errorClassCanceled, not a
 // TransportError. [PreviewReceipt] is the receipt a run would write with
 // placeholder answers, for checking keys before the first request.
 //
@@ -98,7 +98,7 @@
 //
 // # Metrics and receipts
 //
-// [Metrics] computes typevet's check metrics from receipt case records
+// recordMetrics computes typevet's check metrics from receipt case records
 // ([CaseRecord]): accuracy overall, by class and by variant, the
 // false-clear rate, the cannot-tell rate, each Noul's ROC-AUC, ECE and
 // reliability bins, legibility by variant and Noul–Choice agreement. It
@@ -106,7 +106,7 @@
 // for bit. [BuildReceipt] assembles the check [Receipt] (issue 316) whose
 // field order and json tags are the receipt schema; [ReadReceipt] reads
 // ours and typevet's, and [Receipt.Recompute] recomputes a receipt's metrics from
-// its cases. [CodeDigests] is the code fingerprint a receipt pins. Every
+// its cases. checkCodeDigests is the code fingerprint a receipt pins. Every
 // key of the check-match and option-order receipts, with its meaning, is
 // listed on one page: docs/receipt.md in the module's repository.
 //

@@ -10,8 +10,8 @@ func TestExampleValuesOfUnexportedNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := cases[0].Face.RoutingNumber; r != "069490182" || ABAValid(r) {
-		t.Errorf("first case routing number %s, ABA valid %v; want 069490182, false", r, ABAValid(r))
+	if r := cases[0].Face.RoutingNumber; r != "069490182" || abaValid(r) {
+		t.Errorf("first case routing number %s, ABA valid %v; want 069490182, false", r, abaValid(r))
 	}
 	words, err := AmountInWords(118815)
 	if err != nil || words != "One thousand one hundred eighty-eight and 15/100" {
@@ -27,7 +27,7 @@ func TestExampleValuesOfUnexportedNames(t *testing.T) {
 	const want = "r00:low_legibility  expect cannot_tell/consistent  payee=True amounts=True  blur=3.98\n" +
 		"register: check number 1001; date 2025-08-15; payee Marigold Street Deli;\n" +
 		"amount $4,380.87"
-	if got := Caption(sheet[6]); got != want {
+	if got := caption(sheet[6]); got != want {
 		t.Errorf("Caption =\n%s\nwant\n%s", got, want)
 	}
 }

@@ -22,7 +22,7 @@ const ReliabilityBins = 10
 // LegibilityLevels is the number of levels of the legibility Score (0..4).
 const LegibilityLevels = 5
 
-// errRoundedLatencies is the warning [Metrics] attaches when it averages the
+// errRoundedLatencies is the warning recordMetrics attaches when it averages the
 // latencies of receipt records, which are rounded to 3 decimals: the mean
 // then matches the run's own mean_latency_seconds (taken over the unrounded
 // latencies) only to within 5e-4 s.
@@ -73,7 +73,7 @@ type MetricsBlock struct {
 	NoulChoiceAgreement Agreement `json:"noul_choice_agreement"`
 	// MeanLatencySeconds is the mean client latency per judgment; null when
 	// there are no cases. A run averages the unrounded latencies
-	// ([OutcomeMetrics]); [Metrics] over receipt records can only average
+	// ([OutcomeMetrics]); recordMetrics over receipt records can only average
 	// the rounded ones (see errRoundedLatencies).
 	MeanLatencySeconds *float64 `json:"mean_latency_seconds"`
 	// ConfidenceNote is always confidenceNote.
@@ -408,7 +408,7 @@ func ece(bins []ReliabilityBin, total int) float64 {
 	return pymath.Sum(terms) / float64(total)
 }
 
-// Metrics computes the metrics block from receipt case records, as
+// recordMetrics computes the metrics block from receipt case records, as
 // typevet computes it from outcomes. A run and [Receipt.Recompute] share this code:
 // a run converts its outcomes to records first ([OutcomeMetrics]).
 //
@@ -422,11 +422,11 @@ func ece(bins []ReliabilityBin, total int) float64 {
 //
 // mean_latency_seconds is the mean of the records' latencies, which are
 // rounded to 3 decimals, and Warnings holds errRoundedLatencies.
-func Metrics(records []CaseRecord) (MetricsBlock, error) {
+func recordMetrics(records []CaseRecord) (MetricsBlock, error) {
 	return metrics(records, nil)
 }
 
-// OutcomeMetrics computes the metrics block of a run: [Metrics] over the
+// OutcomeMetrics computes the metrics block of a run: recordMetrics over the
 // outcomes' records (records), except that mean_latency_seconds is taken
 // over the unrounded latencies, as typevet's run does (so no
 // errRoundedLatencies warning).

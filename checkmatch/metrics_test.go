@@ -108,7 +108,7 @@ func TestFalseClearRate(t *testing.T) {
 	}{
 		{name: "spec vector",
 			verdicts: []string{"consistent", "consistent", "amount_mismatch", "cannot_tell", "date_mismatch", "consistent", "consistent"},
-			expected: ex(VariantPayeeChanged, VariantClean, variantWrittenAmountChanged,
+			expected: ex(variantPayeeChanged, VariantClean, variantWrittenAmountChanged,
 				variantBothAmountsChanged, variantWrongDate, variantUnsigned, VariantLowLegibility),
 			want: f(0.4), wantCounted: 5, reason: "2 of 5 counted cleared: payee_changed and unsigned"},
 		{name: "low legibility never counts", verdicts: []string{"consistent"}, expected: ex(VariantLowLegibility),
@@ -320,7 +320,7 @@ func TestMetricsRight(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromRecords, err := Metrics(records)
+	fromRecords, err := recordMetrics(records)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -402,7 +402,7 @@ func TestMetricsRightVariants(t *testing.T) {
 func TestMetricsNoOutcomes(t *testing.T) {
 	for name, compute := range map[string]func() (MetricsBlock, error){
 		"OutcomeMetrics": func() (MetricsBlock, error) { return OutcomeMetrics(nil) },
-		"Metrics":        func() (MetricsBlock, error) { return Metrics(nil) },
+		"Metrics":        func() (MetricsBlock, error) { return recordMetrics(nil) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			m, err := compute()
@@ -474,7 +474,7 @@ func TestMetricsErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			records := append([]CaseRecord(nil), base...)
 			tt.edit(&records[1])
-			if _, err := Metrics(records); err == nil || err.Error() != tt.want {
+			if _, err := recordMetrics(records); err == nil || err.Error() != tt.want {
 				t.Errorf("Metrics error = %v\nwant %s", err, tt.want)
 			}
 		})
@@ -525,7 +525,7 @@ func loadTypevetParts(t testing.TB) (MetricsBlock, []CaseRecord) {
 // took over unrounded latencies the receipt does not keep (within 5e-4 s).
 func TestMetricsReproduceTypevetReceipt(t *testing.T) {
 	recorded, cases := loadTypevetParts(t)
-	got, err := Metrics(cases)
+	got, err := recordMetrics(cases)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -624,7 +624,7 @@ func BenchmarkMetrics140(b *testing.B) {
 	_, cases := loadTypevetParts(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := Metrics(cases); err != nil {
+		if _, err := recordMetrics(cases); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -637,7 +637,7 @@ func ExampleMetrics() {
 	outcomes := []Outcome{
 		{CaseID: "r00:clean", Variant: VariantClean, Expected: expected(VariantClean),
 			Verdict: "consistent", PayeeConfidence: 0.97, AmountsConfidence: 0.95, LegibilityScore: 3.9, LegibilityLevel: 4},
-		{CaseID: "r00:payee_changed", Variant: VariantPayeeChanged, Expected: expected(VariantPayeeChanged),
+		{CaseID: "r00:payee_changed", Variant: variantPayeeChanged, Expected: expected(variantPayeeChanged),
 			Verdict: "consistent", PayeeConfidence: 0.62, AmountsConfidence: 0.96, LegibilityScore: 3.8, LegibilityLevel: 4},
 		{CaseID: "r00:wrong_date", Variant: variantWrongDate, Expected: expected(variantWrongDate),
 			Verdict: "date_mismatch", PayeeConfidence: 0.94, AmountsConfidence: 0.93, LegibilityScore: 4, LegibilityLevel: 4},
@@ -647,7 +647,7 @@ func ExampleMetrics() {
 		fmt.Println(err)
 		return
 	}
-	m, err := Metrics(records)
+	m, err := recordMetrics(records)
 	if err != nil {
 		fmt.Println(err)
 		return

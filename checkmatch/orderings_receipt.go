@@ -17,9 +17,9 @@ import (
 // of the single-order receipt it is compared with.
 const OrderingsSeed = 1
 
-// OrderingsFixture is the fixture_digests name of the single-order receipt
+// orderingsFixtureName is the fixture_digests name of the single-order receipt
 // a study read.
-const OrderingsFixture = "single_order_receipt"
+const orderingsFixtureName = "single_order_receipt"
 
 // armVerdictRequests is the arm_call_counts name of a study's successful
 // verdict calls.
@@ -31,7 +31,7 @@ const armVerdictRequests = "verdict_requests"
 type OrderingsPins struct {
 	// FinishedUTC is when the study finished ([receipt.FinishedUTC]).
 	FinishedUTC string `json:"finished_utc"`
-	// Dataset is [Dataset].
+	// Dataset is dataset.
 	Dataset string `json:"dataset"`
 	// GeneratorSeed is the slice seed; always [OrderingsSeed] for a study.
 	GeneratorSeed uint64 `json:"generator_seed"`
@@ -78,7 +78,7 @@ type OrderingsReceipt struct {
 	Pins OrderingsPins `json:"pins"`
 	// Identity is the experiment identity: the verdict's prompt digest,
 	// the study's code digests ([OrderingsCodeDigests]) and the
-	// single-order receipt's digest as fixture [OrderingsFixture].
+	// single-order receipt's digest as fixture orderingsFixtureName.
 	Identity receipt.Identity `json:"identity"`
 	// Stopped is the failure that ended the study early, or null.
 	Stopped *OrderingsStopped `json:"stopped"`
@@ -106,7 +106,7 @@ type OrderingsReceiptParts struct {
 	// {"verdict_requests": run.Requests}.
 	Identity receipt.Identity
 	// Secrets are the session's secrets: a stopped message holding one is
-	// withheld ([WithheldMessage]).
+	// withheld (withheldMessage).
 	Secrets []string
 }
 
@@ -170,7 +170,7 @@ func ReadOrderingsReceipt(r io.Reader) (OrderingsReceipt, error) {
 
 // OrderingsCodeDigests returns the code_path_digests of an option-order
 // study, keyed by typevet's names cases, orderings, render,
-// request and words and computed as [CodeDigests] computes a run's: the
+// request and words and computed as checkCodeDigests computes a run's: the
 // first four cover the same files as a check-match run's digests of those
 // names, so a study and its single-order receipt of one build share them,
 // and orderings covers the study's own source.

@@ -43,12 +43,12 @@ func studyReceipt(t *testing.T, cases, failAt int) OrderingsReceipt {
 		BaselineCommit:  strings.Repeat("a", 40),
 		PromptDigests:   OrderingsPromptDigests(),
 		CodePathDigests: code,
-		FixtureDigests:  receipt.Digests{{Name: OrderingsFixture, Value: strings.Repeat("f", 64)}},
+		FixtureDigests:  receipt.Digests{{Name: orderingsFixtureName, Value: strings.Repeat("f", 64)}},
 		ArmCallCounts:   receipt.Counts{{Name: armVerdictRequests, Value: run.Requests}},
 	}
 	sa := serving.ServerArgs(nil, &stated)
 	pins := OrderingsPins{
-		FinishedUTC: "2026-11-29T00:00:00+00:00", Dataset: Dataset, GeneratorSeed: 1, RegisterRows: 1,
+		FinishedUTC: "2026-11-29T00:00:00+00:00", Dataset: dataset, GeneratorSeed: 1, RegisterRows: 1,
 		VariantsPerRow: VariantsPerRow, SliceSHA256: sl.SHA256, Concurrency: 1,
 		Orderings: OrderLabels(VerdictLabels[:], orders), SingleOrderReceipt: "single.json",
 		SingleOrderReceiptSHA256: strings.Repeat("e", 64), Renderer: &RendererInfo{Module: "github.com/typevet/typevet-go", Font: "Go Regular"},
@@ -123,7 +123,7 @@ func TestOrderingsReceiptWithholdsSecrets(t *testing.T) {
 	run := OrderingsRun{Stopped: &OrderingsStopped{Message: "proxy said: Authorization: Bearer sk-123"}}
 	r, err := BuildOrderingsReceipt(run, OrderingsReceiptParts{Secrets: []string{"sk-123"}})
 	require.NoError(t, err)
-	assert.Equal(t, WithheldMessage, r.Stopped.Message)
+	assert.Equal(t, withheldMessage, r.Stopped.Message)
 }
 
 func TestReadOrderingsReceiptRefuses(t *testing.T) {
@@ -148,7 +148,7 @@ func TestOrderingsIdentityParts(t *testing.T) {
 		assert.Len(t, e.Value, 64)
 	}
 	assert.Equal(t, []string{"cases", "orderings", "render", "request", "words"}, names)
-	run, err := CodeDigests()
+	run, err := checkCodeDigests()
 	require.NoError(t, err)
 	for _, name := range []string{"cases", "render", "request", "words"} {
 		want, _ := run.Get(name)

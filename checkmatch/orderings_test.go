@@ -631,7 +631,7 @@ func TestRunOrderingsCancelled(t *testing.T) {
 	run, err := RunOrderings(ctx, port, "m", sl.Requests[:1], orders, singleFor(sl.Requests))
 	require.NoError(t, err)
 	require.NotNil(t, run.Stopped)
-	assert.Equal(t, ErrorClassCanceled, run.Stopped.ErrorClass)
+	assert.Equal(t, errorClassCanceled, run.Stopped.ErrorClass)
 	assert.Empty(t, port.requests)
 }
 

@@ -50,7 +50,7 @@ func TestVerdictCorrect(t *testing.T) {
 func TestClassKey(t *testing.T) {
 	want := map[Variant]string{
 		VariantClean:                "consistent",
-		VariantPayeeChanged:         "payee_mismatch",
+		variantPayeeChanged:         "payee_mismatch",
 		variantWrittenAmountChanged: "amount_mismatch",
 		variantBothAmountsChanged:   "amount_mismatch",
 		variantWrongDate:            "date_mismatch",

@@ -361,7 +361,7 @@ func TestRenderVariantRegions(t *testing.T) {
 		v      Variant
 		region image.Rectangle
 	}{
-		{VariantPayeeChanged, band(checkform.Payee, 760)},
+		{variantPayeeChanged, band(checkform.Payee, 760)},
 		{variantWrittenAmountChanged, band(checkform.WordsAmount, 940)},
 		{variantWrongDate, band(checkform.Date, 940)},
 		{variantUnsigned, checkform.SignatureBox.Rect().Inset(-4)},

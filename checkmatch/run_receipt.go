@@ -9,12 +9,12 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
-// WithheldMessage replaces a stopped message that still holds a configured
+// withheldMessage replaces a stopped message that still holds a configured
 // secret, "authorization" or "bearer " after masking, for example a proxy's
 // error page that echoes the request's Authorization header. The receipt
 // then keeps every earlier outcome instead of being refused as a whole (as
 // typevet refuses it); the error class, index and case id stay.
-const WithheldMessage = "message withheld: the error text held a key or an auth header"
+const withheldMessage = "message withheld: the error text held a key or an auth header"
 
 // errModelRevisionRequired is returned by [BuildReceipt] for a vLLM receipt
 // whose pins.model_revision is missing or blank: vLLM's /v1/models does not
@@ -55,7 +55,7 @@ type ReceiptParts struct {
 //
 // The one place it departs from typevet: a stopped message that holds a
 // secret, "authorization" or "bearer " (any case) is replaced by
-// [WithheldMessage], so a server that echoes the auth header in an error
+// withheldMessage, so a server that echoes the auth header in an error
 // does not cost the run's outcomes. [receipt.Write] still checks the whole
 // receipt before writing.
 func BuildReceipt(run RunResult, parts ReceiptParts) (Receipt, error) {
@@ -101,7 +101,7 @@ func BuildReceipt(run RunResult, parts ReceiptParts) (Receipt, error) {
 func withholdSecrets(msg string, secrets []string) string {
 	b, err := receipt.Marshal(msg)
 	if err != nil || receipt.CheckKeyFree(b, secrets) != nil {
-		return WithheldMessage
+		return withheldMessage
 	}
 	return msg
 }

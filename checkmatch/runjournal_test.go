@@ -294,7 +294,7 @@ func TestRunCancelledMidCall(t *testing.T) {
 	run, err := Run(ctx, port, "m", fixtureRequests(t), RunOptions{Retry: RetryPolicy{Retries: 3}})
 	require.NoError(t, err)
 	require.NotNil(t, run.Stopped)
-	assert.Equal(t, ErrorClassCanceled, run.Stopped.ErrorClass)
+	assert.Equal(t, errorClassCanceled, run.Stopped.ErrorClass)
 	assert.Equal(t, 1, run.Stopped.Index)
 	assert.Equal(t, 2, run.Calls, "a cancelled call is not retried")
 }

@@ -102,7 +102,7 @@ type RunResult struct {
 // stopped by Ctrl-C (Python would crash with KeyboardInterrupt and lose the
 // outcomes).
 const (
-	ErrorClassCanceled         = "Canceled"
+	errorClassCanceled         = "Canceled"
 	errorClassDeadlineExceeded = "DeadlineExceeded"
 )
 
@@ -120,7 +120,7 @@ type judged struct {
 // [judgment.ErrorClass]. With [RunOptions].Retry a retryable failure
 // (retryable) is first retried; Stopped names the failure of the last
 // attempt. So does ctx ending (Ctrl-C): Stopped then has class
-// [ErrorClassCanceled] (or errorClassDeadlineExceeded), whether a call
+// errorClassCanceled (or errorClassDeadlineExceeded), whether a call
 // in flight saw it (its message kept) or the run stopped between calls
 // (Stopped names the first case not sent, with the message "run
 // cancelled: " followed by the context's cause ([context.Cause]: "context
@@ -255,7 +255,7 @@ func readMetrics(ctx context.Context, read func(context.Context) (string, bool))
 
 // runErrorClass names a failure of a run under ctx: a call that failed
 // because ctx ended (Ctrl-C mid-call, which a port reports as a
-// TransportError about the context) is [ErrorClassCanceled] or
+// TransportError about the context) is errorClassCanceled or
 // errorClassDeadlineExceeded, not a network failure; anything else is
 // [errorClass]'s.
 func runErrorClass(ctx context.Context, err error) string {
@@ -263,7 +263,7 @@ func runErrorClass(ctx context.Context, err error) string {
 		if errors.Is(cerr, context.DeadlineExceeded) {
 			return errorClassDeadlineExceeded
 		}
-		return ErrorClassCanceled
+		return errorClassCanceled
 	}
 	return errorClass(err)
 }
@@ -277,7 +277,7 @@ func errorClass(err error) string {
 	case errors.Is(err, context.DeadlineExceeded):
 		return errorClassDeadlineExceeded
 	case errors.Is(err, context.Canceled):
-		return ErrorClassCanceled
+		return errorClassCanceled
 	}
 	return fmt.Sprintf("%T", err)
 }

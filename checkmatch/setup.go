@@ -37,10 +37,10 @@ type Snapshot struct {
 // sweep): the baseline commit of the repository at repoRoot, the working
 // tree from porcelain (the text of `git status --porcelain`; nil when the
 // caller has none, which records the tree as dirty), the digests of the
-// four questions ([Questions]) and [CodeDigests]. Take it before the first
+// four questions ([Questions]) and checkCodeDigests. Take it before the first
 // call.
 func TakeSnapshot(repoRoot string, porcelain *string) (Snapshot, error) {
-	code, err := CodeDigests()
+	code, err := checkCodeDigests()
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -203,14 +203,14 @@ type SingleOrderFile struct {
 // names, concurrency 1, the single-order receipt's file name and digest,
 // the renderer, pins.server and a server_args block without a /metrics
 // reading (cache_config null, caller_stated); the identity with the
-// single-order receipt as its fixture ([OrderingsFixture]) and
+// single-order receipt as its fixture (orderingsFixtureName) and
 // arm_call_counts {"verdict_requests": run.Requests}.
 func (c RunContext) OrderingsReceiptParts(slice Slice, orders [][]int, single SingleOrderFile, run OrderingsRun) OrderingsReceiptParts {
 	renderer := c.Snapshot.RendererPin()
 	serverArgs := serving.ServerArgs(nil, c.StatedServerArgs)
 	pins := OrderingsPins{
 		FinishedUTC:              c.finishedUTC(),
-		Dataset:                  Dataset,
+		Dataset:                  dataset,
 		GeneratorSeed:            slice.Seed,
 		RegisterRows:             slice.Rows,
 		VariantsPerRow:           VariantsPerRow,
@@ -224,7 +224,7 @@ func (c RunContext) OrderingsReceiptParts(slice Slice, orders [][]int, single Si
 		ServerArgs:               &serverArgs,
 	}
 	id := c.Identity(receipt.Counts{{Name: armVerdictRequests, Value: run.Requests}},
-		receipt.Digests{{Name: OrderingsFixture, Value: single.SHA256}})
+		receipt.Digests{{Name: orderingsFixtureName, Value: single.SHA256}})
 	return OrderingsReceiptParts{Backend: c.Backend, Model: c.Model, Pins: pins, Identity: id, Secrets: c.Secrets}
 }
 

@@ -93,7 +93,7 @@ func TestRunContextReceiptParts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, receipt.Unknown, snap.BaselineCommit, "no repository")
 	assert.True(t, snap.WorkingTree.Dirty)
-	code, err := CodeDigests()
+	code, err := checkCodeDigests()
 	require.NoError(t, err)
 	assert.Equal(t, code, snap.CodePathDigests)
 	assert.Equal(t, receipt.PromptDigests(Questions()), snap.PromptDigests)
@@ -167,7 +167,7 @@ func TestRunContextOrderingsReceiptParts(t *testing.T) {
 	require.NotNil(t, p.ServerArgs)
 	assert.Nil(t, p.ServerArgs.CallerStated)
 	assert.Equal(t, receipt.Counts{{Name: armVerdictRequests, Value: 42}}, parts.Identity.ArmCallCounts)
-	assert.Equal(t, receipt.Digests{{Name: OrderingsFixture, Value: "abc"}}, parts.Identity.FixtureDigests)
+	assert.Equal(t, receipt.Digests{{Name: orderingsFixtureName, Value: "abc"}}, parts.Identity.FixtureDigests)
 	assert.Equal(t, receipt.IdentityDigest(parts.Identity), parts.Identity.IdentityDigest)
 }
 

@@ -53,7 +53,7 @@ var errEmptySheet = errors.New("contact sheet needs at least one case")
 
 // WriteContactSheet writes a PNG contact sheet of cases to w: a white grid,
 // opts.Columns thumbnails wide, of each case's render (after marks and blur)
-// resized with Lanczos, in case order, each with its [Caption] in black
+// resized with Lanczos, in case order, each with its caption in black
 // under it. The PNG is encoded like [Render]'s. An empty case list is an
 // error, and so are negative columns or a scale outside 0.01 … 1.
 //
@@ -115,7 +115,7 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 		// next thumbnail's caption.
 		cell := sheet.SubImage(image.Rect(x, y+cellH, x+cellW, y+cellH+captionHeight)).(*image.RGBA)
 		d := font.Drawer{Dst: cell, Src: image.NewUniform(color.Black), Face: face}
-		for i, line := range strings.Split(Caption(c), "\n") {
+		for i, line := range strings.Split(caption(c), "\n") {
 			d.Dot = fixed.P(x+captionInset, y+cellH+captionInset+i*pitch+ascent)
 			d.DrawString(line)
 		}
@@ -123,7 +123,7 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 	return sheet, nil
 }
 
-// Caption returns the caption typevet prints under a case on a contact
+// caption returns the caption typevet prints under a case on a contact
 // sheet, lines joined by "\n":
 //
 //	r00:clean  expect consistent  payee=True amounts=True
@@ -135,7 +135,7 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 // "  blur=" and the radius as Python prints a float (4.04, 5.0). The
 // register text follows, word-wrapped at 78 characters like Python's
 // textwrap.wrap.
-func Caption(c Case) string {
+func caption(c Case) string {
 	verdicts := slices.Sorted(slices.Values(c.Expected.Verdicts))
 	head := fmt.Sprintf("%s  expect %s  payee=%s amounts=%s", c.ID(), strings.Join(verdicts, "/"),
 		pyBool(c.Expected.PayeeTruth), pyBool(c.Expected.AmountsTruth))

@@ -9,8 +9,8 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Dataset is the dataset name a check-match receipt pins.
-const Dataset = "synthetic checks (#315 generator)"
+// dataset is the dataset name a check-match receipt pins.
+const dataset = "synthetic checks (#315 generator)"
 
 // Slice is the judged slice of a run: one [Request] per case
 // of [Cases] in case order, each with the case's render, and the digest of
@@ -34,7 +34,7 @@ type Slice struct {
 // model_revision.
 func (s Slice) Pins() Pins {
 	return Pins{
-		Dataset:        Dataset,
+		Dataset:        dataset,
 		GeneratorSeed:  s.Seed,
 		RegisterRows:   s.Rows,
 		VariantsPerRow: VariantsPerRow,

@@ -56,7 +56,7 @@ func TestSliceSHA256Vectors(t *testing.T) {
 func TestSlicePins(t *testing.T) {
 	s := syntheticSlice(t, 3, 1, func(int) []byte { return []byte("x") })
 	p := s.Pins()
-	assert.Equal(t, Dataset, p.Dataset)
+	assert.Equal(t, dataset, p.Dataset)
 	assert.Equal(t, uint64(3), p.GeneratorSeed)
 	assert.Equal(t, 1, p.RegisterRows)
 	assert.Equal(t, 7, p.VariantsPerRow)
