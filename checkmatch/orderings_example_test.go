@@ -68,11 +68,3 @@ func ExampleOrderingsStatistics() {
 	// [0.65 0.35] 0.30000000000000004 adopt_opt_in
 	// 1 0.5 [0.2 0.3999999999999999] [0 1]
 }
-
-// Spread is typevet's per-metric summary of repeated runs: the sample
-// standard deviation is Python's statistics.stdev to the last bit.
-func ExampleSpread() {
-	s, _ := checkmatch.Spread([]float64{0.75, 0.5})
-	fmt.Println(s.Mean, *s.SD, s.Range)
-	// Output: 0.625 0.1767766952966369 0.25
-}

@@ -200,7 +200,7 @@ type AnswerDrift struct {
 	// Cases is the number of cases both levels judged (by case id).
 	Cases int `json:"cases"`
 	// MaxAbsProbabilityDifference is the largest |Δp| of any recorded
-	// probability over those cases (maxProbabilityDifference: both Noul
+	// probability over those cases (MaxProbabilityDifference: both Noul
 	// confidences, every verdict probability, every legibility level);
 	// 0.0 means bit-equal answers.
 	MaxAbsProbabilityDifference float64 `json:"max_abs_probability_difference"`
@@ -231,7 +231,7 @@ func drift(first, level []CaseRecord) (AnswerDrift, error) {
 		return d, nil
 	}
 	var err error
-	if d.MaxAbsProbabilityDifference, err = maxProbabilityDifference([]Receipt{{Cases: a}, {Cases: b}}); err != nil {
+	if d.MaxAbsProbabilityDifference, err = MaxProbabilityDifference([]Receipt{{Cases: a}, {Cases: b}}); err != nil {
 		return AnswerDrift{}, err
 	}
 	right := 0
