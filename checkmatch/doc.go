@@ -116,7 +116,7 @@
 // (typevet #105: [BalancedOrders], [RunOrderings], [OrderingsStatistics])
 // scores the verdict once per balanced ordering of its options and asks
 // whether averaging over orderings is worth adopting. The repeat summary
-// (#357: [RepeatSummary]) applies the pre-registered stability statistics
-// to several receipts of one slice. The throughput sweep (#335: [Sweep])
+// (#357: package checkmatch/repeats) applies the pre-registered stability
+// statistics to several receipts of one slice. The throughput sweep (#335: [Sweep])
 // runs the slice at several concurrency levels against one server.
 package checkmatch

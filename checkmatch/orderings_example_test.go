@@ -11,8 +11,12 @@ import (
 // every option sits once in every position.
 func ExampleBalancedOrders() {
 	orders, _ := checkmatch.BalancedOrders(len(checkmatch.VerdictLabels))
-	for _, o := range checkmatch.OrderLabels(checkmatch.VerdictLabels[:], orders)[:2] {
-		fmt.Println(o)
+	for _, o := range orders[:2] {
+		labels := make([]string, len(o))
+		for i, j := range o {
+			labels[i] = checkmatch.VerdictLabels[j]
+		}
+		fmt.Println(labels)
 	}
 	// Output:
 	// [consistent payee_mismatch amount_mismatch date_mismatch unsigned cannot_tell]
