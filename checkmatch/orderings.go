@@ -110,10 +110,10 @@ func BalancedOrders(k int) ([][]int, error) {
 	return rows, nil
 }
 
-// OrderLabels writes each ordering as label names: element [o][p] is
+// orderLabels writes each ordering as label names: element [o][p] is
 // labels[orders[o][p]], the label at position p of ordering o. The receipt's
 // "orderings" pin and each case's "order" lists are written this way.
-func OrderLabels(labels []string, orders [][]int) [][]string {
+func orderLabels(labels []string, orders [][]int) [][]string {
 	out := make([][]string, len(orders))
 	for o, order := range orders {
 		out[o] = make([]string, len(order))

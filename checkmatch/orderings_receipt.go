@@ -43,7 +43,7 @@ type OrderingsPins struct {
 	SliceSHA256 string `json:"slice_sha256"`
 	// Concurrency is always 1: the study sends one call at a time.
 	Concurrency int `json:"concurrency"`
-	// Orderings lists the orderings as label names ([OrderLabels]).
+	// Orderings lists the orderings as label names (orderLabels).
 	Orderings [][]string `json:"orderings"`
 	// SingleOrderReceipt is the file name (no directory) of the
 	// single-order receipt the study is compared with.

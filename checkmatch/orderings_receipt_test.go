@@ -50,7 +50,7 @@ func studyReceipt(t *testing.T, cases, failAt int) OrderingsReceipt {
 	pins := OrderingsPins{
 		FinishedUTC: "2026-11-29T00:00:00+00:00", Dataset: dataset, GeneratorSeed: 1, RegisterRows: 1,
 		VariantsPerRow: VariantsPerRow, SliceSHA256: sl.SHA256, Concurrency: 1,
-		Orderings: OrderLabels(VerdictLabels[:], orders), SingleOrderReceipt: "single.json",
+		Orderings: orderLabels(VerdictLabels[:], orders), SingleOrderReceipt: "single.json",
 		SingleOrderReceiptSHA256: strings.Repeat("e", 64), Renderer: &RendererInfo{Module: "github.com/typevet/typevet-go", Font: "Go Regular"},
 		ServerArgs: &sa,
 	}

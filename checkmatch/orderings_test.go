@@ -60,7 +60,7 @@ func TestBalancedOrdersVerdictLabels(t *testing.T) {
 		{"unsigned", "amount_mismatch", "cannot_tell", "consistent", "date_mismatch", "payee_mismatch"},
 		{"amount_mismatch", "consistent", "unsigned", "payee_mismatch", "cannot_tell", "date_mismatch"},
 	}
-	assert.Equal(t, want, OrderLabels(VerdictLabels[:], orders))
+	assert.Equal(t, want, orderLabels(VerdictLabels[:], orders))
 }
 
 func TestBalancedOrdersProperties(t *testing.T) {
@@ -538,7 +538,7 @@ func TestRunOrderingsPositionVector(t *testing.T) {
 		for _, c := range req.Questions[0].Question.(judgment.Choice).Criteria {
 			got = append(got, c.Label)
 		}
-		assert.Equal(t, OrderLabels(VerdictLabels[:], orders)[i], got, "call %d lists the labels in ordering %d", i, i)
+		assert.Equal(t, orderLabels(VerdictLabels[:], orders)[i], got, "call %d lists the labels in ordering %d", i, i)
 		assert.Equal(t, reqs[0].State, req.State, "state forwarded unchanged")
 		assert.Same(t, &reqs[0].Media[0], &req.Media[0], "media forwarded unchanged")
 		assert.Equal(t, "m", req.Model)
@@ -695,7 +695,7 @@ func (s *bigSum) float() float64 {
 func benchOrderingsCases(tb testing.TB) []OrderingsCase {
 	orders, err := BalancedOrders(len(VerdictLabels))
 	require.NoError(tb, err)
-	labels := OrderLabels(VerdictLabels[:], orders)
+	labels := orderLabels(VerdictLabels[:], orders)
 	cases := make([]OrderingsCase, 140)
 	for i := range cases {
 		var probs [][]float64

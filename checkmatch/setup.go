@@ -216,7 +216,7 @@ func (c RunContext) OrderingsReceiptParts(slice Slice, orders [][]int, single Si
 		VariantsPerRow:           VariantsPerRow,
 		SliceSHA256:              slice.SHA256,
 		Concurrency:              1,
-		Orderings:                OrderLabels(VerdictLabels[:], orders),
+		Orderings:                orderLabels(VerdictLabels[:], orders),
 		SingleOrderReceipt:       filepath.Base(single.Path),
 		SingleOrderReceiptSHA256: single.SHA256,
 		Renderer:                 &renderer,

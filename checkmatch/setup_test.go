@@ -162,7 +162,7 @@ func TestRunContextOrderingsReceiptParts(t *testing.T) {
 	assert.Equal(t, "single.json", p.SingleOrderReceipt)
 	assert.Equal(t, "abc", p.SingleOrderReceiptSHA256)
 	assert.Equal(t, 1, p.Concurrency)
-	assert.Equal(t, OrderLabels(VerdictLabels[:], orders), p.Orderings)
+	assert.Equal(t, orderLabels(VerdictLabels[:], orders), p.Orderings)
 	assert.Equal(t, slice.SHA256, p.SliceSHA256)
 	require.NotNil(t, p.ServerArgs)
 	assert.Nil(t, p.ServerArgs.CallerStated)
