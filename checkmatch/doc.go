@@ -41,7 +41,7 @@
 // ([State]), the media one check image, and [Questions] the four typed
 // questions with typevet's exact wording (payee_matches and amounts_match
 // are Nouls, verdict a Choice over [VerdictLabels], legibility a Score of
-// five levels). [BuildSlice] renders every case once and pins the slice
+// five levels). buildSlice renders every case once and pins the slice
 // ([Slice.Pins], slice_sha256). [Run] judges the requests in slice order
 // through any [judgment.Port] at a chosen concurrency ([RunOptions]): a
 // backend failure or a cancelled context stops the run, every earlier

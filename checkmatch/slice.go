@@ -42,18 +42,18 @@ func (s Slice) Pins() Pins {
 	}
 }
 
-// BuildSlice builds the slice of seed with rows register rows: it renders
-// every case once with [Render] and computes slice_sha256. Renders run in
-// parallel on GOMAXPROCS goroutines; the result does not depend on the
-// schedule (the same seed and rows give the same Slice, byte for byte).
-// rows outside 1..[RowCount] is an error, before any render.
-func BuildSlice(seed uint64, rows int) (Slice, error) {
+// buildSlice is [BuildSliceProgress] without progress.
+func buildSlice(seed uint64, rows int) (Slice, error) {
 	return BuildSliceProgress(seed, rows, nil)
 }
 
-// BuildSliceProgress is [BuildSlice] that calls rendered (when not nil)
-// after each render, from the rendering goroutine, so a caller can show
-// progress; the Slice is the same.
+// BuildSliceProgress builds the slice of seed with rows register rows: it
+// renders every case once with [Render] and computes slice_sha256. Renders
+// run in parallel on GOMAXPROCS goroutines; the result does not depend on
+// the schedule (the same seed and rows give the same Slice, byte for
+// byte). rows outside 1..[RowCount] is an error, before any render.
+// rendered, when not nil, is called after each render from the rendering
+// goroutine, so a caller can show progress; the Slice is the same.
 func BuildSliceProgress(seed uint64, rows int, rendered func()) (Slice, error) {
 	cases, err := Cases(seed, rows)
 	if err != nil {

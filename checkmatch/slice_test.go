@@ -78,7 +78,7 @@ func TestSlicePins(t *testing.T) {
 // the pins, the requests equal those built directly, the same seed gives
 // the same bytes and another seed other images and another digest.
 func TestBuildSlice(t *testing.T) {
-	s, err := BuildSlice(3, 1)
+	s, err := buildSlice(3, 1)
 	require.NoError(t, err)
 	cases, err := Cases(3, 1)
 	require.NoError(t, err)
@@ -115,7 +115,7 @@ func TestBuildSlice(t *testing.T) {
 
 func TestBuildSliceRows(t *testing.T) {
 	for _, rows := range []int{0, -1, RowCount + 1} {
-		_, err := BuildSlice(0, rows)
+		_, err := buildSlice(0, rows)
 		assert.Error(t, err, "rows %d", rows)
 	}
 }
@@ -123,7 +123,7 @@ func TestBuildSliceRows(t *testing.T) {
 func BenchmarkBuildSlice(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := BuildSlice(0, RowCount); err != nil {
+		if _, err := buildSlice(0, RowCount); err != nil {
 			b.Fatal(err)
 		}
 	}
