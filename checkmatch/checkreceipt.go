@@ -20,7 +20,7 @@ const receiptIssue = 316
 // receipts and [ReadReceipt] reads theirs. Write one with [receipt.Write]
 // (two-space indent, exclusive create, key-free check).
 type Receipt struct {
-	// Issue is always receiptIssue (316).
+	// Issue is always 316, typevet's issue of the check-match run.
 	Issue int `json:"issue"`
 	// Backend is the serving stack: "llama_cpp" or "vllm", or offline
 	// "fake" or "reader" (the built-in check reader).
@@ -126,7 +126,7 @@ type Stopped struct {
 // [Receipt.Recompute] refuses it. The value must be one JSON object, with nothing
 // after it, whose issue is 316 or which has no issue key (or a null one):
 // typevet's repeat summary reads receipts without it, and Issue is then
-// filled in as receiptIssue (so a receipt written back gains the key).
+// filled in as 316 (so a receipt written back gains the key).
 // legibility_probabilities may be sparse (only the levels seen), as
 // typevet's repeat summary accepts; see [ByLevel] for what is filled in.
 func ReadReceipt(r io.Reader) (Receipt, error) {

@@ -73,14 +73,16 @@ type MetricsBlock struct {
 	NoulChoiceAgreement Agreement `json:"noul_choice_agreement"`
 	// MeanLatencySeconds is the mean client latency per judgment; null when
 	// there are no cases. A run averages the unrounded latencies
-	// ([OutcomeMetrics]); recordMetrics over receipt records can only average
-	// the rounded ones (see errRoundedLatencies).
+	// ([BuildReceipt]); [Receipt.Recompute] over receipt records can only
+	// average the rounded ones, and says so in Warnings.
 	MeanLatencySeconds *float64 `json:"mean_latency_seconds"`
-	// ConfidenceNote is always confidenceNote.
+	// ConfidenceNote is always the same text: "Noul values are model
+	// confidence, not calibrated match percentages. …"
 	ConfidenceNote string `json:"confidence_note"`
 
 	// Warnings lists doubts about the values that did not stop the
-	// computation, such as errRoundedLatencies. Not part of the receipt.
+	// computation, such as the note that a mean over rounded latencies
+	// differs from the run's. Not part of the receipt.
 	Warnings []error `json:"-"`
 }
 
