@@ -168,7 +168,7 @@ func TestReadReceiptErrors(t *testing.T) {
 func rightReceipt(t testing.TB) Receipt {
 	t.Helper()
 	outcomes := rightOutcomes(t, rightAnswers())
-	m, err := OutcomeMetrics(outcomes)
+	m, err := outcomeMetrics(outcomes)
 	if err != nil {
 		t.Fatal(err)
 	}

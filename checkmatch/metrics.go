@@ -412,7 +412,7 @@ func ece(bins []ReliabilityBin, total int) float64 {
 
 // recordMetrics computes the metrics block from receipt case records, as
 // typevet computes it from outcomes. A run and [Receipt.Recompute] share this code:
-// a run converts its outcomes to records first ([OutcomeMetrics]).
+// a run converts its outcomes to records first (outcomeMetrics).
 //
 // Each record's own fields are the input: expected_verdicts, payee_truth and
 // amounts_truth as recorded, and whether it counts for false clear from its
@@ -428,11 +428,11 @@ func recordMetrics(records []CaseRecord) (MetricsBlock, error) {
 	return metrics(records, nil)
 }
 
-// OutcomeMetrics computes the metrics block of a run: recordMetrics over the
+// outcomeMetrics computes the metrics block of a run: recordMetrics over the
 // outcomes' records (records), except that mean_latency_seconds is taken
 // over the unrounded latencies, as typevet's run does (so no
 // errRoundedLatencies warning).
-func OutcomeMetrics(outcomes []Outcome) (MetricsBlock, error) {
+func outcomeMetrics(outcomes []Outcome) (MetricsBlock, error) {
 	records, err := records(outcomes)
 	if err != nil {
 		return MetricsBlock{}, err
@@ -562,7 +562,7 @@ func checkRecord(r CaseRecord, counts map[Variant]bool) (v Variant, e Expected, 
 		AmountsTruth:        r.AmountsTruth,
 		CountsForFalseClear: countsForFalseClear,
 	}
-	if correct, err = VerdictCorrect(r.Verdict, e); err != nil {
+	if correct, err = verdictCorrect(r.Verdict, e); err != nil {
 		return
 	}
 	if correct != r.Correct {

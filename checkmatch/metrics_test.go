@@ -255,7 +255,7 @@ func TestReliabilityEdges(t *testing.T) {
 }
 
 func TestMetricsRight(t *testing.T) {
-	m, err := OutcomeMetrics(rightOutcomes(t, rightAnswers()))
+	m, err := outcomeMetrics(rightOutcomes(t, rightAnswers()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,7 +363,7 @@ func TestMetricsRightVariants(t *testing.T) {
 		answers := rightAnswers()
 		answers[1] = answer{"consistent", 0.9, 0.9, 4}
 		answers[4] = answer{"consistent", 0.9, 0.9, 4}
-		m, err := OutcomeMetrics(rightOutcomes(t, answers))
+		m, err := outcomeMetrics(rightOutcomes(t, answers))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -389,7 +389,7 @@ func TestMetricsRightVariants(t *testing.T) {
 	t.Run("answer 1 disagrees with its Nouls", func(t *testing.T) {
 		answers := rightAnswers()
 		answers[1] = answer{"payee_mismatch", 0.9, 0.9, 4}
-		m, err := OutcomeMetrics(rightOutcomes(t, answers))
+		m, err := outcomeMetrics(rightOutcomes(t, answers))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -401,7 +401,7 @@ func TestMetricsRightVariants(t *testing.T) {
 
 func TestMetricsNoOutcomes(t *testing.T) {
 	for name, compute := range map[string]func() (MetricsBlock, error){
-		"OutcomeMetrics": func() (MetricsBlock, error) { return OutcomeMetrics(nil) },
+		"OutcomeMetrics": func() (MetricsBlock, error) { return outcomeMetrics(nil) },
 		"Metrics":        func() (MetricsBlock, error) { return recordMetrics(nil) },
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -484,7 +484,7 @@ func TestMetricsErrors(t *testing.T) {
 // TestMetricsRightGolden compares the _RIGHT metrics block, as the receipt
 // writer serialises it, with testdata/metrics_right.golden.
 func TestMetricsRightGolden(t *testing.T) {
-	m, err := OutcomeMetrics(rightOutcomes(t, rightAnswers()))
+	m, err := outcomeMetrics(rightOutcomes(t, rightAnswers()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ type Outcome struct {
 	// RenderSHA256 is the lower-case hex SHA-256 of the PNG bytes sent.
 	RenderSHA256 string
 	// Latency is the call's wall time in seconds, unrounded; the record
-	// rounds it to 3 decimals, and [OutcomeMetrics] averages the unrounded
+	// rounds it to 3 decimals, and outcomeMetrics averages the unrounded
 	// values.
 	Latency float64
 	// InputTokens is the prompt token count the server reported; nil when
@@ -70,10 +70,10 @@ func checkVerdict(v string) error {
 	return nil
 }
 
-// VerdictCorrect reports whether verdict is one of expected's accepted
+// verdictCorrect reports whether verdict is one of expected's accepted
 // verdicts. A verdict that is not one of the six labels is an
 // *UnknownVerdictError, even when no expected set could accept it.
-func VerdictCorrect(verdict string, expected Expected) (bool, error) {
+func verdictCorrect(verdict string, expected Expected) (bool, error) {
 	if err := checkVerdict(verdict); err != nil {
 		return false, err
 	}
@@ -173,7 +173,7 @@ type CaseRecord struct {
 // Record returns the receipt record of o. It fails, naming the
 // case, when the verdict is not one of the six labels.
 func (o Outcome) Record() (CaseRecord, error) {
-	correct, err := VerdictCorrect(o.Verdict, o.Expected)
+	correct, err := verdictCorrect(o.Verdict, o.Expected)
 	if err != nil {
 		return CaseRecord{}, fmt.Errorf("case %s: %w", o.CaseID, err)
 	}

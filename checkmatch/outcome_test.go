@@ -34,13 +34,13 @@ func TestVerdictCorrect(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := VerdictCorrect(tt.verdict, ExpectedLabels(tt.variant))
+			got, err := verdictCorrect(tt.verdict, ExpectedLabels(tt.variant))
 			if err != nil || got != tt.want {
 				t.Errorf("VerdictCorrect(%q, %s) = %v, %v; want %v", tt.verdict, tt.variant, got, err, tt.want)
 			}
 		})
 	}
-	_, err := VerdictCorrect("maybe", ExpectedLabels(VariantClean))
+	_, err := verdictCorrect("maybe", ExpectedLabels(VariantClean))
 	var uv *unknownVerdictError
 	if !errors.As(err, &uv) || err.Error() != "unknown verdict label: maybe" {
 		t.Errorf("VerdictCorrect(maybe) error = %v, want *UnknownVerdictError \"unknown verdict label: maybe\"", err)

@@ -48,7 +48,7 @@ type ReceiptParts struct {
 // BuildReceipt assembles the receipt of run: issue 316, the
 // parts, the stopped record, the wall time rounded to 3 decimals,
 // the throughput block with 1 image per judgment, server_args, the metrics
-// of the outcomes ([OutcomeMetrics]) and one case record per outcome.
+// of the outcomes (latencies unrounded) and one case record per outcome.
 //
 // A vLLM receipt without a non-blank pins.model_revision is refused with
 // errModelRevisionRequired before anything else is checked.
@@ -62,7 +62,7 @@ func BuildReceipt(run RunResult, parts ReceiptParts) (Receipt, error) {
 	if parts.Backend == serving.VLLM && strings.TrimSpace(parts.Pins.ModelRevision) == "" {
 		return Receipt{}, errModelRevisionRequired
 	}
-	m, err := OutcomeMetrics(run.Outcomes)
+	m, err := outcomeMetrics(run.Outcomes)
 	if err != nil {
 		return Receipt{}, err
 	}

@@ -153,7 +153,7 @@ func TestRunRight(t *testing.T) {
 	assert.Nil(t, run.Server)
 	assert.Nil(t, run.MetricsReadings)
 
-	m, err := OutcomeMetrics(run.Outcomes)
+	m, err := outcomeMetrics(run.Outcomes)
 	require.NoError(t, err)
 	require.NotNil(t, m.Accuracy)
 	assert.Equal(t, 1.0, *m.Accuracy)
