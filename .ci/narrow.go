@@ -27,6 +27,11 @@
 //
 // The renames applied are added to .ci/narrow-renames.tsv (old<TAB>new).
 // Run it again after merging branches that add names: it is idempotent.
+// Before type-checking it replays that map on references a merged branch
+// still makes to an old name (BlurKind where blurKind is now declared), so
+// the package compiles again; references from other packages to a renamed
+// name are compile errors to fix by hand (the map says the new name, and
+// a name now used outside may need to be exported again).
 //
 // Run from the module root:
 //
@@ -94,6 +99,11 @@ func main() {
 
 func run(dir string) error {
 	importPath := module + "/" + dir
+	if !*dryRun && !*check {
+		if err := replay(dir); err != nil {
+			return err
+		}
+	}
 	outside, testUse, embedded, err := scanModule(dir, importPath)
 	if err != nil {
 		return err
@@ -676,6 +686,137 @@ func writeTSV(byName map[string]string) error {
 		fmt.Fprintf(&b, "%s\t%s\n", k, all[k])
 	}
 	return os.WriteFile(*tsvPath, []byte(b.String()), 0o644)
+}
+
+// replay applies the rename map to references a merged branch still makes
+// to an old name, so the package type-checks again: in the package's files
+// (its tests included), a bare identifier (not a selector's name, a field,
+// a method or a composite-literal key) spelling an old name that no
+// package-level declaration of the package declares any more becomes the
+// new name, and so does a doc link to it.
+func replay(dir string) error {
+	b, err := os.ReadFile(*tsvPath)
+	if os.IsNotExist(err) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	renamed := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if old, nn, ok := strings.Cut(line, "\t"); ok {
+			renamed[old] = nn
+		}
+	}
+	fset := token.NewFileSet()
+	files := map[string]*ast.File{}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") {
+			continue
+		}
+		p := path.Join(dir, e.Name())
+		f, err := parser.ParseFile(fset, p, nil, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if f.Name.Name != path.Base(dir) {
+			continue // an external test: it cannot use an unexported name
+		}
+		files[p] = f
+		for _, d := range f.Decls {
+			var ids []*ast.Ident
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					ids = []*ast.Ident{d.Name}
+				}
+			case *ast.GenDecl:
+				for _, sp := range d.Specs {
+					switch sp := sp.(type) {
+					case *ast.TypeSpec:
+						ids = append(ids, sp.Name)
+					case *ast.ValueSpec:
+						ids = append(ids, sp.Names...)
+					}
+				}
+			}
+			for _, id := range ids {
+				delete(renamed, id.Name) // declared again: not stale
+			}
+		}
+	}
+	if len(renamed) == 0 {
+		return nil
+	}
+	for p, f := range files {
+		skip := map[*ast.Ident]bool{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				skip[n.Sel] = true
+			case *ast.Field:
+				for _, id := range n.Names {
+					skip[id] = true
+				}
+			case *ast.FuncDecl:
+				if n.Recv != nil {
+					skip[n.Name] = true
+				}
+			case *ast.KeyValueExpr:
+				if id, ok := n.Key.(*ast.Ident); ok {
+					skip[id] = true
+				}
+			}
+			return true
+		})
+		var offs []int
+		var olds, news []string
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && !skip[id] {
+				if nn, ok := renamed[id.Name]; ok {
+					offs, olds, news = append(offs, fset.Position(id.Pos()).Offset), append(olds, id.Name), append(news, nn)
+				}
+			}
+			return true
+		})
+		for _, cg := range f.Comments {
+			for _, c := range cg.List {
+				for _, sm := range docLink.FindAllStringSubmatchIndex(c.Text, -1) {
+					if nn, ok := renamed[c.Text[sm[2]:sm[3]]]; ok {
+						offs = append(offs, fset.Position(c.Pos()).Offset+sm[0])
+						olds = append(olds, c.Text[sm[0]:sm[1]])
+						news = append(news, nn+c.Text[sm[4]:sm[5]])
+					}
+				}
+			}
+		}
+		if len(offs) == 0 {
+			continue
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		idx := make([]int, len(offs))
+		for i := range idx {
+			idx[i] = i
+		}
+		sort.Slice(idx, func(a, b int) bool { return offs[idx[a]] > offs[idx[b]] })
+		for _, i := range idx {
+			src = slices.Concat(src[:offs[i]], []byte(news[i]), src[offs[i]+len(olds[i]):])
+		}
+		if out, err := format.Source(src); err == nil {
+			src = out
+		}
+		if err := os.WriteFile(p, src, 0o644); err != nil {
+			return err
+		}
+		fmt.Printf("  replayed the rename map on %s (%d references)\n", p, len(offs))
+	}
+	return nil
 }
 
 // docLines counts the lines go doc -short lists for the package.
