@@ -11,7 +11,7 @@ import (
 // the module root embeds them for the packages below it, by directory
 // glob: a new file is embedded without editing this list. Which file is
 // digested under which logical name is the one list in
-// checkmatch/codeid.go (checkmatch.CodePaths). The globs also embed the
+// checkmatch/codeid.go (its codeFiles). The globs also embed the
 // directories' test files, which no digest reads.
 //
 //go:embed checkmatch/*.go internal/checkform/*.go internal/pymath/*.go internal/pytext/*.go internal/serverblock/*.go

@@ -5,6 +5,8 @@ import (
 	"image"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/disintegration/imaging"
 )
 
 // TestBlurMatchesReference checks the two-lanes-per-word blur against a
@@ -146,5 +148,19 @@ func BenchmarkBlur(b *testing.B) {
 	var scratch []lanes
 	for b.Loop() {
 		scratch = gaussianBlur(img, 4.2, scratch)
+	}
+}
+
+// BenchmarkBlurImaging is the library baseline of [BenchmarkBlur]: a true
+// Gaussian of the same sigma over the same render with imaging.Blur.
+func BenchmarkBlurImaging(b *testing.B) {
+	img, err := RenderImage(seed0Cases(b)[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(img.Pix)))
+	for b.Loop() {
+		_ = imaging.Blur(img, 4.2)
 	}
 }

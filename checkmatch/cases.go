@@ -21,14 +21,11 @@ const (
 	VariantsPerRow = 7
 	// DefaultSeed is the generator seed of the default slice (typevet #316).
 	DefaultSeed = 0
-	// SeedEnv is the environment variable typevet reads the seed from. The
-	// library never reads it; commands pass its text to [ParseSeed].
-	SeedEnv = "TYPEVET_CHECK_MATCH_SEED"
-	// AccountNumber is the account number printed on every check: 12 zeros.
-	AccountNumber = "000000000000"
-	// BlurMin and BlurMax bound the blur radius of a low-legibility face.
-	BlurMin = 3.5
-	BlurMax = 5.0
+	// accountNumber is the account number printed on every check: 12 zeros.
+	accountNumber = "000000000000"
+	// blurMin and BlurMax bound the blur radius of a low-legibility face.
+	blurMin = 3.5
+	blurMax = 5.0
 )
 
 // Variant names how a case's check face differs from its register row. The
@@ -39,11 +36,11 @@ type Variant string
 // The seven variants, in enum order ([Variants]).
 const (
 	VariantClean                Variant = "clean"
-	VariantPayeeChanged         Variant = "payee_changed"
-	VariantWrittenAmountChanged Variant = "written_amount_changed"
-	VariantBothAmountsChanged   Variant = "both_amounts_changed"
-	VariantWrongDate            Variant = "wrong_date"
-	VariantUnsigned             Variant = "unsigned"
+	variantPayeeChanged         Variant = "payee_changed"
+	variantWrittenAmountChanged Variant = "written_amount_changed"
+	variantBothAmountsChanged   Variant = "both_amounts_changed"
+	variantWrongDate            Variant = "wrong_date"
+	variantUnsigned             Variant = "unsigned"
 	VariantLowLegibility        Variant = "low_legibility"
 )
 
@@ -51,8 +48,8 @@ const (
 // of one row and of the per-variant groups in metrics.
 func Variants() []Variant {
 	return []Variant{
-		VariantClean, VariantPayeeChanged, VariantWrittenAmountChanged,
-		VariantBothAmountsChanged, VariantWrongDate, VariantUnsigned, VariantLowLegibility,
+		VariantClean, variantPayeeChanged, variantWrittenAmountChanged,
+		variantBothAmountsChanged, variantWrongDate, variantUnsigned, VariantLowLegibility,
 	}
 }
 
@@ -110,15 +107,15 @@ func ExpectedLabels(v Variant) Expected {
 	switch v {
 	case VariantClean:
 		e.Verdicts = []string{VerdictConsistent}
-	case VariantPayeeChanged:
+	case variantPayeeChanged:
 		e.Verdicts = []string{VerdictPayeeMismatch}
 		e.PayeeTruth = false
-	case VariantWrittenAmountChanged, VariantBothAmountsChanged:
+	case variantWrittenAmountChanged, variantBothAmountsChanged:
 		e.Verdicts = []string{VerdictAmountMismatch}
 		e.AmountsTruth = false
-	case VariantWrongDate:
+	case variantWrongDate:
 		e.Verdicts = []string{VerdictDateMismatch}
-	case VariantUnsigned:
+	case variantUnsigned:
 		e.Verdicts = []string{VerdictUnsigned}
 	case VariantLowLegibility:
 		e.Verdicts = []string{VerdictCannotTell, VerdictConsistent}
@@ -156,7 +153,7 @@ type RegisterRow struct {
 	Index       int    // row index, 0-based; case ids print it as r00, r01, …
 	CheckNumber int    // 1001 + Index
 	Date        Date   // within 2025
-	Payee       string // one of [Payees]
+	Payee       string // one of payeeNames
 	AmountCents int64  // 1500 … 499999 ($15.00 … $4,999.99)
 }
 
@@ -176,7 +173,7 @@ type Face struct {
 	WrittenCents  int64   // amount on the words line
 	Signed        bool    // false only for the unsigned variant
 	RoutingNumber string  // 9 digits that always fail the ABA check
-	AccountNumber string  // always [AccountNumber]
+	AccountNumber string  // always accountNumber
 	SignatureSeed uint64  // seeds the signature strokes; same for a row's variants
 	BlurRadius    float64 // Gaussian sigma in pixels; 0 except low_legibility
 }
@@ -233,8 +230,8 @@ var payees = [24]string{
 	"Thistledown Book Binding",
 }
 
-// Payees returns a copy of the 24 invented payee names in list order.
-func Payees() []string { return slices.Clone(payees[:]) }
+// payeeNames returns a copy of the 24 invented payee names in list order.
+func payeeNames() []string { return slices.Clone(payees[:]) }
 
 // checkRows returns an error unless 1 <= rows <= RowCount.
 func checkRows(rows int) error {
@@ -309,11 +306,11 @@ func Cases(seed uint64, rows int) ([]Case, error) {
 // abaWeights are the ABA routing-number check-digit weights.
 var abaWeights = [9]int{3, 7, 1, 3, 7, 1, 3, 7, 1}
 
-// ABAValid reports whether s is a routing number with a valid ABA check
+// abaValid reports whether s is a routing number with a valid ABA check
 // digit: exactly nine ASCII digits whose weighted sum (weights 3, 7, 1
 // repeated) is a multiple of 10. typevet's check also accepts non-ASCII
 // digits; no generated value is affected by the stricter rule.
-func ABAValid(s string) bool {
+func abaValid(s string) bool {
 	if len(s) != 9 {
 		return false
 	}
@@ -353,14 +350,14 @@ func buildFace(seed uint64, row RegisterRow, v Variant, routing string, sigSeed 
 		Payee:         row.Payee,
 		NumericCents:  row.AmountCents,
 		WrittenCents:  row.AmountCents,
-		Signed:        v != VariantUnsigned,
+		Signed:        v != variantUnsigned,
 		RoutingNumber: routing,
-		AccountNumber: AccountNumber,
+		AccountNumber: accountNumber,
 		SignatureSeed: sigSeed,
 	}
 	d := newDraws(fmt.Sprintf("check-match:variant:%d:%d:%s", seed, row.Index, v))
 	switch v {
-	case VariantPayeeChanged:
+	case variantPayeeChanged:
 		others := make([]string, 0, len(payees)-1)
 		for _, p := range payees {
 			if p != row.Payee {
@@ -368,19 +365,19 @@ func buildFace(seed uint64, row RegisterRow, v Variant, routing string, sigSeed 
 			}
 		}
 		f.Payee = others[d.integer(0, int64(len(others)))]
-	case VariantWrittenAmountChanged:
+	case variantWrittenAmountChanged:
 		f.WrittenCents = changedAmount(d, row.AmountCents)
-	case VariantBothAmountsChanged:
+	case variantBothAmountsChanged:
 		f.NumericCents = changedAmount(d, row.AmountCents)
 		f.WrittenCents = f.NumericCents
-	case VariantWrongDate:
+	case variantWrongDate:
 		mag := int(d.integer(3, 46))
 		if d.integer(0, 2) != 1 {
 			mag = -mag
 		}
 		f.Date = row.Date.AddDays(mag)
 	case VariantLowLegibility:
-		f.BlurRadius = pymath.Round(d.uniform(BlurMin, BlurMax), 2)
+		f.BlurRadius = pymath.Round(d.uniform(blurMin, blurMax), 2)
 	}
 	return f
 }

@@ -98,7 +98,7 @@ func TestSeed0Vectors(t *testing.T) {
 		t.Errorf("r00 routing/signature = %s/%d, want 069490182/2045550346", r00.Face.RoutingNumber, r00.Face.SignatureSeed)
 	}
 	wrong := cases[4]
-	if wrong.Variant != VariantWrongDate || wrong.Face.Date != (Date{2025, time.April, 11}) {
+	if wrong.Variant != variantWrongDate || wrong.Face.Date != (Date{2025, time.April, 11}) {
 		t.Errorf("r00:wrong_date face date = %v (%s), want 2025-04-11", wrong.Face.Date, wrong.Variant)
 	}
 	if low := cases[6]; low.Face.BlurRadius != 4.04 {
@@ -129,11 +129,11 @@ func TestExpectedLabels(t *testing.T) {
 		want Expected
 	}{
 		{VariantClean, Expected{[]string{"consistent"}, true, true, true}},
-		{VariantPayeeChanged, Expected{[]string{"payee_mismatch"}, false, true, true}},
-		{VariantWrittenAmountChanged, Expected{[]string{"amount_mismatch"}, true, false, true}},
-		{VariantBothAmountsChanged, Expected{[]string{"amount_mismatch"}, true, false, true}},
-		{VariantWrongDate, Expected{[]string{"date_mismatch"}, true, true, true}},
-		{VariantUnsigned, Expected{[]string{"unsigned"}, true, true, true}},
+		{variantPayeeChanged, Expected{[]string{"payee_mismatch"}, false, true, true}},
+		{variantWrittenAmountChanged, Expected{[]string{"amount_mismatch"}, true, false, true}},
+		{variantBothAmountsChanged, Expected{[]string{"amount_mismatch"}, true, false, true}},
+		{variantWrongDate, Expected{[]string{"date_mismatch"}, true, true, true}},
+		{variantUnsigned, Expected{[]string{"unsigned"}, true, true, true}},
 		{VariantLowLegibility, Expected{[]string{"cannot_tell", "consistent"}, true, true, false}},
 	}
 	var order []Variant
@@ -204,23 +204,23 @@ func TestCasesInvariants(t *testing.T) {
 				t.Errorf("%s: expected labels %+v", id, c.Expected)
 			}
 			f, r := c.Face, c.Row
-			if (f.Payee != r.Payee) != (c.Variant == VariantPayeeChanged) {
+			if (f.Payee != r.Payee) != (c.Variant == variantPayeeChanged) {
 				t.Errorf("seed %d %s: payee %q vs row %q", seed, id, f.Payee, r.Payee)
 			}
 			if !slices.Contains(payees[:], f.Payee) || !slices.Contains(payees[:], r.Payee) {
 				t.Errorf("%s: payee not in list", id)
 			}
-			if (f.NumericCents != r.AmountCents) != (c.Variant == VariantBothAmountsChanged) {
+			if (f.NumericCents != r.AmountCents) != (c.Variant == variantBothAmountsChanged) {
 				t.Errorf("seed %d %s: numeric %d vs row %d", seed, id, f.NumericCents, r.AmountCents)
 			}
-			amountVariant := c.Variant == VariantWrittenAmountChanged || c.Variant == VariantBothAmountsChanged
+			amountVariant := c.Variant == variantWrittenAmountChanged || c.Variant == variantBothAmountsChanged
 			if (f.WrittenCents != r.AmountCents) != amountVariant {
 				t.Errorf("seed %d %s: written %d vs row %d", seed, id, f.WrittenCents, r.AmountCents)
 			}
-			if c.Variant == VariantBothAmountsChanged && f.WrittenCents != f.NumericCents {
+			if c.Variant == variantBothAmountsChanged && f.WrittenCents != f.NumericCents {
 				t.Errorf("%s: written %d != numeric %d", id, f.WrittenCents, f.NumericCents)
 			}
-			if (f.Date != r.Date) != (c.Variant == VariantWrongDate) {
+			if (f.Date != r.Date) != (c.Variant == variantWrongDate) {
 				t.Errorf("%s: date %v vs row %v", id, f.Date, r.Date)
 			}
 			if r.Date.Year != 2025 || r.CheckNumber != 1001+r.Index {
@@ -231,17 +231,17 @@ func TestCasesInvariants(t *testing.T) {
 			}
 			if f.BlurRadius > 0 {
 				radii++
-				if f.BlurRadius < BlurMin || f.BlurRadius > BlurMax {
+				if f.BlurRadius < blurMin || f.BlurRadius > blurMax {
 					t.Errorf("%s: blur %v out of range", id, f.BlurRadius)
 				}
 			}
-			if f.Signed != (c.Variant != VariantUnsigned) {
+			if f.Signed != (c.Variant != variantUnsigned) {
 				t.Errorf("%s: signed %v", id, f.Signed)
 			}
 			if f.NumericCents <= 0 || f.WrittenCents <= 0 {
 				t.Errorf("%s: non-positive amount", id)
 			}
-			if len(f.RoutingNumber) != 9 || ABAValid(f.RoutingNumber) {
+			if len(f.RoutingNumber) != 9 || abaValid(f.RoutingNumber) {
 				t.Errorf("%s: routing %q passes ABA or has the wrong length", id, f.RoutingNumber)
 			}
 			if f.AccountNumber != strings.Repeat("0", 12) || f.CheckNumber != r.CheckNumber {
@@ -319,7 +319,7 @@ func TestABAValid(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			if got := ABAValid(tt.in); got != tt.want {
+			if got := abaValid(tt.in); got != tt.want {
 				t.Errorf("ABAValid(%q) = %v, want %v (%s)", tt.in, got, tt.want, tt.reason)
 			}
 		})

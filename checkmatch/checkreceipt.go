@@ -10,9 +10,9 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
-// ReceiptIssue is the issue number every check-match receipt records
+// receiptIssue is the issue number every check-match receipt records
 // (typevet #316).
-const ReceiptIssue = 316
+const receiptIssue = 316
 
 // Receipt is a check-match receipt: the self-describing record
 // of one run. Its fields, in order, are the receipt's top-level keys, the
@@ -20,7 +20,7 @@ const ReceiptIssue = 316
 // receipts and [ReadReceipt] reads theirs. Write one with [receipt.Write]
 // (two-space indent, exclusive create, key-free check).
 type Receipt struct {
-	// Issue is always [ReceiptIssue] (316).
+	// Issue is always 316, typevet's issue of the check-match run.
 	Issue int `json:"issue"`
 	// Backend is the serving stack: "llama_cpp" or "vllm", or offline
 	// "fake" or "reader" (the built-in check reader).
@@ -123,10 +123,10 @@ type Stopped struct {
 // ignored, at any level: they are not kept and are lost when the receipt is
 // written again (the head fixtures' "_note" is one). A receipt head without
 // "metrics" and "cases" reads with a zero Metrics and nil Cases;
-// [Recompute] refuses it. The value must be one JSON object, with nothing
+// [Receipt.Recompute] refuses it. The value must be one JSON object, with nothing
 // after it, whose issue is 316 or which has no issue key (or a null one):
 // typevet's repeat summary reads receipts without it, and Issue is then
-// filled in as [ReceiptIssue] (so a receipt written back gains the key).
+// filled in as 316 (so a receipt written back gains the key).
 // legibility_probabilities may be sparse (only the levels seen), as
 // typevet's repeat summary accepts; see [ByLevel] for what is filled in.
 func ReadReceipt(r io.Reader) (Receipt, error) {
@@ -146,23 +146,24 @@ func ReadReceipt(r io.Reader) (Receipt, error) {
 		Issue *int `json:"issue"`
 	}
 	if err := json.Unmarshal(raw, &head); err == nil && head.Issue == nil {
-		out.Issue = ReceiptIssue
+		out.Issue = receiptIssue
 	}
-	if out.Issue != ReceiptIssue {
-		return Receipt{}, fmt.Errorf("read check-match receipt: issue is %d, want %d", out.Issue, ReceiptIssue)
+	if out.Issue != receiptIssue {
+		return Receipt{}, fmt.Errorf("read check-match receipt: issue is %d, want %d", out.Issue, receiptIssue)
 	}
 	return out, nil
 }
 
-// Recompute recomputes the metrics block from the receipt's cases with
-// [Metrics]: the same code a run uses. Every metric then equals the
+// Recompute recomputes the metrics block from the receipt's cases with the
+// code a run uses ([BuildReceipt]); it is the one way to get metrics from a
+// receipt read back. Every metric then equals the
 // recorded one bit for bit, except mean_latency_seconds: a run averages
 // the unrounded latencies but the cases keep them rounded to 3 decimals, so
 // the recomputed value matches within 5e-4 s, and Warnings holds
-// [ErrRoundedLatencies]. A receipt without cases (a head) is an error.
-func Recompute(r Receipt) (MetricsBlock, error) {
+// errRoundedLatencies. A receipt without cases (a head) is an error.
+func (r Receipt) Recompute() (MetricsBlock, error) {
 	if r.Cases == nil {
 		return MetricsBlock{}, errors.New("recompute: the receipt has no cases")
 	}
-	return Metrics(r.Cases)
+	return recordMetrics(r.Cases)
 }

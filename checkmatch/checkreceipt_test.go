@@ -1,4 +1,4 @@
-package checkmatch_test
+package checkmatch
 
 import (
 	"bytes"
@@ -11,20 +11,19 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/internal/golden"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
 
-func readReceiptFile(t testing.TB, path string) checkmatch.Receipt {
+func readReceiptFile(t testing.TB, path string) Receipt {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := checkmatch.ReadReceipt(f)
+	r, err := ReadReceipt(f)
 	if err != nil {
 		t.Fatalf("ReadReceipt(%s): %v", path, err)
 	}
@@ -55,13 +54,13 @@ func TestReadTypevetReceipt(t *testing.T) {
 		{"pins.model_revision", p.ModelRevision, "842da3794eaa0b77d5f08bae87a17459d91ff475"},
 		{"identity.run_id", r.Identity.RunID, "c0a53e7cb404460d80a32e4d661a034c"},
 		{"identity.identity_digest", r.Identity.IdentityDigest, "18e168570a2c6aaaa57967588547c970ed8048ef4093a42d6a8732d7ca9b69b6"},
-		{"stopped", r.Stopped, (*checkmatch.Stopped)(nil)},
+		{"stopped", r.Stopped, (*Stopped)(nil)},
 		{"wall_seconds", r.WallSeconds, 1099.517},
 		{"throughput", r.Throughput, (*receipt.Throughput)(nil)},
 		{"server_args", r.ServerArgs, (*serving.ServerArgsBlock)(nil)},
 		{"metrics.cases", r.Metrics.Cases, 140},
 		{"metrics.accuracy", *r.Metrics.Accuracy, 0.9285714285714286},
-		{"metrics.confidence_note", r.Metrics.ConfidenceNote, checkmatch.ConfidenceNote},
+		{"metrics.confidence_note", r.Metrics.ConfidenceNote, confidenceNote},
 		{"cases", len(r.Cases), 140},
 		{"cases[139].case_id", r.Cases[139].CaseID, "r19:low_legibility"},
 		{"cases[0].verdict_probabilities order", r.Cases[0].VerdictProbabilities[5].Label, "cannot_tell"},
@@ -82,11 +81,11 @@ func TestReadTypevetReceipt(t *testing.T) {
 // rounded-latency warning attached.
 func TestRecomputeTypevetReceipt(t *testing.T) {
 	r := readReceiptFile(t, typevetReceipt)
-	got, err := checkmatch.Recompute(r)
+	got, err := r.Recompute()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Warnings) != 1 || !errors.Is(got.Warnings[0], checkmatch.ErrRoundedLatencies) {
+	if len(got.Warnings) != 1 || !errors.Is(got.Warnings[0], errRoundedLatencies) {
 		t.Errorf("Warnings = %v, want ErrRoundedLatencies", got.Warnings)
 	}
 	recorded := r.Metrics
@@ -127,8 +126,8 @@ func TestReadReceiptHeads(t *testing.T) {
 			if r.Pins.Concurrency != tt.concurrency || r.Pins.PillowVersion != "12.3.0" || r.Cases != nil || r.Metrics.Cases != 0 {
 				t.Errorf("pins = %+v, %d cases", r.Pins, len(r.Cases))
 			}
-			if _, err := checkmatch.Recompute(r); err == nil || err.Error() != "recompute: the receipt has no cases" {
-				t.Errorf("Recompute(head) error = %v", err)
+			if _, err := r.Recompute(); err == nil || err.Error() != "recompute: the receipt has no cases" {
+				t.Errorf("head.Recompute() error = %v", err)
 			}
 			// The head's extra "_note" key is ignored, and so lost on writing.
 			b, err := receipt.Marshal(r)
@@ -156,7 +155,7 @@ func TestReadReceiptErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := checkmatch.ReadReceipt(strings.NewReader(tt.in))
+			_, err := ReadReceipt(strings.NewReader(tt.in))
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("ReadReceipt(%q) error = %v, want %q", tt.in, err, tt.want)
 			}
@@ -166,14 +165,14 @@ func TestReadReceiptErrors(t *testing.T) {
 
 // rightReceipt builds a receipt of the _RIGHT run as our runner writes one,
 // on vLLM with every optional block filled in.
-func rightReceipt(t testing.TB) checkmatch.Receipt {
+func rightReceipt(t testing.TB) Receipt {
 	t.Helper()
 	outcomes := rightOutcomes(t, rightAnswers())
-	m, err := checkmatch.OutcomeMetrics(outcomes)
+	m, err := outcomeMetrics(outcomes)
 	if err != nil {
 		t.Fatal(err)
 	}
-	records, err := checkmatch.Records(outcomes)
+	records, err := records(outcomes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,16 +184,16 @@ func rightReceipt(t testing.TB) checkmatch.Receipt {
 	stated := "--max-num-seqs 16"
 	args := serving.ServerArgs(serving.Labels{{Name: "block_size", Value: "16"}, {Name: "engine", Value: "0"}}, &stated)
 	root, maxLen := "google/gemma-4-31B-it", int64(8192)
-	return checkmatch.Receipt{
-		Issue:   checkmatch.ReceiptIssue,
+	return Receipt{
+		Issue:   receiptIssue,
 		Backend: serving.VLLM,
 		Model:   "google/gemma-4-31B-it",
-		Pins: checkmatch.Pins{
+		Pins: Pins{
 			FinishedUTC: "2026-11-29T23:00:00.000001+00:00", Dataset: "synthetic checks (#315 generator)",
-			GeneratorSeed: 0, RegisterRows: 1, VariantsPerRow: checkmatch.VariantsPerRow,
+			GeneratorSeed: 0, RegisterRows: 1, VariantsPerRow: VariantsPerRow,
 			SliceSHA256: strings.Repeat("ab", 32), Concurrency: 1,
-			Renderer: &checkmatch.RendererInfo{Module: "github.com/typevet/typevet-go", ModuleVersion: "v0.1.0",
-				Font: "Go Regular", FontSHA256: strings.Repeat("f", 64), XImageVersion: "v0.48.0", Blur: "test-blur", PNG: checkmatch.PNGKind},
+			Renderer: &RendererInfo{Module: "github.com/typevet/typevet-go", ModuleVersion: "v0.1.0",
+				Font: "Go Regular", FontSHA256: strings.Repeat("f", 64), XImageVersion: "v0.48.0", Blur: "test-blur", PNG: pngKind},
 			Server: &serving.ServerEntry{
 				Served:    []serving.ServedModel{{ID: "google/gemma-4-31B-it", Root: &root, MaxModelLen: &maxLen}},
 				BuildInfo: "0.30.0",
@@ -211,7 +210,7 @@ func rightReceipt(t testing.TB) checkmatch.Receipt {
 			ArmCallCounts:   receipt.Counts{{Name: "judgments", Value: 7}},
 			IdentityDigest:  strings.Repeat("d", 64),
 		},
-		Stopped:     &checkmatch.Stopped{Index: 7, CaseID: "r01:clean", ErrorClass: "TransportError", Message: "refused", Discarded: 2},
+		Stopped:     &Stopped{Index: 7, CaseID: "r01:clean", ErrorClass: "TransportError", Message: "refused", Discarded: 2},
 		WallSeconds: 4.0,
 		Throughput:  &th,
 		ServerArgs:  &args,
@@ -248,7 +247,7 @@ func TestReceiptRoundTrip(t *testing.T) {
 		t.Errorf("stopped keys = %v", got)
 	}
 
-	got, err := checkmatch.ReadReceipt(bytes.NewReader(b))
+	got, err := ReadReceipt(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +265,7 @@ func TestReceiptRoundTrip(t *testing.T) {
 		t.Error("cases, metrics, stopped or pins.server changed in the round trip")
 	}
 
-	re, err := checkmatch.Recompute(got)
+	re, err := got.Recompute()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +283,7 @@ func TestReceiptRoundTripTypevet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := checkmatch.ReadReceipt(bytes.NewReader(b))
+	second, err := ReadReceipt(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,7 +319,7 @@ func FuzzReadReceipt(f *testing.F) {
 	f.Add([]byte(`{"issue": 316, "cases": [], "metrics": {"accuracy": null}}`))
 	f.Add([]byte(`{"issue": 316, "stopped": {"index": 1}, "pins": {"server": null}}`))
 	f.Fuzz(func(t *testing.T, in []byte) {
-		r, err := checkmatch.ReadReceipt(bytes.NewReader(in))
+		r, err := ReadReceipt(bytes.NewReader(in))
 		if err != nil {
 			return
 		}
@@ -328,7 +327,7 @@ func FuzzReadReceipt(f *testing.F) {
 		if err != nil {
 			t.Fatalf("read but cannot write: %v", err)
 		}
-		r2, err := checkmatch.ReadReceipt(bytes.NewReader(first))
+		r2, err := ReadReceipt(bytes.NewReader(first))
 		if err != nil {
 			t.Fatalf("cannot read what was written: %v\n%s", err, first)
 		}
@@ -340,7 +339,7 @@ func FuzzReadReceipt(f *testing.F) {
 			t.Fatalf("write → read → write changed the text:\n%s", golden.FirstDiff(first, second))
 		}
 		// Whatever cases Recompute accepts give rates, AUCs and ECEs in [0, 1].
-		m, err := checkmatch.Recompute(r)
+		m, err := r.Recompute()
 		if err != nil {
 			return
 		}
@@ -353,7 +352,7 @@ func FuzzReadReceipt(f *testing.F) {
 }
 
 // rateValues lists every value of a metrics block that must lie in [0, 1].
-func rateValues(m checkmatch.MetricsBlock) map[string]float64 {
+func rateValues(m MetricsBlock) map[string]float64 {
 	out := map[string]float64{}
 	add := func(name string, p *float64) {
 		if p != nil {
@@ -369,7 +368,7 @@ func rateValues(m checkmatch.MetricsBlock) map[string]float64 {
 			out["group "+e.Name] = e.Value
 		}
 	}
-	for name, n := range map[string]checkmatch.NoulSummary{"payee": m.Nouls.PayeeMatches, "amounts": m.Nouls.AmountsMatch} {
+	for name, n := range map[string]NoulSummary{"payee": m.Nouls.PayeeMatches, "amounts": m.Nouls.AmountsMatch} {
 		add(name+" roc_auc", n.ROCAUC)
 		add(name+" ece", n.ECE)
 		for i, b := range n.Reliability {
@@ -382,19 +381,19 @@ func rateValues(m checkmatch.MetricsBlock) map[string]float64 {
 
 // Recompute a typevet receipt's metrics from its cases and compare them
 // with the recorded ones.
-func ExampleRecompute() {
+func ExampleReceipt_Recompute() {
 	f, err := os.Open("testdata/receipt_typevet/check_match_vllm_receipt.json")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer f.Close()
-	r, err := checkmatch.ReadReceipt(f)
+	r, err := ReadReceipt(f)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	m, err := checkmatch.Recompute(r)
+	m, err := r.Recompute()
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -417,9 +416,9 @@ func ExampleRecompute() {
 // fills in 316; a present issue must still be 316.
 func TestReadReceiptWithoutIssue(t *testing.T) {
 	for _, in := range []string{`{}`, `{"issue": null}`, `{"backend": "vllm", "cases": []}`} {
-		r, err := checkmatch.ReadReceipt(strings.NewReader(in))
-		if err != nil || r.Issue != checkmatch.ReceiptIssue {
-			t.Errorf("ReadReceipt(%s) = issue %d, %v; want %d", in, r.Issue, err, checkmatch.ReceiptIssue)
+		r, err := ReadReceipt(strings.NewReader(in))
+		if err != nil || r.Issue != receiptIssue {
+			t.Errorf("ReadReceipt(%s) = issue %d, %v; want %d", in, r.Issue, err, receiptIssue)
 		}
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 // Runs that digest a logical name of [codeFiles].
 const (
-	checkRun = 1 << iota // a check-match run ([CodeDigests])
+	checkRun = 1 << iota // a check-match run (checkCodeDigests)
 	studyRun             // an option-order study ([OrderingsCodeDigests])
 )
 
@@ -38,7 +38,7 @@ var codeFiles = []struct {
 	files []string
 }{
 	{"cases", checkRun | studyRun, []string{
-		"checkmatch/cases.go", "checkmatch/draws.go", "checkmatch/seed.go",
+		"checkmatch/cases.go", "checkmatch/draws.go",
 		"internal/pytext/pytext.go",
 	}},
 	{"metrics", checkRun, []string{"checkmatch/metrics.go", "checkmatch/outcome.go", "internal/pymath/pymath.go"}},
@@ -83,21 +83,21 @@ func codePathsOf(run int) receipt.Ordered[[]string] {
 	return out
 }
 
-// CodePaths returns the module-relative source files digested under each
+// codePaths returns the module-relative source files digested under each
 // logical name of a check-match receipt's identity.code_path_digests
 // (cases, metrics, pool, render, request, runner, serving_metrics, words),
 // sorted by name, each list sorted by path. The result is a copy.
-func CodePaths() receipt.Ordered[[]string] { return codePathsOf(checkRun) }
+func codePaths() receipt.Ordered[[]string] { return codePathsOf(checkRun) }
 
-// CodeDigests returns the code fingerprint of this build's check-match run
-// (identity.code_path_digests): for each logical name of [CodePaths],
+// checkCodeDigests returns the code fingerprint of this build's check-match run
+// (identity.code_path_digests): for each logical name of codePaths,
 // sorted by name, the SHA-256 hex of its source files as embedded in the
 // binary, by the rule of [receipt.CodeDigests]: a name with one file
 // digests that file's bytes, as typevet digests one Python file; a name
 // with several digests, in path order, each file's path, a NUL byte, its
 // bytes and a NUL byte. A run takes the digests before its first call.
-func CodeDigests() (receipt.Digests, error) {
-	return codeDigests(typevet.Sources(), CodePaths())
+func checkCodeDigests() (receipt.Digests, error) {
+	return codeDigests(typevet.Sources(), codePaths())
 }
 
 // codeDigests digests paths in fsys by [receipt.CodeDigests]'s rule.

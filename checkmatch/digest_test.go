@@ -27,7 +27,7 @@ func TestImageDigestOnce(t *testing.T) {
 	other := append([]byte(nil), png...)
 	other[len(other)-1] ^= 1
 	changed := r
-	changed.Media = []judgment.Image{{Data: other, MIMEType: ImageMIMEType}}
+	changed.Media = []judgment.Image{{Data: other, MIMEType: imageMIMEType}}
 	sum := sha256.Sum256(other)
 	assert.Equal(t, hex.EncodeToString(sum[:]), imageDigest(changed), "changed Media is hashed again")
 	literal := Request{Case: r.Case, Media: r.Media}

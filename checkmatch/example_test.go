@@ -15,38 +15,15 @@ func ExampleCases() {
 	c := cases[0]
 	fmt.Println(c.ID())
 	fmt.Println(c.Row.Text())
-	fmt.Println(c.Face.RoutingNumber, checkmatch.ABAValid(c.Face.RoutingNumber))
+	fmt.Println(c.Face.RoutingNumber)
 	low := cases[6]
 	fmt.Println(low.ID(), low.Face.BlurRadius, low.Expected.Verdicts)
 	// Output:
 	// 140
 	// r00:clean
 	// check number 1001; date 2025-04-21; payee Lanternfield Electric; amount $1,188.15
-	// 069490182 false
+	// 069490182
 	// r00:low_legibility 4.04 [cannot_tell consistent]
-}
-
-func ExampleAmountInWords() {
-	words, err := checkmatch.AmountInWords(118815)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(words)
-	_, err = checkmatch.AmountInWords(0)
-	fmt.Println(err)
-	// Output:
-	// One thousand one hundred eighty-eight and 15/100
-	// cents must be from 1 to 99999999999, got 0
-}
-
-func ExampleParseSeed() {
-	seed, err := checkmatch.ParseSeed(" 007 ", "--seed")
-	fmt.Println(seed, err)
-	_, err = checkmatch.ParseSeed("-1", "--seed")
-	fmt.Println(err)
-	// Output:
-	// 7 <nil>
-	// --seed must be a non-negative integer: '-1'
 }
 
 func ExampleExpectedLabels() {

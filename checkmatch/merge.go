@@ -17,12 +17,12 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
-// ShardSchema is the schema key of a [ShardRecord].
-const ShardSchema = "typevet-go.shard"
+// shardSchema is the schema key of a [ShardRecord].
+const shardSchema = "typevet-go.shard"
 
-// ShardVersion is the shard record format version this package writes and
+// shardVersion is the shard record format version this package writes and
 // reads.
-const ShardVersion = 1
+const shardVersion = 1
 
 // ShardReading is one replica's /metrics readings around a shard run, as a
 // shard record keeps them for the merge ([serving.Interval]).
@@ -60,13 +60,13 @@ func (r ShardReading) interval() serving.Interval {
 }
 
 // ShardRecord is the document a finished shard run writes (at the path a
-// whole run would write its receipt): its own schema ([ShardSchema]) and
+// whole run would write its receipt): its own schema (shardSchema) and
 // version, the shard, the run's identity (the journal header, shard pin
 // included), the journal beside it (name and SHA-256) and what a receipt
 // needs that the journal does not hold. It is never a receipt: only
-// [MergeShards] over every shard makes one.
+// mergeShards over every shard makes one.
 type ShardRecord struct {
-	// Schema is [ShardSchema]; Version is [ShardVersion].
+	// Schema is shardSchema; Version is shardVersion.
 	Schema  string `json:"schema"`
 	Version int    `json:"version"`
 	// Shard is "i/n".
@@ -130,7 +130,7 @@ func (r ShardRecord) seal(s Shard, h journal.Header, journalPath string) (ShardR
 	}
 	sum := sha256.Sum256(b)
 	h.Schema, h.Version = journal.Schema, journal.Version
-	r.Schema, r.Version, r.Shard, r.Identity = ShardSchema, ShardVersion, s, h
+	r.Schema, r.Version, r.Shard, r.Identity = shardSchema, shardVersion, s, h
 	r.Journal, r.JournalSHA256 = filepath.Base(journalPath), hex.EncodeToString(sum[:])
 	return r, nil
 }
@@ -159,8 +159,8 @@ func ReadShard(path string) (ShardFile, error) {
 	if err := dec.Decode(&rec); err != nil {
 		return ShardFile{}, fmt.Errorf("%s: not a shard record: %w", path, err)
 	}
-	if rec.Schema != ShardSchema || rec.Version != ShardVersion {
-		return ShardFile{}, fmt.Errorf("%s: schema %q version %d is not a %s version %d shard record", path, rec.Schema, rec.Version, ShardSchema, ShardVersion)
+	if rec.Schema != shardSchema || rec.Version != shardVersion {
+		return ShardFile{}, fmt.Errorf("%s: schema %q version %d is not a %s version %d shard record", path, rec.Schema, rec.Version, shardSchema, shardVersion)
 	}
 	if rec.Journal == "" || filepath.Base(rec.Journal) != rec.Journal {
 		return ShardFile{}, fmt.Errorf("%s: the journal must be a file name beside the record", path)
@@ -181,18 +181,18 @@ func ReadShard(path string) (ShardFile, error) {
 		return ShardFile{}, fmt.Errorf("%s: the journal's header is not the record's identity: %w", path, err)
 	}
 	switch k := rec.Identity.Kind; {
-	case k == JournalKind && rec.Pins == nil, k == OrderingsJournalKind && rec.OrderingsPins == nil:
+	case k == journalKind && rec.Pins == nil, k == OrderingsJournalKind && rec.OrderingsPins == nil:
 		return ShardFile{}, fmt.Errorf("%s: a %s shard record without its pins", path, k)
-	case k != JournalKind && k != OrderingsJournalKind:
+	case k != journalKind && k != OrderingsJournalKind:
 		return ShardFile{}, fmt.Errorf("%s: kind %q is not a check-match run or an option-order study", path, k)
 	}
 	return ShardFile{Path: path, Record: rec, Journal: c}, nil
 }
 
-// ShardMismatchError refuses to merge a shard of another experiment: it
+// shardMismatchError refuses to merge a shard of another experiment: it
 // names the shard and the first pin (in the first shard's pin order) that
 // differs from the first shard's.
-type ShardMismatchError struct {
+type shardMismatchError struct {
 	// Path is the shard's record path.
 	Path string
 	// Mismatch names the pin and both values.
@@ -201,7 +201,7 @@ type ShardMismatchError struct {
 
 // Error returns "<path> is a shard of another experiment: <pin> differs
 // (first shard <a>, this shard <b>)".
-func (e *ShardMismatchError) Error() string {
+func (e *shardMismatchError) Error() string {
 	m := e.Mismatch
 	return fmt.Sprintf("%s is a shard of another experiment: %s differs (first shard %s, this shard %s)", e.Path, m.Pin, orAbsent(m.Journal), orAbsent(m.Now))
 }
@@ -216,18 +216,18 @@ func orAbsent(s string) string {
 	return s
 }
 
-// ShardSetError refuses a set of shards that is not one whole run: a
+// shardSetError refuses a set of shards that is not one whole run: a
 // missing shard, the same shard twice, shards of different counts, a case
 // in two shards, or a case no shard holds.
-type ShardSetError struct {
+type shardSetError struct {
 	// Msg says what is wrong, naming the shard or the case.
 	Msg string
 }
 
 // Error returns the message.
-func (e *ShardSetError) Error() string { return "merge refused: " + e.Msg }
+func (e *shardSetError) Error() string { return "merge refused: " + e.Msg }
 
-// MergeShards puts the shards of one experiment back together: the
+// mergeShards puts the shards of one experiment back together: the
 // outcomes of every case of slice cases (from [Cases] with the shards'
 // seed and rows) in slice order, as one [RunResult], and the receipt
 // parts for [BuildReceipt]. The receipt it gives is byte-identical to the
@@ -245,12 +245,12 @@ func (e *ShardSetError) Error() string { return "merge refused: " + e.Msg }
 //     last part only.
 //
 // It refuses, before building anything: a shard of another experiment (a
-// [*ShardMismatchError] naming the first differing pin), and a set that
-// is not whole (a [*ShardSetError]): shards of different counts, the same
+// shardMismatchError naming the first differing pin), and a set that
+// is not whole (a shardSetError): shards of different counts, the same
 // shard twice, a missing shard, a case in two shards, a case outside its
 // shard, a case of no shard.
-func MergeShards(cases []Case, shards []ShardFile) (RunResult, ReceiptParts, error) {
-	byIndex, err := shardSet(shards, JournalKind)
+func mergeShards(cases []Case, shards []ShardFile) (RunResult, ReceiptParts, error) {
+	byIndex, err := shardSet(shards, journalKind)
 	if err != nil {
 		return RunResult{}, ReceiptParts{}, err
 	}
@@ -291,41 +291,41 @@ func MergeShards(cases []Case, shards []ShardFile) (RunResult, ReceiptParts, err
 }
 
 // shardSet checks that shards are one experiment of kind (a
-// [*ShardMismatchError] naming the first differing pin, "kind" for a
+// shardMismatchError naming the first differing pin, "kind" for a
 // shard of another run type) and one whole set of shards (a
-// [*ShardSetError]), and returns them by shard index.
+// shardSetError), and returns them by shard index.
 func shardSet(shards []ShardFile, kind string) ([]*ShardFile, error) {
 	if len(shards) == 0 {
-		return nil, &ShardSetError{Msg: "no shards given"}
+		return nil, &shardSetError{Msg: "no shards given"}
 	}
 	first := shards[0]
 	if k := first.Journal.Header.Kind; k != kind {
-		return nil, &ShardSetError{Msg: fmt.Sprintf("%s is a shard of a %s run, not of a %s run", first.Path, k, kind)}
+		return nil, &shardSetError{Msg: fmt.Sprintf("%s is a shard of a %s run, not of a %s run", first.Path, k, kind)}
 	}
-	base := dropPin(first.Journal.Header, ShardPin)
+	base := dropPin(first.Journal.Header, shardPin)
 	n := first.Record.Shard.Count
 	byIndex := make([]*ShardFile, n)
 	for k := range shards {
 		sf := &shards[k]
-		if err := base.Check(dropPin(sf.Journal.Header, ShardPin)); err != nil {
+		if err := base.Check(dropPin(sf.Journal.Header, shardPin)); err != nil {
 			me, ok := err.(*journal.MismatchError)
 			if !ok {
 				return nil, fmt.Errorf("%s: %w", sf.Path, err)
 			}
-			return nil, &ShardMismatchError{Path: sf.Path, Mismatch: me}
+			return nil, &shardMismatchError{Path: sf.Path, Mismatch: me}
 		}
 		s := sf.Record.Shard
 		if s.Count != n {
-			return nil, &ShardSetError{Msg: fmt.Sprintf("%s is shard %s but %s is of %d shards", sf.Path, s, first.Path, n)}
+			return nil, &shardSetError{Msg: fmt.Sprintf("%s is shard %s but %s is of %d shards", sf.Path, s, first.Path, n)}
 		}
 		if prev := byIndex[s.Index]; prev != nil {
-			return nil, &ShardSetError{Msg: fmt.Sprintf("shard %s is given twice (%s and %s)", s, prev.Path, sf.Path)}
+			return nil, &shardSetError{Msg: fmt.Sprintf("shard %s is given twice (%s and %s)", s, prev.Path, sf.Path)}
 		}
 		byIndex[s.Index] = sf
 	}
 	for i, sf := range byIndex {
 		if sf == nil {
-			return nil, &ShardSetError{Msg: fmt.Sprintf("shard %d/%d is missing: run it and give its record", i, n)}
+			return nil, &shardSetError{Msg: fmt.Sprintf("shard %d/%d is missing: run it and give its record", i, n)}
 		}
 	}
 	return byIndex, nil
@@ -347,12 +347,12 @@ func shardLines[T any](byIndex []*ShardFile, cases []Case, meta func(*T) caseLin
 		for _, i := range slices.Sorted(maps.Keys(lines)) {
 			id := cases[i].ID()
 			if owner[i] != "" {
-				return nil, &ShardSetError{Msg: fmt.Sprintf("case %s is in two shards (%s and %s)", id, owner[i], sf.Path)}
+				return nil, &shardSetError{Msg: fmt.Sprintf("case %s is in two shards (%s and %s)", id, owner[i], sf.Path)}
 			}
 			if !sf.Record.Shard.Has(id) && foreign == nil {
 				// Reported after every shard is read: a case in two
 				// shards names both.
-				foreign = &ShardSetError{Msg: fmt.Sprintf("case %s is not of shard %s (%s)", id, sf.Record.Shard, sf.Path)}
+				foreign = &shardSetError{Msg: fmt.Sprintf("case %s is not of shard %s (%s)", id, sf.Record.Shard, sf.Path)}
 			}
 			found[i], owner[i] = lines[i], sf.Path
 		}
@@ -363,8 +363,8 @@ func shardLines[T any](byIndex []*ShardFile, cases []Case, meta func(*T) caseLin
 	n := len(byIndex)
 	for i := range cases {
 		if owner[i] == "" {
-			s := Shard{Index: ShardOf(cases[i].ID(), n), Count: n}
-			return nil, &ShardSetError{Msg: fmt.Sprintf("case %s of shard %s is in no journal: resume that shard", cases[i].ID(), s)}
+			s := Shard{Index: shardOf(cases[i].ID(), n), Count: n}
+			return nil, &shardSetError{Msg: fmt.Sprintf("case %s of shard %s is in no journal: resume that shard", cases[i].ID(), s)}
 		}
 	}
 	return found, nil
@@ -382,12 +382,12 @@ func dropPin(h journal.Header, name string) journal.Header {
 	return out
 }
 
-// MergeReceipt is [MergeShards] and [BuildReceipt] in one: it generates
+// MergeReceipt is mergeShards and [BuildReceipt] in one: it generates
 // the slice's cases from the shards' seed and rows (no render: the journals
 // hold each case's render digest, and the shards' equal slice_sha256 pins
 // the slice) and returns the receipt of the whole run.
 func MergeReceipt(shards []ShardFile) (Receipt, error) {
-	if _, err := shardSet(shards, JournalKind); err != nil {
+	if _, err := shardSet(shards, journalKind); err != nil {
 		return Receipt{}, err
 	}
 	p := shards[0].Record.Pins
@@ -395,7 +395,7 @@ func MergeReceipt(shards []ShardFile) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, fmt.Errorf("%s: %w", shards[0].Path, err)
 	}
-	run, parts, err := MergeShards(cases, shards)
+	run, parts, err := mergeShards(cases, shards)
 	if err != nil {
 		return Receipt{}, err
 	}

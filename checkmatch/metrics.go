@@ -13,8 +13,8 @@ import (
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// ConfidenceNote is the fixed text of the metrics block's confidence_note.
-const ConfidenceNote = "Noul values are model confidence, not calibrated match percentages. The checks are generated; the results are not evidence about real checks. VOID crosses the signature line on every render, including unsigned."
+// confidenceNote is the fixed text of the metrics block's confidence_note.
+const confidenceNote = "Noul values are model confidence, not calibrated match percentages. The checks are generated; the results are not evidence about real checks. VOID crosses the signature line on every render, including unsigned."
 
 // ReliabilityBins is the number of equal-width bins of a reliability table.
 const ReliabilityBins = 10
@@ -22,11 +22,11 @@ const ReliabilityBins = 10
 // LegibilityLevels is the number of levels of the legibility Score (0..4).
 const LegibilityLevels = 5
 
-// ErrRoundedLatencies is the warning [Metrics] attaches when it averages the
+// errRoundedLatencies is the warning recordMetrics attaches when it averages the
 // latencies of receipt records, which are rounded to 3 decimals: the mean
 // then matches the run's own mean_latency_seconds (taken over the unrounded
 // latencies) only to within 5e-4 s.
-var ErrRoundedLatencies = errors.New("mean_latency_seconds is the mean of latencies rounded to 3 decimals; the run's value, over unrounded latencies, may differ by up to 5e-4 s")
+var errRoundedLatencies = errors.New("mean_latency_seconds is the mean of latencies rounded to 3 decimals; the run's value, over unrounded latencies, may differ by up to 5e-4 s")
 
 // MetricsBlock is the "metrics" block of a check-match receipt:
 // its fields, in order, are the block's keys. Values are bit for bit what
@@ -45,7 +45,7 @@ type MetricsBlock struct {
 	// alphabetically (not in enum order).
 	AccuracyByVariant receipt.Ordered[float64] `json:"accuracy_by_variant"`
 	// FalseClearRate is the share of counted cases answered "consistent"
-	// ([FalseClearRate]): the mismatch and unsigned cases a judge cleared.
+	// (falseClearRate): the mismatch and unsigned cases a judge cleared.
 	// null when no case counts.
 	FalseClearRate *float64 `json:"false_clear_rate"`
 	// FalseClearCases is the number of cases that count for the false-clear
@@ -73,14 +73,16 @@ type MetricsBlock struct {
 	NoulChoiceAgreement Agreement `json:"noul_choice_agreement"`
 	// MeanLatencySeconds is the mean client latency per judgment; null when
 	// there are no cases. A run averages the unrounded latencies
-	// ([OutcomeMetrics]); [Metrics] over receipt records can only average
-	// the rounded ones (see [ErrRoundedLatencies]).
+	// ([BuildReceipt]); [Receipt.Recompute] over receipt records can only
+	// average the rounded ones, and says so in Warnings.
 	MeanLatencySeconds *float64 `json:"mean_latency_seconds"`
-	// ConfidenceNote is always [ConfidenceNote].
+	// ConfidenceNote is always the same text: "Noul values are model
+	// confidence, not calibrated match percentages. …"
 	ConfidenceNote string `json:"confidence_note"`
 
 	// Warnings lists doubts about the values that did not stop the
-	// computation, such as [ErrRoundedLatencies]. Not part of the receipt.
+	// computation, such as the note that a mean over rounded latencies
+	// differs from the run's. Not part of the receipt.
 	Warnings []error `json:"-"`
 }
 
@@ -187,9 +189,9 @@ func mean(xs []float64) *float64 {
 	return &m
 }
 
-// AccuracyByGroup returns right/total per key, keys sorted ascending.
+// accuracyByGroup returns right/total per key, keys sorted ascending.
 // keys and correct must have equal length (*LengthError).
-func AccuracyByGroup(keys []string, correct []bool) (receipt.Ordered[float64], error) {
+func accuracyByGroup(keys []string, correct []bool) (receipt.Ordered[float64], error) {
 	if err := checkLengths(len(keys), len(correct)); err != nil {
 		return nil, err
 	}
@@ -218,12 +220,12 @@ func countsForFalseClear(e Expected) bool {
 	return e.CountsForFalseClear && !slices.Contains(e.Verdicts, VerdictConsistent)
 }
 
-// FalseClearRate returns the share of counting cases whose verdict is
+// falseClearRate returns the share of counting cases whose verdict is
 // exactly "consistent", and the number of counting cases. A case
 // counts when its CountsForFalseClear flag is set and "consistent" is not
 // accepted, so clean and low_legibility cases never count. The rate is nil
 // when no case counts. verdicts and expected must have equal length.
-func FalseClearRate(verdicts []string, expected []Expected) (*float64, int, error) {
+func falseClearRate(verdicts []string, expected []Expected) (*float64, int, error) {
 	if err := checkLengths(len(verdicts), len(expected)); err != nil {
 		return nil, 0, err
 	}
@@ -239,9 +241,9 @@ func FalseClearRate(verdicts []string, expected []Expected) (*float64, int, erro
 	return ratio(cleared, counted), counted, nil
 }
 
-// SummarizeAgreement summarises per-case agreements ([NoulChoiceAgreement]):
+// summarizeAgreement summarises per-case agreements (noulChoiceAgreement):
 // nil entries (cannot_tell) are excluded from the rate and counted apart.
-func SummarizeAgreement(agreements []*bool) Agreement {
+func summarizeAgreement(agreements []*bool) Agreement {
 	agree, counted := 0, 0
 	for _, a := range agreements {
 		if a != nil {
@@ -254,11 +256,11 @@ func SummarizeAgreement(agreements []*bool) Agreement {
 	return Agreement{Rate: ratio(agree, counted), Counted: counted, ExcludedCannotTell: len(agreements) - counted}
 }
 
-// SummarizeScores returns the count, mean score and level distribution of
+// summarizeScores returns the count, mean score and level distribution of
 // Score answers with nLevels levels. scores and levels must have
 // equal length; a level outside 0..nLevels-1 is an error ("level 5 is not in
 // 0..4").
-func SummarizeScores(scores []float64, levels []int, nLevels int) (ScoreSummary, error) {
+func summarizeScores(scores []float64, levels []int, nLevels int) (ScoreSummary, error) {
 	if err := checkLengths(len(scores), len(levels)); err != nil {
 		return ScoreSummary{}, err
 	}
@@ -272,10 +274,10 @@ func SummarizeScores(scores []float64, levels []int, nLevels int) (ScoreSummary,
 	return ScoreSummary{Count: len(scores), Mean: mean(scores), Distribution: dist}, nil
 }
 
-// LegibilityGap returns the clean mean score minus the low_legibility mean
+// legibilityGap returns the clean mean score minus the low_legibility mean
 // score from a score_by_variant block; nil when either group or its mean is
 // missing.
-func LegibilityGap(byVariant receipt.Ordered[ScoreSummary]) *float64 {
+func legibilityGap(byVariant receipt.Ordered[ScoreSummary]) *float64 {
 	clean, ok1 := byVariant.Get(string(VariantClean))
 	low, ok2 := byVariant.Get(string(VariantLowLegibility))
 	if !ok1 || !ok2 || clean.Mean == nil || low.Mean == nil {
@@ -408,9 +410,9 @@ func ece(bins []ReliabilityBin, total int) float64 {
 	return pymath.Sum(terms) / float64(total)
 }
 
-// Metrics computes the metrics block from receipt case records, as
-// typevet computes it from outcomes. A run and [Recompute] share this code:
-// a run converts its outcomes to records first ([OutcomeMetrics]).
+// recordMetrics computes the metrics block from receipt case records, as
+// typevet computes it from outcomes. A run and [Receipt.Recompute] share this code:
+// a run converts its outcomes to records first (outcomeMetrics).
 //
 // Each record's own fields are the input: expected_verdicts, payee_truth and
 // amounts_truth as recorded, and whether it counts for false clear from its
@@ -421,17 +423,17 @@ func ece(bins []ReliabilityBin, total int) float64 {
 // name the case.
 //
 // mean_latency_seconds is the mean of the records' latencies, which are
-// rounded to 3 decimals, and Warnings holds [ErrRoundedLatencies].
-func Metrics(records []CaseRecord) (MetricsBlock, error) {
+// rounded to 3 decimals, and Warnings holds errRoundedLatencies.
+func recordMetrics(records []CaseRecord) (MetricsBlock, error) {
 	return metrics(records, nil)
 }
 
-// OutcomeMetrics computes the metrics block of a run: [Metrics] over the
-// outcomes' records ([Records]), except that mean_latency_seconds is taken
+// outcomeMetrics computes the metrics block of a run: recordMetrics over the
+// outcomes' records (records), except that mean_latency_seconds is taken
 // over the unrounded latencies, as typevet's run does (so no
-// [ErrRoundedLatencies] warning).
-func OutcomeMetrics(outcomes []Outcome) (MetricsBlock, error) {
-	records, err := Records(outcomes)
+// errRoundedLatencies warning).
+func outcomeMetrics(outcomes []Outcome) (MetricsBlock, error) {
+	records, err := records(outcomes)
 	if err != nil {
 		return MetricsBlock{}, err
 	}
@@ -480,7 +482,7 @@ func metrics(records []CaseRecord, unrounded []float64) (MetricsBlock, error) {
 		FalseClearByVariant: receipt.Ordered[float64]{},
 		CannotTellByVariant: receipt.Ordered[float64]{},
 		ScoreByVariant:      receipt.Ordered[ScoreSummary]{},
-		ConfidenceNote:      ConfidenceNote,
+		ConfidenceNote:      confidenceNote,
 	}
 	right := 0
 	for _, c := range correct {
@@ -489,9 +491,9 @@ func metrics(records []CaseRecord, unrounded []float64) (MetricsBlock, error) {
 		}
 	}
 	m.Accuracy = ratio(right, n)
-	m.AccuracyByClass, _ = AccuracyByGroup(classes, correct)    // lengths equal by construction
-	m.AccuracyByVariant, _ = AccuracyByGroup(variants, correct) // lengths equal by construction
-	m.FalseClearRate, m.FalseClearCases, _ = FalseClearRate(verdicts, expected)
+	m.AccuracyByClass, _ = accuracyByGroup(classes, correct)    // lengths equal by construction
+	m.AccuracyByVariant, _ = accuracyByGroup(variants, correct) // lengths equal by construction
+	m.FalseClearRate, m.FalseClearCases, _ = falseClearRate(verdicts, expected)
 	m.CannotTellRate = cannotTellRate(verdicts, nil)
 	// Confidences, levels and lengths were checked above, so the summaries
 	// below cannot fail.
@@ -510,21 +512,21 @@ func metrics(records []CaseRecord, unrounded []float64) (MetricsBlock, error) {
 			gv[j], ge[j] = verdicts[i], expected[i]
 			scores[j], levels[j] = records[i].LegibilityScore, records[i].LegibilityLevel
 		}
-		if rate, _, _ := FalseClearRate(gv, ge); rate != nil {
+		if rate, _, _ := falseClearRate(gv, ge); rate != nil {
 			m.FalseClearByVariant = append(m.FalseClearByVariant, receipt.Entry[float64]{Name: string(v), Value: *rate})
 		}
 		m.CannotTellByVariant = append(m.CannotTellByVariant, receipt.Entry[float64]{Name: string(v), Value: *cannotTellRate(verdicts, idx)})
-		summary, _ := SummarizeScores(scores, levels, LegibilityLevels)
+		summary, _ := summarizeScores(scores, levels, LegibilityLevels)
 		m.ScoreByVariant = append(m.ScoreByVariant, receipt.Entry[ScoreSummary]{Name: string(v), Value: summary})
 	}
-	m.LegibilityGapCleanMinusLow = LegibilityGap(m.ScoreByVariant)
-	m.NoulChoiceAgreement = SummarizeAgreement(agreements)
+	m.LegibilityGapCleanMinusLow = legibilityGap(m.ScoreByVariant)
+	m.NoulChoiceAgreement = summarizeAgreement(agreements)
 	if unrounded != nil {
 		m.MeanLatencySeconds = mean(unrounded)
 	} else {
 		m.MeanLatencySeconds = mean(latencies)
 		if n > 0 {
-			m.Warnings = []error{ErrRoundedLatencies}
+			m.Warnings = []error{errRoundedLatencies}
 		}
 	}
 	return m, nil
@@ -560,14 +562,14 @@ func checkRecord(r CaseRecord, counts map[Variant]bool) (v Variant, e Expected, 
 		AmountsTruth:        r.AmountsTruth,
 		CountsForFalseClear: countsForFalseClear,
 	}
-	if correct, err = VerdictCorrect(r.Verdict, e); err != nil {
+	if correct, err = verdictCorrect(r.Verdict, e); err != nil {
 		return
 	}
 	if correct != r.Correct {
 		err = fmt.Errorf("correct is %t but verdict %q with expected_verdicts %q gives %t", r.Correct, r.Verdict, r.ExpectedVerdicts, correct)
 		return
 	}
-	if agree, err = NoulChoiceAgreement(r.Verdict, r.PayeeConfidence, r.AmountsConfidence); err != nil {
+	if agree, err = noulChoiceAgreement(r.Verdict, r.PayeeConfidence, r.AmountsConfidence); err != nil {
 		return
 	}
 	if !sameAgreement(agree, r.NoulChoiceAgreement) {

@@ -1,4 +1,4 @@
-package checkmatch_test
+package checkmatch
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/internal/golden"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
@@ -45,27 +44,27 @@ func rightAnswers() []answer {
 // others, a one-hot legibility at the given level with score float(level),
 // 500 input tokens, image bytes "synthetic check bytes" and a clock that
 // advances 0.5 per read (so every latency is 0.5).
-func rightOutcomes(t testing.TB, answers []answer) []checkmatch.Outcome {
+func rightOutcomes(t testing.TB, answers []answer) []Outcome {
 	t.Helper()
-	cases, err := checkmatch.Cases(0, 1)
+	cases, err := Cases(0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256([]byte("synthetic check bytes"))
-	out := make([]checkmatch.Outcome, len(answers))
+	out := make([]Outcome, len(answers))
 	for i, a := range answers {
-		probs := make(judgment.Probabilities, 0, len(checkmatch.VerdictLabels))
-		for _, l := range checkmatch.VerdictLabels {
+		probs := make(judgment.Probabilities, 0, len(VerdictLabels))
+		for _, l := range VerdictLabels {
 			p := 0.05
 			if l == a.verdict {
 				p = 0.75
 			}
 			probs = append(probs, judgment.Probability{Label: l, P: p})
 		}
-		leg := make([]float64, checkmatch.LegibilityLevels)
+		leg := make([]float64, LegibilityLevels)
 		leg[a.level] = 1
 		tokens := 500
-		out[i] = checkmatch.Outcome{
+		out[i] = Outcome{
 			CaseID: cases[i].ID(), Variant: cases[i].Variant, Expected: cases[i].Expected,
 			Verdict: a.verdict, VerdictProbabilities: probs,
 			PayeeConfidence: a.payee, AmountsConfidence: a.amounts,
@@ -79,72 +78,72 @@ func rightOutcomes(t testing.TB, answers []answer) []checkmatch.Outcome {
 func f(x float64) *float64 { return &x }
 
 func TestAccuracyByGroup(t *testing.T) {
-	got, err := checkmatch.AccuracyByGroup([]string{"a", "b", "a", "c", "c", "c"}, []bool{true, true, false, false, false, true})
+	got, err := accuracyByGroup([]string{"a", "b", "a", "c", "c", "c"}, []bool{true, true, false, false, false, true})
 	want := receipt.Ordered[float64]{{Name: "a", Value: 0.5}, {Name: "b", Value: 1.0}, {Name: "c", Value: 0.3333333333333333}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("AccuracyByGroup = %v, %v; want %v", got, err, want)
 	}
-	_, err = checkmatch.AccuracyByGroup([]string{"a"}, nil)
-	var le *checkmatch.LengthError
+	_, err = accuracyByGroup([]string{"a"}, nil)
+	var le *LengthError
 	if !errors.As(err, &le) || err.Error() != "inputs must have equal length: 1 != 0" {
 		t.Errorf("AccuracyByGroup length error = %v", err)
 	}
 }
 
 func TestFalseClearRate(t *testing.T) {
-	ex := func(vs ...checkmatch.Variant) []checkmatch.Expected {
-		out := make([]checkmatch.Expected, len(vs))
+	ex := func(vs ...Variant) []Expected {
+		out := make([]Expected, len(vs))
 		for i, v := range vs {
-			out[i] = checkmatch.ExpectedLabels(v)
+			out[i] = ExpectedLabels(v)
 		}
 		return out
 	}
 	tests := []struct {
 		name        string
 		verdicts    []string
-		expected    []checkmatch.Expected
+		expected    []Expected
 		want        *float64
 		wantCounted int
 		reason      string
 	}{
 		{name: "spec vector",
 			verdicts: []string{"consistent", "consistent", "amount_mismatch", "cannot_tell", "date_mismatch", "consistent", "consistent"},
-			expected: ex(checkmatch.VariantPayeeChanged, checkmatch.VariantClean, checkmatch.VariantWrittenAmountChanged,
-				checkmatch.VariantBothAmountsChanged, checkmatch.VariantWrongDate, checkmatch.VariantUnsigned, checkmatch.VariantLowLegibility),
+			expected: ex(variantPayeeChanged, VariantClean, variantWrittenAmountChanged,
+				variantBothAmountsChanged, variantWrongDate, variantUnsigned, VariantLowLegibility),
 			want: f(0.4), wantCounted: 5, reason: "2 of 5 counted cleared: payee_changed and unsigned"},
-		{name: "low legibility never counts", verdicts: []string{"consistent"}, expected: ex(checkmatch.VariantLowLegibility),
+		{name: "low legibility never counts", verdicts: []string{"consistent"}, expected: ex(VariantLowLegibility),
 			want: nil, reason: "its counts_for_false_clear flag is false"},
-		{name: "clean never counts", verdicts: []string{"consistent"}, expected: ex(checkmatch.VariantClean),
+		{name: "clean never counts", verdicts: []string{"consistent"}, expected: ex(VariantClean),
 			want: nil, reason: "its flag is true but it accepts consistent"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, counted, err := checkmatch.FalseClearRate(tt.verdicts, tt.expected)
+			got, counted, err := falseClearRate(tt.verdicts, tt.expected)
 			if err != nil || !reflect.DeepEqual(got, tt.want) || (tt.want != nil && counted != tt.wantCounted) {
 				t.Errorf("FalseClearRate = %v, %d, %v; want %v, %d", ptrText(got), counted, err, ptrText(tt.want), tt.wantCounted)
 			}
 		})
 	}
-	if _, _, err := checkmatch.FalseClearRate([]string{"consistent"}, nil); err == nil || !strings.Contains(err.Error(), "equal length") {
+	if _, _, err := falseClearRate([]string{"consistent"}, nil); err == nil || !strings.Contains(err.Error(), "equal length") {
 		t.Errorf("FalseClearRate length error = %v", err)
 	}
 }
 
 func TestSummarizeAgreement(t *testing.T) {
 	yes, no := true, false
-	got := checkmatch.SummarizeAgreement([]*bool{&yes, nil, &no, &yes})
-	if want := (checkmatch.Agreement{Rate: f(0.6666666666666666), Counted: 3, ExcludedCannotTell: 1}); !reflect.DeepEqual(got, want) {
+	got := summarizeAgreement([]*bool{&yes, nil, &no, &yes})
+	if want := (Agreement{Rate: f(0.6666666666666666), Counted: 3, ExcludedCannotTell: 1}); !reflect.DeepEqual(got, want) {
 		t.Errorf("SummarizeAgreement([T, null, F, T]) = %+v, want %+v", got, want)
 	}
-	got = checkmatch.SummarizeAgreement([]*bool{nil})
+	got = summarizeAgreement([]*bool{nil})
 	if got.Rate != nil || got.Counted != 0 || got.ExcludedCannotTell != 1 {
 		t.Errorf("SummarizeAgreement([null]) = %+v, want rate null", got)
 	}
 }
 
 func TestSummarizeScores(t *testing.T) {
-	got, err := checkmatch.SummarizeScores([]float64{4.0, 3.0, 2.5}, []int{4, 3, 3}, 5)
-	want := checkmatch.ScoreSummary{Count: 3, Mean: f(3.1666666666666665), Distribution: checkmatch.ByLevel[int]{0, 0, 0, 2, 1}}
+	got, err := summarizeScores([]float64{4.0, 3.0, 2.5}, []int{4, 3, 3}, 5)
+	want := ScoreSummary{Count: 3, Mean: f(3.1666666666666665), Distribution: ByLevel[int]{0, 0, 0, 2, 1}}
 	if err != nil || !reflect.DeepEqual(got, want) {
 		t.Errorf("SummarizeScores = %+v, %v; want %+v", got, err, want)
 	}
@@ -152,27 +151,27 @@ func TestSummarizeScores(t *testing.T) {
 	if string(b) != `{"count":3,"mean":3.1666666666666665,"distribution":{"0":0,"1":0,"2":0,"3":2,"4":1}}` {
 		t.Errorf("score summary JSON = %s", b)
 	}
-	if _, err := checkmatch.SummarizeScores([]float64{1.0}, []int{5}, 5); err == nil || err.Error() != "level 5 is not in 0..4" {
+	if _, err := summarizeScores([]float64{1.0}, []int{5}, 5); err == nil || err.Error() != "level 5 is not in 0..4" {
 		t.Errorf("SummarizeScores level 5 error = %v", err)
 	}
-	if _, err := checkmatch.SummarizeScores([]float64{1.0}, nil, 5); err == nil || !strings.Contains(err.Error(), "equal length") {
+	if _, err := summarizeScores([]float64{1.0}, nil, 5); err == nil || !strings.Contains(err.Error(), "equal length") {
 		t.Errorf("SummarizeScores length error = %v", err)
 	}
-	empty, err := checkmatch.SummarizeScores(nil, nil, 5)
+	empty, err := summarizeScores(nil, nil, 5)
 	if err != nil || empty.Mean != nil || len(empty.Distribution) != 5 {
 		t.Errorf("SummarizeScores(empty) = %+v, %v; want mean null and 5 zero levels", empty, err)
 	}
 }
 
 func TestLegibilityGap(t *testing.T) {
-	both := receipt.Ordered[checkmatch.ScoreSummary]{
-		{Name: "clean", Value: checkmatch.ScoreSummary{Mean: f(3.75)}},
-		{Name: "low_legibility", Value: checkmatch.ScoreSummary{Mean: f(1.25)}},
+	both := receipt.Ordered[ScoreSummary]{
+		{Name: "clean", Value: ScoreSummary{Mean: f(3.75)}},
+		{Name: "low_legibility", Value: ScoreSummary{Mean: f(1.25)}},
 	}
-	if got := checkmatch.LegibilityGap(both); got == nil || *got != 2.5 {
+	if got := legibilityGap(both); got == nil || *got != 2.5 {
 		t.Errorf("LegibilityGap = %v, want 2.5", ptrText(got))
 	}
-	if got := checkmatch.LegibilityGap(both[:1]); got != nil {
+	if got := legibilityGap(both[:1]); got != nil {
 		t.Errorf("LegibilityGap(clean only) = %v, want null", *got)
 	}
 }
@@ -207,7 +206,7 @@ func TestSummarizeNoul(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := checkmatch.SummarizeNoul(tt.conf, tt.truth)
+			got, err := SummarizeNoul(tt.conf, tt.truth)
 			if tt.wantErr != "" {
 				if err == nil || err.Error() != tt.wantErr {
 					t.Errorf("error = %v, want %q", err, tt.wantErr)
@@ -243,7 +242,7 @@ func TestSummarizeNoul(t *testing.T) {
 // TestReliabilityEdges checks the bin edges are i/10 by division (0.3, not
 // 0.30000000000000004 = 3*0.1).
 func TestReliabilityEdges(t *testing.T) {
-	got, err := checkmatch.SummarizeNoul(nil, nil)
+	got, err := SummarizeNoul(nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +255,7 @@ func TestReliabilityEdges(t *testing.T) {
 }
 
 func TestMetricsRight(t *testing.T) {
-	m, err := checkmatch.OutcomeMetrics(rightOutcomes(t, rightAnswers()))
+	m, err := outcomeMetrics(rightOutcomes(t, rightAnswers()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,21 +310,21 @@ func TestMetricsRight(t *testing.T) {
 		"both_amounts_changed 1 4 [0 0 0 0 1]", "wrong_date 1 4 [0 0 0 0 1]", "unsigned 1 3 [0 0 0 1 0]",
 		"low_legibility 1 1 [0 1 0 0 0]"})
 	check("legibility_gap_clean_minus_low", m.LegibilityGapCleanMinusLow, f(3))
-	check("noul_choice_agreement", m.NoulChoiceAgreement, checkmatch.Agreement{Rate: f(1), Counted: 6, ExcludedCannotTell: 1})
+	check("noul_choice_agreement", m.NoulChoiceAgreement, Agreement{Rate: f(1), Counted: 6, ExcludedCannotTell: 1})
 	check("mean_latency_seconds", m.MeanLatencySeconds, f(0.5))
-	check("confidence_note", m.ConfidenceNote, checkmatch.ConfidenceNote)
+	check("confidence_note", m.ConfidenceNote, confidenceNote)
 	check("warnings", m.Warnings, []error(nil))
 
 	// Metrics over the records gives the same block, with the rounded-latency warning.
-	records, err := checkmatch.Records(rightOutcomes(t, rightAnswers()))
+	records, err := records(rightOutcomes(t, rightAnswers()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	fromRecords, err := checkmatch.Metrics(records)
+	fromRecords, err := recordMetrics(records)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(fromRecords.Warnings) != 1 || !errors.Is(fromRecords.Warnings[0], checkmatch.ErrRoundedLatencies) {
+	if len(fromRecords.Warnings) != 1 || !errors.Is(fromRecords.Warnings[0], errRoundedLatencies) {
 		t.Errorf("Metrics(records).Warnings = %v, want ErrRoundedLatencies", fromRecords.Warnings)
 	}
 	fromRecords.Warnings = nil
@@ -344,7 +343,7 @@ func fmtAny(v any) string {
 }
 
 // nonEmptyBins renders the non-empty bins as "[lower,upper) nCount mean/fraction".
-func nonEmptyBins(s checkmatch.NoulSummary) []string {
+func nonEmptyBins(s NoulSummary) []string {
 	var out []string
 	for _, b := range s.Reliability {
 		if b.Count == 0 {
@@ -364,7 +363,7 @@ func TestMetricsRightVariants(t *testing.T) {
 		answers := rightAnswers()
 		answers[1] = answer{"consistent", 0.9, 0.9, 4}
 		answers[4] = answer{"consistent", 0.9, 0.9, 4}
-		m, err := checkmatch.OutcomeMetrics(rightOutcomes(t, answers))
+		m, err := outcomeMetrics(rightOutcomes(t, answers))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -390,7 +389,7 @@ func TestMetricsRightVariants(t *testing.T) {
 	t.Run("answer 1 disagrees with its Nouls", func(t *testing.T) {
 		answers := rightAnswers()
 		answers[1] = answer{"payee_mismatch", 0.9, 0.9, 4}
-		m, err := checkmatch.OutcomeMetrics(rightOutcomes(t, answers))
+		m, err := outcomeMetrics(rightOutcomes(t, answers))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -401,9 +400,9 @@ func TestMetricsRightVariants(t *testing.T) {
 }
 
 func TestMetricsNoOutcomes(t *testing.T) {
-	for name, compute := range map[string]func() (checkmatch.MetricsBlock, error){
-		"OutcomeMetrics": func() (checkmatch.MetricsBlock, error) { return checkmatch.OutcomeMetrics(nil) },
-		"Metrics":        func() (checkmatch.MetricsBlock, error) { return checkmatch.Metrics(nil) },
+	for name, compute := range map[string]func() (MetricsBlock, error){
+		"OutcomeMetrics": func() (MetricsBlock, error) { return outcomeMetrics(nil) },
+		"Metrics":        func() (MetricsBlock, error) { return recordMetrics(nil) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			m, err := compute()
@@ -441,41 +440,41 @@ func TestMetricsNoOutcomes(t *testing.T) {
 }
 
 func TestMetricsErrors(t *testing.T) {
-	base, err := checkmatch.Records(rightOutcomes(t, rightAnswers()))
+	base, err := records(rightOutcomes(t, rightAnswers()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	yes := true
 	tests := []struct {
 		name   string
-		edit   func(r *checkmatch.CaseRecord)
+		edit   func(r *CaseRecord)
 		want   string
 		reason string
 	}{
-		{name: "unknown verdict", edit: func(r *checkmatch.CaseRecord) { r.Verdict = "maybe" },
+		{name: "unknown verdict", edit: func(r *CaseRecord) { r.Verdict = "maybe" },
 			want: "case r00:payee_changed: unknown verdict label: maybe"},
-		{name: "unknown variant", edit: func(r *checkmatch.CaseRecord) { r.Variant = "smudged" },
+		{name: "unknown variant", edit: func(r *CaseRecord) { r.Variant = "smudged" },
 			want: `case r00:payee_changed: unknown check-match variant: "smudged"`},
-		{name: "correct disagrees", edit: func(r *checkmatch.CaseRecord) { r.Correct = false },
+		{name: "correct disagrees", edit: func(r *CaseRecord) { r.Correct = false },
 			want:   `case r00:payee_changed: correct is false but verdict "payee_mismatch" with expected_verdicts ["payee_mismatch"] gives true`,
 			reason: "a record must agree with itself; a changed flag would change accuracy silently"},
-		{name: "agreement disagrees", edit: func(r *checkmatch.CaseRecord) { r.NoulChoiceAgreement = nil },
+		{name: "agreement disagrees", edit: func(r *CaseRecord) { r.NoulChoiceAgreement = nil },
 			want: "case r00:payee_changed: noul_choice_agreement is null but the verdict and confidences give true"},
-		{name: "agreement on cannot_tell", edit: func(r *checkmatch.CaseRecord) {
+		{name: "agreement on cannot_tell", edit: func(r *CaseRecord) {
 			r.Verdict, r.ExpectedVerdicts, r.Correct, r.NoulChoiceAgreement = "cannot_tell", []string{"cannot_tell"}, true, &yes
 		}, want: "case r00:payee_changed: noul_choice_agreement is true but the verdict and confidences give null"},
-		{name: "confidence", edit: func(r *checkmatch.CaseRecord) { r.PayeeConfidence, r.NoulChoiceAgreement = 1.25, new(bool) },
+		{name: "confidence", edit: func(r *CaseRecord) { r.PayeeConfidence, r.NoulChoiceAgreement = 1.25, new(bool) },
 			want: "case r00:payee_changed: payee_confidence: confidence 1.25 is not in [0, 1]"},
-		{name: "nan confidence", edit: func(r *checkmatch.CaseRecord) { r.AmountsConfidence = math.NaN() },
+		{name: "nan confidence", edit: func(r *CaseRecord) { r.AmountsConfidence = math.NaN() },
 			want: "case r00:payee_changed: amounts_confidence: confidence nan is not in [0, 1]"},
-		{name: "level", edit: func(r *checkmatch.CaseRecord) { r.LegibilityLevel = 5 },
+		{name: "level", edit: func(r *CaseRecord) { r.LegibilityLevel = 5 },
 			want: "case r00:payee_changed: legibility_level: level 5 is not in 0..4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			records := append([]checkmatch.CaseRecord(nil), base...)
+			records := append([]CaseRecord(nil), base...)
 			tt.edit(&records[1])
-			if _, err := checkmatch.Metrics(records); err == nil || err.Error() != tt.want {
+			if _, err := recordMetrics(records); err == nil || err.Error() != tt.want {
 				t.Errorf("Metrics error = %v\nwant %s", err, tt.want)
 			}
 		})
@@ -485,7 +484,7 @@ func TestMetricsErrors(t *testing.T) {
 // TestMetricsRightGolden compares the _RIGHT metrics block, as the receipt
 // writer serialises it, with testdata/metrics_right.golden.
 func TestMetricsRightGolden(t *testing.T) {
-	m, err := checkmatch.OutcomeMetrics(rightOutcomes(t, rightAnswers()))
+	m, err := outcomeMetrics(rightOutcomes(t, rightAnswers()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -501,15 +500,15 @@ const typevetReceipt = "testdata/receipt_typevet/check_match_vllm_receipt.json"
 
 // loadTypevetParts decodes the metrics and cases of the real receipt
 // straight from JSON, independent of ReadReceipt.
-func loadTypevetParts(t testing.TB) (checkmatch.MetricsBlock, []checkmatch.CaseRecord) {
+func loadTypevetParts(t testing.TB) (MetricsBlock, []CaseRecord) {
 	t.Helper()
 	b, err := os.ReadFile(typevetReceipt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var parts struct {
-		Metrics checkmatch.MetricsBlock `json:"metrics"`
-		Cases   []checkmatch.CaseRecord `json:"cases"`
+		Metrics MetricsBlock `json:"metrics"`
+		Cases   []CaseRecord `json:"cases"`
 	}
 	if err := json.Unmarshal(b, &parts); err != nil {
 		t.Fatal(err)
@@ -526,7 +525,7 @@ func loadTypevetParts(t testing.TB) (checkmatch.MetricsBlock, []checkmatch.CaseR
 // took over unrounded latencies the receipt does not keep (within 5e-4 s).
 func TestMetricsReproduceTypevetReceipt(t *testing.T) {
 	recorded, cases := loadTypevetParts(t)
-	got, err := checkmatch.Metrics(cases)
+	got, err := recordMetrics(cases)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -625,7 +624,7 @@ func BenchmarkMetrics140(b *testing.B) {
 	_, cases := loadTypevetParts(b)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := checkmatch.Metrics(cases); err != nil {
+		if _, err := recordMetrics(cases); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -634,21 +633,21 @@ func BenchmarkMetrics140(b *testing.B) {
 // Metrics over three judged cases: the judge cleared the changed payee, so
 // one of the two counted cases is a false clear.
 func ExampleMetrics() {
-	expected := func(v checkmatch.Variant) checkmatch.Expected { return checkmatch.ExpectedLabels(v) }
-	outcomes := []checkmatch.Outcome{
-		{CaseID: "r00:clean", Variant: checkmatch.VariantClean, Expected: expected(checkmatch.VariantClean),
+	expected := func(v Variant) Expected { return ExpectedLabels(v) }
+	outcomes := []Outcome{
+		{CaseID: "r00:clean", Variant: VariantClean, Expected: expected(VariantClean),
 			Verdict: "consistent", PayeeConfidence: 0.97, AmountsConfidence: 0.95, LegibilityScore: 3.9, LegibilityLevel: 4},
-		{CaseID: "r00:payee_changed", Variant: checkmatch.VariantPayeeChanged, Expected: expected(checkmatch.VariantPayeeChanged),
+		{CaseID: "r00:payee_changed", Variant: variantPayeeChanged, Expected: expected(variantPayeeChanged),
 			Verdict: "consistent", PayeeConfidence: 0.62, AmountsConfidence: 0.96, LegibilityScore: 3.8, LegibilityLevel: 4},
-		{CaseID: "r00:wrong_date", Variant: checkmatch.VariantWrongDate, Expected: expected(checkmatch.VariantWrongDate),
+		{CaseID: "r00:wrong_date", Variant: variantWrongDate, Expected: expected(variantWrongDate),
 			Verdict: "date_mismatch", PayeeConfidence: 0.94, AmountsConfidence: 0.93, LegibilityScore: 4, LegibilityLevel: 4},
 	}
-	records, err := checkmatch.Records(outcomes)
+	records, err := records(outcomes)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	m, err := checkmatch.Metrics(records)
+	m, err := recordMetrics(records)
 	if err != nil {
 		fmt.Println(err)
 		return

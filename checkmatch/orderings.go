@@ -15,8 +15,8 @@ import (
 
 // Option-order study constants (typevet #105).
 const (
-	// OrderingsReceiptIssue is the issue every option-order receipt records.
-	OrderingsReceiptIssue = 105
+	// orderingsReceiptIssue is the issue every option-order receipt records.
+	orderingsReceiptIssue = 105
 	// PositionSpreadLimit is the largest position spread that still counts
 	// as no position effect ([DecisionDoNotAdopt]).
 	PositionSpreadLimit = 0.05
@@ -25,8 +25,8 @@ const (
 	BootstrapResamples = 1000
 	// BootstrapSeed is the seed of the study's case resamples.
 	BootstrapSeed = 0
-	// IntervalLevel is the level of the study's percentile intervals.
-	IntervalLevel = 0.95
+	// intervalLevel is the level of the study's percentile intervals.
+	intervalLevel = 0.95
 )
 
 // Decision is the option-order study's decision label.
@@ -35,12 +35,12 @@ type Decision string
 // The three decisions, as the receipt writes them.
 const (
 	// DecisionDoNotAdopt: the position spread is within
-	// [PositionSpreadLimit], so the order of the options does not move the
+	// PositionSpreadLimit, so the order of the options does not move the
 	// answer enough to pay for six requests per question.
 	DecisionDoNotAdopt Decision = "do_not_adopt"
-	// DecisionAdoptOptIn: the spread is larger, and averaging over the
+	// decisionAdoptOptIn: the spread is larger, and averaging over the
 	// orderings is at least as accurate as the single order.
-	DecisionAdoptOptIn Decision = "adopt_opt_in"
+	decisionAdoptOptIn Decision = "adopt_opt_in"
 	// DecisionInconclusive: the spread is larger, but averaging is less
 	// accurate than the single order.
 	DecisionInconclusive Decision = "inconclusive"
@@ -49,17 +49,17 @@ const (
 // String returns the label, e.g. "adopt_opt_in".
 func (d Decision) String() string { return string(d) }
 
-// DecisionLabel applies typevet's decision rule to the point
-// estimates: a spread of at most [PositionSpreadLimit] is
+// decisionLabel applies typevet's decision rule to the point
+// estimates: a spread of at most PositionSpreadLimit is
 // [DecisionDoNotAdopt]; otherwise averaged accuracy at least the
-// single-order accuracy is [DecisionAdoptOptIn], else
-// [DecisionInconclusive]. The bootstrap intervals play no part.
-func DecisionLabel(spread, averaged, single float64) Decision {
+// single-order accuracy is decisionAdoptOptIn, else
+// DecisionInconclusive. The bootstrap intervals play no part.
+func decisionLabel(spread, averaged, single float64) Decision {
 	switch {
 	case spread <= PositionSpreadLimit:
 		return DecisionDoNotAdopt
 	case averaged >= single:
-		return DecisionAdoptOptIn
+		return decisionAdoptOptIn
 	default:
 		return DecisionInconclusive
 	}
@@ -110,10 +110,10 @@ func BalancedOrders(k int) ([][]int, error) {
 	return rows, nil
 }
 
-// OrderLabels writes each ordering as label names: element [o][p] is
+// orderLabels writes each ordering as label names: element [o][p] is
 // labels[orders[o][p]], the label at position p of ordering o. The receipt's
 // "orderings" pin and each case's "order" lists are written this way.
-func OrderLabels(labels []string, orders [][]int) [][]string {
+func orderLabels(labels []string, orders [][]int) [][]string {
 	out := make([][]string, len(orders))
 	for o, order := range orders {
 		out[o] = make([]string, len(order))
@@ -139,12 +139,12 @@ func checkOrder(order []int, k int) error {
 	return nil
 }
 
-// ReorderedChoice returns c with its options in the order given by order:
+// reorderedChoice returns c with its options in the order given by order:
 // position p lists c's option order[p], with its description.
 // The instructions are unchanged. order must be a permutation of the option
 // indexes (typevet does not check; a Go error is clearer than a prompt with
 // a missing option).
-func ReorderedChoice(c judgment.Choice, order []int) (judgment.Choice, error) {
+func reorderedChoice(c judgment.Choice, order []int) (judgment.Choice, error) {
 	if err := checkOrder(order, len(c.Criteria)); err != nil {
 		return judgment.Choice{}, err
 	}
@@ -155,7 +155,7 @@ func ReorderedChoice(c judgment.Choice, order []int) (judgment.Choice, error) {
 	return judgment.Choice{Instructions: c.Instructions, Criteria: criteria}, nil
 }
 
-// RemapPositions turns probabilities listed by position into probabilities
+// remapPositions turns probabilities listed by position into probabilities
 // keyed by label, in canonical label order: label
 // labels[order[p]] gets byPosition[p].
 //
@@ -163,7 +163,7 @@ func ReorderedChoice(c judgment.Choice, order []int) (judgment.Choice, error) {
 //
 // order must be a permutation of the label indexes and byPosition as long
 // as labels.
-func RemapPositions(labels []string, order []int, byPosition []float64) (judgment.Probabilities, error) {
+func remapPositions(labels []string, order []int, byPosition []float64) (judgment.Probabilities, error) {
 	if err := checkOrder(order, len(labels)); err != nil {
 		return nil, err
 	}
@@ -181,10 +181,10 @@ func RemapPositions(labels []string, order []int, byPosition []float64) (judgmen
 	return out, nil
 }
 
-// PositionProbabilities lists byLabel's probabilities in the position order
+// positionProbabilities lists byLabel's probabilities in the position order
 // of order: element p is the probability of labels[order[p]].
-// It inverts [RemapPositions]. A label missing from byLabel is an error.
-func PositionProbabilities(labels []string, order []int, byLabel judgment.Probabilities) ([]float64, error) {
+// It inverts remapPositions. A label missing from byLabel is an error.
+func positionProbabilities(labels []string, order []int, byLabel judgment.Probabilities) ([]float64, error) {
 	if err := checkOrder(order, len(labels)); err != nil {
 		return nil, err
 	}
@@ -199,13 +199,13 @@ func PositionProbabilities(labels []string, order []int, byLabel judgment.Probab
 	return out, nil
 }
 
-// MeanProbabilities returns the arithmetic mean of the post-softmax
+// meanProbabilities returns the arithmetic mean of the post-softmax
 // probabilities of several orderings, label by label, keyed in label order:
 // math.fsum of the label's values divided by their number
 // ([pymath.FSum]). This is the TypeLLM permutations="auto" rule: never an
 // average of log-probabilities. No orderings is an error, and so is a label
 // missing from one of them.
-func MeanProbabilities(probs []judgment.Probabilities, labels []string) (judgment.Probabilities, error) {
+func meanProbabilities(probs []judgment.Probabilities, labels []string) (judgment.Probabilities, error) {
 	if len(probs) == 0 {
 		return nil, errors.New("mean needs at least one ordering")
 	}
@@ -224,10 +224,10 @@ func MeanProbabilities(probs []judgment.Probabilities, labels []string) (judgmen
 	return out, nil
 }
 
-// ArgmaxLabel returns the label of labels with the largest probability in
+// argmaxLabel returns the label of labels with the largest probability in
 // probs; a tie goes to the first label in labels order. No
 // labels, or a label missing from probs, is an error.
-func ArgmaxLabel(probs judgment.Probabilities, labels []string) (string, error) {
+func argmaxLabel(probs judgment.Probabilities, labels []string) (string, error) {
 	best, bestP := "", math.Inf(-1)
 	for i, l := range labels {
 		v, ok := probs.Get(l)
@@ -263,7 +263,7 @@ type OrderingAnswer struct {
 	// canonical label order.
 	Probabilities judgment.Probabilities `json:"probabilities"`
 	// Argmax is the most probable label (ties to the first in canonical
-	// order, [ArgmaxLabel]).
+	// order, argmaxLabel).
 	Argmax string `json:"argmax"`
 }
 
@@ -285,10 +285,10 @@ type OrderingsCase struct {
 	// 0 is the canonical order.
 	Orderings []OrderingAnswer `json:"orderings"`
 	// PositionProbabilities lists, per ordering, the probabilities in
-	// position order ([PositionProbabilities]).
+	// position order (positionProbabilities).
 	PositionProbabilities [][]float64 `json:"position_probabilities"`
 	// MeanProbabilities is the mean over the orderings, in canonical
-	// label order ([MeanProbabilities]).
+	// label order (meanProbabilities).
 	MeanProbabilities judgment.Probabilities `json:"mean_probabilities"`
 	// MeanVerdict is the most probable label of MeanProbabilities.
 	MeanVerdict string `json:"mean_verdict"`
@@ -337,11 +337,11 @@ func newOrderingsCase(c Case, digest string, labels []string, orders [][]int, pr
 		for p, i := range order {
 			names[p] = labels[i]
 		}
-		argmax, err := ArgmaxLabel(probs[o], labels)
+		argmax, err := argmaxLabel(probs[o], labels)
 		if err != nil {
 			return OrderingsCase{}, fmt.Errorf("case %s ordering %d: %w", id, o, err)
 		}
-		pos, err := PositionProbabilities(labels, order, probs[o])
+		pos, err := positionProbabilities(labels, order, probs[o])
 		if err != nil {
 			return OrderingsCase{}, fmt.Errorf("case %s ordering %d: %w", id, o, err)
 		}
@@ -351,12 +351,12 @@ func newOrderingsCase(c Case, digest string, labels []string, orders [][]int, pr
 			rec.ArgmaxStable = false
 		}
 	}
-	mean, err := MeanProbabilities(probs, labels)
+	mean, err := meanProbabilities(probs, labels)
 	if err != nil {
 		return OrderingsCase{}, fmt.Errorf("case %s: %w", id, err)
 	}
 	rec.MeanProbabilities = mean
-	if rec.MeanVerdict, err = ArgmaxLabel(mean, labels); err != nil {
+	if rec.MeanVerdict, err = argmaxLabel(mean, labels); err != nil {
 		return OrderingsCase{}, fmt.Errorf("case %s: %w", id, err)
 	}
 	rec.MeanCorrect = slices.Contains(rec.ExpectedVerdicts, rec.MeanVerdict)
@@ -406,7 +406,7 @@ type OrderingsRun struct {
 // calls, stops the study: Stopped names the case and ordering, the cases
 // before it are kept and the partly scored case is dropped. A call that
 // fails because ctx ended (Ctrl-C mid-call) is recorded with class
-// [ErrorClassCanceled], not as a network failure. Any other error (a
+// ErrorClassCanceled, not as a network failure. Any other error (a
 // request whose verdict question is not a Choice, an answer without the
 // verdict, a journal that cannot be written) is returned and the study is
 // lost, as in typevet, except the cases its journal holds.
@@ -498,7 +498,7 @@ func RunOrderings(ctx context.Context, port judgment.Port, model string, reqs []
 			if err := ctx.Err(); err != nil {
 				return stop(i, o, errorClass(err), "run cancelled: "+err.Error())
 			}
-			reordered, _ := ReorderedChoice(choices[i], order) // order checked above
+			reordered, _ := reorderedChoice(choices[i], order) // order checked above
 			resp, n, _, t, err := opts.Retry.judge(ctx, port, judgment.Request{
 				State:     r.State,
 				Questions: []judgment.NamedQuestion{{Name: QuestionVerdict, Question: reordered}},
@@ -516,13 +516,13 @@ func RunOrderings(ctx context.Context, port judgment.Port, model string, reqs []
 			run.Requests++
 			answer, ok := resp.Choice(QuestionVerdict)
 			if !ok {
-				return OrderingsRun{}, &AnswerError{CaseID: r.CaseID(), Question: QuestionVerdict}
+				return OrderingsRun{}, &answerError{CaseID: r.CaseID(), Question: QuestionVerdict}
 			}
 			canonical := make(judgment.Probabilities, len(labels))
 			for k, l := range labels {
 				p, ok := answer.Probabilities.Get(l)
 				if !ok {
-					return OrderingsRun{}, &AnswerError{CaseID: r.CaseID(), Question: QuestionVerdict}
+					return OrderingsRun{}, &answerError{CaseID: r.CaseID(), Question: QuestionVerdict}
 				}
 				canonical[k] = judgment.Probability{Label: l, P: p}
 			}
@@ -632,9 +632,9 @@ type OrderingsStats struct {
 	// labels, between the canonical ordering's probability and the
 	// single-order receipt's (0.0 when the two runs are bit-equal).
 	Ordering0MaxAbsDifference float64 `json:"ordering0_max_abs_difference"`
-	// SpreadLimit is [PositionSpreadLimit].
+	// SpreadLimit is PositionSpreadLimit.
 	SpreadLimit float64 `json:"spread_limit"`
-	// Decision applies [DecisionLabel] to the point estimates.
+	// Decision applies decisionLabel to the point estimates.
 	Decision Decision `json:"decision"`
 	// SpreadInterval is the 95% bootstrap percentile interval [low, high]
 	// of the position spread.
@@ -683,7 +683,7 @@ func numbersOf(c OrderingsCase) (caseNumbers, error) {
 			row[p] = v
 		}
 		n.positions[o] = row
-		a, err := ArgmaxLabel(ord.Probabilities, labels)
+		a, err := argmaxLabel(ord.Probabilities, labels)
 		if err != nil {
 			return caseNumbers{}, fmt.Errorf("case %s ordering %d: %w", c.CaseID, o, err)
 		}
@@ -693,11 +693,11 @@ func numbersOf(c OrderingsCase) (caseNumbers, error) {
 			n.stable = false
 		}
 	}
-	mean, err := MeanProbabilities(probs, labels)
+	mean, err := meanProbabilities(probs, labels)
 	if err != nil {
 		return caseNumbers{}, fmt.Errorf("case %s: %w", c.CaseID, err)
 	}
-	mv, err := ArgmaxLabel(mean, labels)
+	mv, err := argmaxLabel(mean, labels)
 	if err != nil {
 		return caseNumbers{}, fmt.Errorf("case %s: %w", c.CaseID, err)
 	}
@@ -770,9 +770,9 @@ func share(nums []caseNumbers, pick func(caseNumbers) bool) float64 {
 // orderings' probabilities, its expected verdicts and its single-order
 // answer; the stored argmax, mean and position fields are not read.
 //
-// The intervals resample the cases [BootstrapResamples] times with
-// [ResampleIndices] (seed [BootstrapSeed]) and take [PercentileInterval] at
-// [IntervalLevel] (ranks 25 and 974). Resamples run in parallel; the result
+// The intervals resample the cases BootstrapResamples times with
+// [ResampleIndices] (seed BootstrapSeed) and take [PercentileInterval] at
+// intervalLevel (ranks 25 and 974). Resamples run in parallel; the result
 // does not depend on the schedule.
 //
 // No cases is an error ("statistics need at least one case"), and so is a
@@ -817,7 +817,7 @@ func OrderingsStatistics(cases []OrderingsCase) (OrderingsStats, error) {
 	for _, n := range nums {
 		st.Ordering0MaxAbsDifference = max(st.Ordering0MaxAbsDifference, n.diff)
 	}
-	st.Decision = DecisionLabel(st.PositionSpread, st.AveragedAccuracy, st.SingleOrderAccuracy)
+	st.Decision = decisionLabel(st.PositionSpread, st.AveragedAccuracy, st.SingleOrderAccuracy)
 
 	spreads := make([]float64, BootstrapResamples)
 	diffs := make([]float64, BootstrapResamples)
@@ -829,10 +829,10 @@ func OrderingsStatistics(cases []OrderingsCase) (OrderingsStats, error) {
 		}
 	})
 	var err error
-	if st.SpreadInterval[0], st.SpreadInterval[1], err = PercentileInterval(spreads, IntervalLevel); err != nil {
+	if st.SpreadInterval[0], st.SpreadInterval[1], err = PercentileInterval(spreads, intervalLevel); err != nil {
 		return OrderingsStats{}, err
 	}
-	if st.AccuracyDifferenceInterval[0], st.AccuracyDifferenceInterval[1], err = PercentileInterval(diffs, IntervalLevel); err != nil {
+	if st.AccuracyDifferenceInterval[0], st.AccuracyDifferenceInterval[1], err = PercentileInterval(diffs, intervalLevel); err != nil {
 		return OrderingsStats{}, err
 	}
 	return st, nil

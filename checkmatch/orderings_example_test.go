@@ -11,8 +11,12 @@ import (
 // every option sits once in every position.
 func ExampleBalancedOrders() {
 	orders, _ := checkmatch.BalancedOrders(len(checkmatch.VerdictLabels))
-	for _, o := range checkmatch.OrderLabels(checkmatch.VerdictLabels[:], orders)[:2] {
-		fmt.Println(o)
+	for _, o := range orders[:2] {
+		labels := make([]string, len(o))
+		for i, j := range o {
+			labels[i] = checkmatch.VerdictLabels[j]
+		}
+		fmt.Println(labels)
 	}
 	// Output:
 	// [consistent payee_mismatch amount_mismatch date_mismatch unsigned cannot_tell]
@@ -67,12 +71,4 @@ func ExampleOrderingsStatistics() {
 	// Output:
 	// [0.65 0.35] 0.30000000000000004 adopt_opt_in
 	// 1 0.5 [0.2 0.3999999999999999] [0 1]
-}
-
-// Spread is typevet's per-metric summary of repeated runs: the sample
-// standard deviation is Python's statistics.stdev to the last bit.
-func ExampleSpread() {
-	s, _ := checkmatch.Spread([]float64{0.75, 0.5})
-	fmt.Println(s.Mean, *s.SD, s.Range)
-	// Output: 0.625 0.1767766952966369 0.25
 }

@@ -16,7 +16,7 @@ import (
 const OrderingsJournalKind = "orderings"
 
 // orderingsPin is the name of the journal pin that records a study's
-// orderings, as label names ([OrderLabels]).
+// orderings, as label names (orderLabels).
 const orderingsPin = "orderings"
 
 // orderingsLine is one line of an option-order study's journal: a fully
@@ -117,7 +117,7 @@ func labelOrders(names [][]string) ([][]int, error) {
 // prompt_digests.<question>, each code_path_digests.<path>,
 // baseline_commit, working_tree, concurrency (1), identity_digest (the
 // receipt's, with arm_call_counts {"verdict_requests": every case of the
-// slice × every ordering}) and, for a shard, [ShardPin].
+// slice × every ordering}) and, for a shard, shardPin.
 //
 // Each further line of the journal is one fully scored case: index,
 // case_id, attempts (the verdict calls it took, retries included),
@@ -138,7 +138,7 @@ func OrderingsJournalHeader(c RunContext, slice Slice, orders [][]int, single Si
 	named = named.identity(parts.Identity)
 	named = append(named, namedPin{"concurrency", p.Concurrency}, namedPin{"identity_digest", parts.Identity.IdentityDigest})
 	if s.Count > 0 {
-		named = append(named, namedPin{ShardPin, s.String()})
+		named = append(named, namedPin{shardPin, s.String()})
 	}
 	return named.header(OrderingsJournalKind)
 }
@@ -178,9 +178,9 @@ func NewOrderingsShardRecord(c RunContext, slice Slice, orders [][]int, single S
 }
 
 // MergeOrderingsReceipt puts the shards of one option-order study back
-// together, as [MergeShards] and [MergeReceipt] do for a check-match run
-// and with the same refusals (a [*ShardMismatchError] naming the first
-// differing pin, a [*ShardSetError] for a set that is not whole; a
+// together, as mergeShards and [MergeReceipt] do for a check-match run
+// and with the same refusals (a shardMismatchError naming the first
+// differing pin, a shardSetError for a set that is not whole; a
 // check-match shard is refused by its kind). It generates the slice's
 // cases from the shards' seed and rows (no render: each journal line
 // holds its case's render digest and single-order answer, and the

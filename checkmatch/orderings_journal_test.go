@@ -72,7 +72,7 @@ func TestOrderingsResumeEqualsUninterrupted(t *testing.T) {
 	var me *journal.MismatchError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, "single_order_receipt_sha256", me.Pin)
-	ch, err := JournalHeader(journalContext("m"), sl, 1)
+	ch, err := journalHeader(journalContext("m"), sl, 1)
 	require.NoError(t, err)
 	_, err = ResumeJournal(path, ch, sl.Requests)
 	require.ErrorAs(t, err, &me)
@@ -121,7 +121,7 @@ func TestOrderingsJournalRefusesBadLines(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, append(append(b, extra...), '\n'), 0o644))
 	_, err = ResumeJournal(path, h, sl.Requests)
-	var ce *JournalCaseError
+	var ce *journalCaseError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, 3, ce.Line)
 	assert.Contains(t, ce.Msg, "5")

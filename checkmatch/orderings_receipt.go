@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	typevet "github.com/typevet/typevet-go"
 	"github.com/typevet/typevet-go/judgment"
@@ -14,59 +13,17 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
-// Environment variables of the option-order study command.
-// The library never reads them; examples/orderings does.
-const (
-	// OrderingsReceiptEnv names the receipt path of a study; it must name a
-	// new file.
-	OrderingsReceiptEnv = "TYPEVET_CHECK_ORDERINGS_RECEIPT"
-	// OrderingsRowsEnv names the study's register row count
-	// ([ParseOrderingsRows]).
-	OrderingsRowsEnv = "TYPEVET_CHECK_ORDERINGS_ROWS"
-	// DefaultOrderingsRows is the row count of typevet's committed study:
-	// 3 rows, 21 cases, 126 verdict requests.
-	DefaultOrderingsRows = 3
-	// OrderingsSeed is the only seed the study accepts: the seed of the
-	// single-order receipt it is compared with.
-	OrderingsSeed = 1
-)
+// OrderingsSeed is the only seed the option-order study accepts: the seed
+// of the single-order receipt it is compared with.
+const OrderingsSeed = 1
 
-// OrderingsFixture is the fixture_digests name of the single-order receipt
+// orderingsFixtureName is the fixture_digests name of the single-order receipt
 // a study read.
-const OrderingsFixture = "single_order_receipt"
+const orderingsFixtureName = "single_order_receipt"
 
-// ArmVerdictRequests is the arm_call_counts name of a study's successful
+// armVerdictRequests is the arm_call_counts name of a study's successful
 // verdict calls.
-const ArmVerdictRequests = "verdict_requests"
-
-// ParseOrderingsRows parses the study's row count from the text of
-// [OrderingsRowsEnv] (typevet's orderings_rows): outer
-// whitespace is removed (Python's str.strip set); blank text gives
-// [DefaultOrderingsRows]; otherwise the text must be ASCII digits with a
-// value from 1 to 20. A refusal names the variable and never echoes the
-// value: "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20".
-func ParseOrderingsRows(raw string) (int, error) {
-	text := strings.TrimFunc(raw, pyIsSpace)
-	if text == "" {
-		return DefaultOrderingsRows, nil
-	}
-	errRows := errors.New(OrderingsRowsEnv + " must be an integer from 1 to 20")
-	if len(text) > 2 {
-		return 0, errRows
-	}
-	n := 0
-	for i := 0; i < len(text); i++ {
-		c := text[i]
-		if c < '0' || c > '9' {
-			return 0, errRows
-		}
-		n = n*10 + int(c-'0')
-	}
-	if n < 1 || n > RowCount {
-		return 0, errRows
-	}
-	return n, nil
-}
+const armVerdictRequests = "verdict_requests"
 
 // OrderingsPins is an option-order receipt's pins block: its
 // fields, in order, are the block's keys, with "renderer" in place of
@@ -74,7 +31,7 @@ func ParseOrderingsRows(raw string) (int, error) {
 type OrderingsPins struct {
 	// FinishedUTC is when the study finished ([receipt.FinishedUTC]).
 	FinishedUTC string `json:"finished_utc"`
-	// Dataset is [Dataset].
+	// Dataset is dataset.
 	Dataset string `json:"dataset"`
 	// GeneratorSeed is the slice seed; always [OrderingsSeed] for a study.
 	GeneratorSeed uint64 `json:"generator_seed"`
@@ -86,7 +43,7 @@ type OrderingsPins struct {
 	SliceSHA256 string `json:"slice_sha256"`
 	// Concurrency is always 1: the study sends one call at a time.
 	Concurrency int `json:"concurrency"`
-	// Orderings lists the orderings as label names ([OrderLabels]).
+	// Orderings lists the orderings as label names (orderLabels).
 	Orderings [][]string `json:"orderings"`
 	// SingleOrderReceipt is the file name (no directory) of the
 	// single-order receipt the study is compared with.
@@ -111,7 +68,7 @@ type OrderingsPins struct {
 // its fields, in order, are the receipt's top-level keys. Write one
 // with [receipt.Write].
 type OrderingsReceipt struct {
-	// Issue is always [OrderingsReceiptIssue] (105).
+	// Issue is always orderingsReceiptIssue (105).
 	Issue int `json:"issue"`
 	// Backend is "llama_cpp", or offline "fake" or "reader".
 	Backend serving.Backend `json:"backend"`
@@ -121,7 +78,7 @@ type OrderingsReceipt struct {
 	Pins OrderingsPins `json:"pins"`
 	// Identity is the experiment identity: the verdict's prompt digest,
 	// the study's code digests ([OrderingsCodeDigests]) and the
-	// single-order receipt's digest as fixture [OrderingsFixture].
+	// single-order receipt's digest as fixture orderingsFixtureName.
 	Identity receipt.Identity `json:"identity"`
 	// Stopped is the failure that ended the study early, or null.
 	Stopped *OrderingsStopped `json:"stopped"`
@@ -152,7 +109,7 @@ type OrderingsReceiptParts struct {
 	// {"verdict_requests": run.Requests}.
 	Identity receipt.Identity
 	// Secrets are the session's secrets: a stopped message holding one is
-	// withheld ([WithheldMessage]).
+	// withheld (withheldMessage).
 	Secrets judgment.Secrets
 }
 
@@ -163,7 +120,7 @@ type OrderingsReceiptParts struct {
 // withholds a stopped message that holds a secret or an auth header.
 func BuildOrderingsReceipt(run OrderingsRun, parts OrderingsReceiptParts) (OrderingsReceipt, error) {
 	r := OrderingsReceipt{
-		Issue:       OrderingsReceiptIssue,
+		Issue:       orderingsReceiptIssue,
 		Backend:     parts.Backend,
 		Model:       parts.Model,
 		Pins:        parts.Pins,
@@ -208,15 +165,15 @@ func ReadOrderingsReceipt(r io.Reader) (OrderingsReceipt, error) {
 	if _, err := dec.Token(); err != io.EOF {
 		return OrderingsReceipt{}, errors.New("read orderings receipt: data after the receipt object")
 	}
-	if out.Issue != OrderingsReceiptIssue {
-		return OrderingsReceipt{}, fmt.Errorf("read orderings receipt: issue is %d, want %d", out.Issue, OrderingsReceiptIssue)
+	if out.Issue != orderingsReceiptIssue {
+		return OrderingsReceipt{}, fmt.Errorf("read orderings receipt: issue is %d, want %d", out.Issue, orderingsReceiptIssue)
 	}
 	return out, nil
 }
 
 // OrderingsCodeDigests returns the code_path_digests of an option-order
 // study, keyed by typevet's names cases, orderings, render,
-// request and words and computed as [CodeDigests] computes a run's: the
+// request and words and computed as checkCodeDigests computes a run's: the
 // first four cover the same files as a check-match run's digests of those
 // names, so a study and its single-order receipt of one build share them,
 // and orderings covers the study's own source.

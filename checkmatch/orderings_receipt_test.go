@@ -16,47 +16,6 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
-func TestParseOrderingsRows(t *testing.T) {
-	// typevet's orderings_rows vectors.
-	accepted := []struct {
-		name, raw string
-		want      int
-	}{
-		{name: "twenty", raw: "20", want: 20},
-		{name: "one", raw: "1", want: 1},
-		{name: "outer spaces", raw: " 7 ", want: 7},
-		{name: "blank", raw: " ", want: 3},
-		{name: "empty", raw: "", want: 3},
-		{name: "leading zero", raw: "07", want: 7},
-	}
-	for _, tt := range accepted {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := ParseOrderingsRows(tt.raw)
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-	refused := []struct {
-		name, raw, reason string
-	}{
-		{name: "zero", raw: "0"},
-		{name: "above 20", raw: "21"},
-		{name: "fullwidth digit", raw: "１", reason: "ASCII digits only, though Python's int() accepts it"},
-		{name: "negative", raw: "-1"},
-		{name: "float", raw: "3.0"},
-		{name: "word", raw: "abc"},
-		{name: "digits then junk", raw: "007x"},
-		{name: "long", raw: "0000000000000000000005", reason: "more than two digits is never 1..20"},
-	}
-	for _, tt := range refused {
-		t.Run(tt.name, func(t *testing.T) {
-			_, err := ParseOrderingsRows(tt.raw)
-			require.EqualError(t, err, "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20", tt.reason)
-			assert.NotContains(t, err.Error(), strings.TrimSpace(tt.raw)+" ", "value not echoed")
-		})
-	}
-}
-
 // studyReceipt runs a study over the first cases of a seed-1 slice with a
 // port that fails at call failAt (-1: never) and builds its receipt with
 // fixed identity, pins and wall time.
@@ -84,14 +43,14 @@ func studyReceipt(t *testing.T, cases, failAt int) OrderingsReceipt {
 		BaselineCommit:  strings.Repeat("a", 40),
 		PromptDigests:   OrderingsPromptDigests(),
 		CodePathDigests: code,
-		FixtureDigests:  receipt.Digests{{Name: OrderingsFixture, Value: strings.Repeat("f", 64)}},
-		ArmCallCounts:   receipt.Counts{{Name: ArmVerdictRequests, Value: run.Requests}},
+		FixtureDigests:  receipt.Digests{{Name: orderingsFixtureName, Value: strings.Repeat("f", 64)}},
+		ArmCallCounts:   receipt.Counts{{Name: armVerdictRequests, Value: run.Requests}},
 	}
 	sa := serving.ServerArgs(nil, &stated)
 	pins := OrderingsPins{
-		FinishedUTC: "2026-11-29T00:00:00+00:00", Dataset: Dataset, GeneratorSeed: 1, RegisterRows: 1,
+		FinishedUTC: "2026-11-29T00:00:00+00:00", Dataset: dataset, GeneratorSeed: 1, RegisterRows: 1,
 		VariantsPerRow: VariantsPerRow, SliceSHA256: sl.SHA256, Concurrency: 1,
-		Orderings: OrderLabels(VerdictLabels[:], orders), SingleOrderReceipt: "single.json",
+		Orderings: orderLabels(VerdictLabels[:], orders), SingleOrderReceipt: "single.json",
 		SingleOrderReceiptSHA256: strings.Repeat("e", 64), Renderer: &RendererInfo{Module: "github.com/typevet/typevet-go", Font: "Go Regular"},
 		ServerArgs: &sa,
 	}
@@ -164,7 +123,7 @@ func TestOrderingsReceiptWithholdsSecrets(t *testing.T) {
 	run := OrderingsRun{Stopped: &OrderingsStopped{Message: "proxy said: Authorization: Bearer sk-123"}}
 	r, err := BuildOrderingsReceipt(run, OrderingsReceiptParts{Secrets: judgment.Secrets{Keys: []string{"sk-123"}}})
 	require.NoError(t, err)
-	assert.Equal(t, WithheldMessage, r.Stopped.Message)
+	assert.Equal(t, withheldMessage, r.Stopped.Message)
 }
 
 func TestReadOrderingsReceiptRefuses(t *testing.T) {
@@ -189,7 +148,7 @@ func TestOrderingsIdentityParts(t *testing.T) {
 		assert.Len(t, e.Value, 64)
 	}
 	assert.Equal(t, []string{"cases", "orderings", "render", "request", "words"}, names)
-	run, err := CodeDigests()
+	run, err := checkCodeDigests()
 	require.NoError(t, err)
 	for _, name := range []string{"cases", "render", "request", "words"} {
 		want, _ := run.Get(name)
@@ -198,39 +157,6 @@ func TestOrderingsIdentityParts(t *testing.T) {
 	}
 	// The verdict's digest is the one typevet's receipts record.
 	assert.Equal(t, receipt.Digests{{Name: "verdict", Value: "b7ef7c4a0c25b12827252fdacba3011e1bb064231d047cac8b1626b29fcb522a"}}, OrderingsPromptDigests())
-}
-
-// FuzzParseOrderingsRows: an accepted value is 1..20 and its stripped text
-// is ASCII digits; a refusal is always the one fixed message, which never
-// echoes the value.
-func FuzzParseOrderingsRows(f *testing.F) {
-	for _, s := range []string{"20", "1", " 7 ", " ", "", "0", "21", "１", "-1", "3.0", "abc", "007x", "\u00a05\u2003"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		n, err := ParseOrderingsRows(raw)
-		if err != nil {
-			if err.Error() != "TYPEVET_CHECK_ORDERINGS_ROWS must be an integer from 1 to 20" {
-				t.Fatalf("refusal %q", err)
-			}
-			return
-		}
-		if n < 1 || n > 20 {
-			t.Fatalf("%q gave %d", raw, n)
-		}
-		text := strings.TrimFunc(raw, pyIsSpace)
-		if text == "" {
-			if n != DefaultOrderingsRows {
-				t.Fatalf("blank %q gave %d", raw, n)
-			}
-			return
-		}
-		for _, c := range []byte(text) {
-			if c < '0' || c > '9' {
-				t.Fatalf("%q accepted with a non-digit", raw)
-			}
-		}
-	})
 }
 
 // FuzzReadOrderingsReceipt: whatever ReadOrderingsReceipt accepts writes
@@ -249,7 +175,7 @@ func FuzzReadOrderingsReceipt(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if r.Issue != OrderingsReceiptIssue {
+		if r.Issue != orderingsReceiptIssue {
 			t.Fatalf("issue %d accepted", r.Issue)
 		}
 		b, err := receipt.Marshal(r)

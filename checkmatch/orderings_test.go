@@ -60,7 +60,7 @@ func TestBalancedOrdersVerdictLabels(t *testing.T) {
 		{"unsigned", "amount_mismatch", "cannot_tell", "consistent", "date_mismatch", "payee_mismatch"},
 		{"amount_mismatch", "consistent", "unsigned", "payee_mismatch", "cannot_tell", "date_mismatch"},
 	}
-	assert.Equal(t, want, OrderLabels(VerdictLabels[:], orders))
+	assert.Equal(t, want, orderLabels(VerdictLabels[:], orders))
 }
 
 func TestBalancedOrdersProperties(t *testing.T) {
@@ -126,30 +126,30 @@ func TestDecisionLabel(t *testing.T) {
 		reason                   string
 	}{
 		{name: "spread at the limit", spread: 0.05, averaged: 0.1, single: 0.9, want: DecisionDoNotAdopt, reason: "≤ limit ignores accuracy"},
-		{name: "spread above, averaging helps", spread: 0.0501, averaged: 0.5, single: 0.5, want: DecisionAdoptOptIn, reason: "a tie in accuracy adopts"},
+		{name: "spread above, averaging helps", spread: 0.0501, averaged: 0.5, single: 0.5, want: decisionAdoptOptIn, reason: "a tie in accuracy adopts"},
 		{name: "spread above, averaging hurts", spread: 0.2, averaged: 0.49, single: 0.5, want: DecisionInconclusive},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, DecisionLabel(tt.spread, tt.averaged, tt.single), tt.reason)
+			assert.Equal(t, tt.want, decisionLabel(tt.spread, tt.averaged, tt.single), tt.reason)
 		})
 	}
 }
 
 func TestRemapAndPositionProbabilities(t *testing.T) {
 	labels := []string{"a", "b", "c"}
-	got, err := RemapPositions(labels, []int{2, 0, 1}, []float64{0.5, 0.3, 0.2})
+	got, err := remapPositions(labels, []int{2, 0, 1}, []float64{0.5, 0.3, 0.2})
 	require.NoError(t, err)
 	assert.Equal(t, probsOf(labels, 0.3, 0.2, 0.5), got)
-	back, err := PositionProbabilities(labels, []int{2, 0, 1}, got)
+	back, err := positionProbabilities(labels, []int{2, 0, 1}, got)
 	require.NoError(t, err)
 	assert.Equal(t, []float64{0.5, 0.3, 0.2}, back)
 
-	_, err = RemapPositions(labels, []int{0, 0, 1}, []float64{0.5, 0.3, 0.2})
+	_, err = remapPositions(labels, []int{0, 0, 1}, []float64{0.5, 0.3, 0.2})
 	assert.ErrorContains(t, err, "not a permutation")
-	_, err = RemapPositions(labels, []int{0, 1, 2}, []float64{0.5})
+	_, err = remapPositions(labels, []int{0, 1, 2}, []float64{0.5})
 	assert.ErrorContains(t, err, "equal length")
-	_, err = PositionProbabilities(labels, []int{0, 1, 2}, probsOf([]string{"a", "b"}, 0.5, 0.5))
+	_, err = positionProbabilities(labels, []int{0, 1, 2}, probsOf([]string{"a", "b"}, 0.5, 0.5))
 	assert.ErrorContains(t, err, `no label "c"`)
 }
 
@@ -162,7 +162,7 @@ func TestReorderedChoice(t *testing.T) {
 	}
 	orders, err := BalancedOrders(6)
 	require.NoError(t, err)
-	got, err := ReorderedChoice(verdict, orders[1])
+	got, err := reorderedChoice(verdict, orders[1])
 	require.NoError(t, err)
 	assert.Equal(t, verdict.Instructions, got.Instructions)
 	for p, o := range orders[1] {
@@ -170,29 +170,29 @@ func TestReorderedChoice(t *testing.T) {
 	}
 	assert.Equal(t, VerdictConsistent, verdict.Criteria[0].Label, "the original is not changed")
 
-	_, err = ReorderedChoice(verdict, []int{0, 1})
+	_, err = reorderedChoice(verdict, []int{0, 1})
 	assert.ErrorContains(t, err, "2 positions, want 6")
 }
 
 func TestMeanProbabilities(t *testing.T) {
 	labels := []string{"x", "y"}
-	got, err := MeanProbabilities([]judgment.Probabilities{probsOf(labels, 0.1, 0.9), probsOf(labels, 0.2, 0.8), probsOf(labels, 0.3, 0.7)}, labels)
+	got, err := meanProbabilities([]judgment.Probabilities{probsOf(labels, 0.1, 0.9), probsOf(labels, 0.2, 0.8), probsOf(labels, 0.3, 0.7)}, labels)
 	require.NoError(t, err)
 	// Python 3.12: math.fsum([0.1, 0.2, 0.3]) / 3 and math.fsum([0.9, 0.8, 0.7]) / 3.
 	assert.Equal(t, probsOf(labels, 0.19999999999999998, 0.7999999999999999), got)
 
-	_, err = MeanProbabilities(nil, labels)
+	_, err = meanProbabilities(nil, labels)
 	assert.EqualError(t, err, "mean needs at least one ordering")
 }
 
 // Averaging probabilities is not a softmax of averaged logits.
 func TestMeanOfProbabilitiesIsNotSoftmaxOfMeanLogits(t *testing.T) {
 	labels := []string{"a", "b", "c"}
-	first, err := RemapPositions(labels, []int{0, 1, 2}, softmax(2, 0, -1))
+	first, err := remapPositions(labels, []int{0, 1, 2}, softmax(2, 0, -1))
 	require.NoError(t, err)
-	second, err := RemapPositions(labels, []int{2, 0, 1}, softmax(0.5, 1.5, -2))
+	second, err := remapPositions(labels, []int{2, 0, 1}, softmax(0.5, 1.5, -2))
 	require.NoError(t, err)
-	mean, err := MeanProbabilities([]judgment.Probabilities{first, second}, labels)
+	mean, err := meanProbabilities([]judgment.Probabilities{first, second}, labels)
 	require.NoError(t, err)
 	total := 0.0
 	for _, p := range mean {
@@ -225,15 +225,15 @@ func softmax(logits ...float64) []float64 {
 
 func TestArgmaxLabel(t *testing.T) {
 	labels := []string{"x", "y", "z"}
-	got, err := ArgmaxLabel(probsOf(labels, 0.4, 0.4, 0.2), labels)
+	got, err := argmaxLabel(probsOf(labels, 0.4, 0.4, 0.2), labels)
 	require.NoError(t, err)
 	assert.Equal(t, "x", got, "a tie goes to the first label")
-	got, err = ArgmaxLabel(probsOf(labels, 0.4, 0.4, 0.2), []string{"y", "x"})
+	got, err = argmaxLabel(probsOf(labels, 0.4, 0.4, 0.2), []string{"y", "x"})
 	require.NoError(t, err)
 	assert.Equal(t, "y", got, "first in the given label order, not the map's")
-	_, err = ArgmaxLabel(probsOf(labels, 1, 0, 0), []string{"w"})
+	_, err = argmaxLabel(probsOf(labels, 1, 0, 0), []string{"w"})
 	assert.ErrorContains(t, err, `no label "w"`)
-	_, err = ArgmaxLabel(nil, nil)
+	_, err = argmaxLabel(nil, nil)
 	assert.Error(t, err)
 }
 
@@ -312,7 +312,7 @@ func TestOrderingsStatisticsFixtures(t *testing.T) {
 			name: "adopt", cases: []OrderingsCase{adoptA, adoptB},
 			want: OrderingsStats{Cases: 2, PositionMeans: []float64{0.65, 0.35}, PositionSpread: 0.30000000000000004,
 				ArgmaxStability: 0.5, AveragedAccuracy: 1, SingleOrderAccuracy: 0.5, Ordering0Agreement: 1,
-				Ordering0MaxAbsDifference: 0.4, Decision: DecisionAdoptOptIn,
+				Ordering0MaxAbsDifference: 0.4, Decision: decisionAdoptOptIn,
 				SpreadInterval: [2]float64{0.2, 0.3999999999999999}, AccuracyDifferenceInterval: [2]float64{0, 1}},
 		},
 		{
@@ -334,7 +334,7 @@ func TestOrderingsStatisticsFixtures(t *testing.T) {
 			name: "interval fixture", cases: sixCases,
 			want: OrderingsStats{Cases: 6, PositionMeans: []float64{0.625, 0.375}, PositionSpread: 0.25,
 				ArgmaxStability: 0.5, AveragedAccuracy: 0.6666666666666666, SingleOrderAccuracy: 0.5,
-				Ordering0Agreement: 0.8333333333333334, Ordering0MaxAbsDifference: 0.4, Decision: DecisionAdoptOptIn,
+				Ordering0Agreement: 0.8333333333333334, Ordering0MaxAbsDifference: 0.4, Decision: decisionAdoptOptIn,
 				SpreadInterval: [2]float64{0.1916666666666667, 0.3166666666666667}, AccuracyDifferenceInterval: [2]float64{0, 0.5}},
 		},
 		{
@@ -538,7 +538,7 @@ func TestRunOrderingsPositionVector(t *testing.T) {
 		for _, c := range req.Questions[0].Question.(judgment.Choice).Criteria {
 			got = append(got, c.Label)
 		}
-		assert.Equal(t, OrderLabels(VerdictLabels[:], orders)[i], got, "call %d lists the labels in ordering %d", i, i)
+		assert.Equal(t, orderLabels(VerdictLabels[:], orders)[i], got, "call %d lists the labels in ordering %d", i, i)
 		assert.Equal(t, reqs[0].State, req.State, "state forwarded unchanged")
 		assert.Same(t, &reqs[0].Media[0], &req.Media[0], "media forwarded unchanged")
 		assert.Equal(t, "m", req.Model)
@@ -559,7 +559,7 @@ func TestRunOrderingsPositionVector(t *testing.T) {
 	st, err := OrderingsStatistics(run.Cases)
 	require.NoError(t, err)
 	assert.InDelta(t, 0.4, st.PositionSpread, 1e-15)
-	assert.Contains(t, []Decision{DecisionAdoptOptIn, DecisionInconclusive}, st.Decision)
+	assert.Contains(t, []Decision{decisionAdoptOptIn, DecisionInconclusive}, st.Decision)
 }
 
 func TestRunOrderingsStops(t *testing.T) {
@@ -695,7 +695,7 @@ func (s *bigSum) float() float64 {
 func benchOrderingsCases(tb testing.TB) []OrderingsCase {
 	orders, err := BalancedOrders(len(VerdictLabels))
 	require.NoError(tb, err)
-	labels := OrderLabels(VerdictLabels[:], orders)
+	labels := orderLabels(VerdictLabels[:], orders)
 	cases := make([]OrderingsCase, 140)
 	for i := range cases {
 		var probs [][]float64

@@ -44,7 +44,7 @@ type Outcome struct {
 	// RenderSHA256 is the lower-case hex SHA-256 of the PNG bytes sent.
 	RenderSHA256 string
 	// Latency is the call's wall time in seconds, unrounded; the record
-	// rounds it to 3 decimals, and [OutcomeMetrics] averages the unrounded
+	// rounds it to 3 decimals, and outcomeMetrics averages the unrounded
 	// values.
 	Latency float64
 	// InputTokens is the prompt token count the server reported; nil when
@@ -52,28 +52,28 @@ type Outcome struct {
 	InputTokens *int
 }
 
-// UnknownVerdictError is returned for a verdict that is not one of the six
+// unknownVerdictError is returned for a verdict that is not one of the six
 // [VerdictLabels]. Its message is typevet's: "unknown verdict label: maybe".
-type UnknownVerdictError struct {
+type unknownVerdictError struct {
 	// Verdict is the label that was not recognised.
 	Verdict string
 }
 
 // Error returns "unknown verdict label: <label>", typevet's message.
-func (e *UnknownVerdictError) Error() string { return "unknown verdict label: " + e.Verdict }
+func (e *unknownVerdictError) Error() string { return "unknown verdict label: " + e.Verdict }
 
 // checkVerdict returns an *UnknownVerdictError unless v is a verdict label.
 func checkVerdict(v string) error {
 	if !slices.Contains(VerdictLabels[:], v) {
-		return &UnknownVerdictError{Verdict: v}
+		return &unknownVerdictError{Verdict: v}
 	}
 	return nil
 }
 
-// VerdictCorrect reports whether verdict is one of expected's accepted
+// verdictCorrect reports whether verdict is one of expected's accepted
 // verdicts. A verdict that is not one of the six labels is an
 // *UnknownVerdictError, even when no expected set could accept it.
-func VerdictCorrect(verdict string, expected Expected) (bool, error) {
+func verdictCorrect(verdict string, expected Expected) (bool, error) {
 	if err := checkVerdict(verdict); err != nil {
 		return false, err
 	}
@@ -95,13 +95,13 @@ func ClassKey(expected Expected) string {
 // the threshold itself counts as a match.
 const agreementThreshold = 0.5
 
-// NoulChoiceAgreement reports whether the verdict agrees with the two Nouls.
+// noulChoiceAgreement reports whether the verdict agrees with the two Nouls.
 // A Noul says mismatch when its value is below 0.5 (0.5 itself
 // is a match). payee_mismatch agrees when the payee Noul says mismatch,
 // amount_mismatch when the amounts Noul does, and consistent, date_mismatch
 // and unsigned when neither does. For cannot_tell the result is nil: the case
 // is not counted. An unknown verdict is an *UnknownVerdictError.
-func NoulChoiceAgreement(verdict string, payee, amounts float64) (*bool, error) {
+func noulChoiceAgreement(verdict string, payee, amounts float64) (*bool, error) {
 	if err := checkVerdict(verdict); err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ type CaseRecord struct {
 	// AmountsConfidence is the judge's P(amounts match).
 	AmountsConfidence float64 `json:"amounts_confidence"`
 	// NoulChoiceAgreement says whether the verdict agrees with the two
-	// Nouls ([NoulChoiceAgreement]); null (nil) for a cannot_tell verdict,
+	// Nouls (noulChoiceAgreement); null (nil) for a cannot_tell verdict,
 	// which is not counted.
 	NoulChoiceAgreement *bool `json:"noul_choice_agreement"`
 	// LegibilityScore is the probability-weighted legibility level (0..4).
@@ -173,11 +173,11 @@ type CaseRecord struct {
 // Record returns the receipt record of o. It fails, naming the
 // case, when the verdict is not one of the six labels.
 func (o Outcome) Record() (CaseRecord, error) {
-	correct, err := VerdictCorrect(o.Verdict, o.Expected)
+	correct, err := verdictCorrect(o.Verdict, o.Expected)
 	if err != nil {
 		return CaseRecord{}, fmt.Errorf("case %s: %w", o.CaseID, err)
 	}
-	agree, err := NoulChoiceAgreement(o.Verdict, o.PayeeConfidence, o.AmountsConfidence)
+	agree, err := noulChoiceAgreement(o.Verdict, o.PayeeConfidence, o.AmountsConfidence)
 	if err != nil {
 		return CaseRecord{}, fmt.Errorf("case %s: %w", o.CaseID, err)
 	}
@@ -212,8 +212,8 @@ func (o Outcome) Record() (CaseRecord, error) {
 	}, nil
 }
 
-// Records returns the receipt records of outcomes, in order.
-func Records(outcomes []Outcome) ([]CaseRecord, error) {
+// records returns the receipt records of outcomes, in order.
+func records(outcomes []Outcome) ([]CaseRecord, error) {
 	out := make([]CaseRecord, len(outcomes))
 	for i, o := range outcomes {
 		r, err := o.Record()
@@ -231,7 +231,7 @@ func Records(outcomes []Outcome) ([]CaseRecord, error) {
 // distributions.
 //
 // Every key must be a level written as Python writes an int ("0", "12"; not
-// "01" or "+1"), at most [MaxLevel], each at most once, in any order. A
+// "01" or "+1"), at most maxLevel, each at most once, in any order. A
 // ByLevel[int] (a distribution) must hold every level 0..n-1. A
 // ByLevel[float64] (probabilities) may be sparse, as typevet's repeat
 // summary accepts: {"0": 0.1, "4": 0.9} holds only the levels that were
@@ -242,9 +242,9 @@ func Records(outcomes []Outcome) ([]CaseRecord, error) {
 // reads as nil and nil writes as {}.
 type ByLevel[T int | float64] []T
 
-// MaxLevel is the highest level key [ByLevel] reads: a Score question has
+// maxLevel is the highest level key [ByLevel] reads: a Score question has
 // at most 24 levels.
-const MaxLevel = 23
+const maxLevel = 23
 
 // MarshalJSON writes {"0": v0, "1": v1, …} through [receipt.Ordered], so
 // float values are Python's float text (0.0, 1.0, 1e-07), as typevet
@@ -277,8 +277,8 @@ func (b *ByLevel[T]) UnmarshalJSON(data []byte) error {
 		n = 0
 		for _, e := range o {
 			level, err := strconv.Atoi(e.Name)
-			if err != nil || level < 0 || level > MaxLevel || strconv.Itoa(level) != e.Name {
-				return fmt.Errorf("level key %q is not one of 0..%d", e.Name, MaxLevel)
+			if err != nil || level < 0 || level > maxLevel || strconv.Itoa(level) != e.Name {
+				return fmt.Errorf("level key %q is not one of 0..%d", e.Name, maxLevel)
 			}
 			n = max(n, level+1)
 		}

@@ -1,4 +1,4 @@
-package checkmatch_test
+package checkmatch
 
 import (
 	"bytes"
@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/receipt"
 )
 
@@ -19,53 +18,53 @@ func TestVerdictCorrect(t *testing.T) {
 	tests := []struct {
 		name    string
 		verdict string
-		variant checkmatch.Variant
+		variant Variant
 		want    bool
 		reason  string
 	}{
-		{name: "clean consistent", verdict: "consistent", variant: checkmatch.VariantClean, want: true},
-		{name: "clean cannot_tell", verdict: "cannot_tell", variant: checkmatch.VariantClean, want: false,
+		{name: "clean consistent", verdict: "consistent", variant: VariantClean, want: true},
+		{name: "clean cannot_tell", verdict: "cannot_tell", variant: VariantClean, want: false,
 			reason: "only low_legibility accepts cannot_tell"},
-		{name: "written amount", verdict: "amount_mismatch", variant: checkmatch.VariantWrittenAmountChanged, want: true},
-		{name: "written amount payee", verdict: "payee_mismatch", variant: checkmatch.VariantWrittenAmountChanged, want: false},
-		{name: "low consistent", verdict: "consistent", variant: checkmatch.VariantLowLegibility, want: true,
+		{name: "written amount", verdict: "amount_mismatch", variant: variantWrittenAmountChanged, want: true},
+		{name: "written amount payee", verdict: "payee_mismatch", variant: variantWrittenAmountChanged, want: false},
+		{name: "low consistent", verdict: "consistent", variant: VariantLowLegibility, want: true,
 			reason: "amendment A1: a blurred clean check may be called consistent"},
-		{name: "low cannot_tell", verdict: "cannot_tell", variant: checkmatch.VariantLowLegibility, want: true},
-		{name: "low unsigned", verdict: "unsigned", variant: checkmatch.VariantLowLegibility, want: false},
+		{name: "low cannot_tell", verdict: "cannot_tell", variant: VariantLowLegibility, want: true},
+		{name: "low unsigned", verdict: "unsigned", variant: VariantLowLegibility, want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := checkmatch.VerdictCorrect(tt.verdict, checkmatch.ExpectedLabels(tt.variant))
+			got, err := verdictCorrect(tt.verdict, ExpectedLabels(tt.variant))
 			if err != nil || got != tt.want {
 				t.Errorf("VerdictCorrect(%q, %s) = %v, %v; want %v", tt.verdict, tt.variant, got, err, tt.want)
 			}
 		})
 	}
-	_, err := checkmatch.VerdictCorrect("maybe", checkmatch.ExpectedLabels(checkmatch.VariantClean))
-	var uv *checkmatch.UnknownVerdictError
+	_, err := verdictCorrect("maybe", ExpectedLabels(VariantClean))
+	var uv *unknownVerdictError
 	if !errors.As(err, &uv) || err.Error() != "unknown verdict label: maybe" {
 		t.Errorf("VerdictCorrect(maybe) error = %v, want *UnknownVerdictError \"unknown verdict label: maybe\"", err)
 	}
 }
 
 func TestClassKey(t *testing.T) {
-	want := map[checkmatch.Variant]string{
-		checkmatch.VariantClean:                "consistent",
-		checkmatch.VariantPayeeChanged:         "payee_mismatch",
-		checkmatch.VariantWrittenAmountChanged: "amount_mismatch",
-		checkmatch.VariantBothAmountsChanged:   "amount_mismatch",
-		checkmatch.VariantWrongDate:            "date_mismatch",
-		checkmatch.VariantUnsigned:             "unsigned",
-		checkmatch.VariantLowLegibility:        "cannot_tell|consistent",
+	want := map[Variant]string{
+		VariantClean:                "consistent",
+		variantPayeeChanged:         "payee_mismatch",
+		variantWrittenAmountChanged: "amount_mismatch",
+		variantBothAmountsChanged:   "amount_mismatch",
+		variantWrongDate:            "date_mismatch",
+		variantUnsigned:             "unsigned",
+		VariantLowLegibility:        "cannot_tell|consistent",
 	}
-	for _, v := range checkmatch.Variants() {
-		if got := checkmatch.ClassKey(checkmatch.ExpectedLabels(v)); got != want[v] {
+	for _, v := range Variants() {
+		if got := ClassKey(ExpectedLabels(v)); got != want[v] {
 			t.Errorf("ClassKey(%s) = %q, want %q", v, got, want[v])
 		}
 	}
 	// Unsorted input is sorted, and the input is not modified.
-	e := checkmatch.Expected{Verdicts: []string{"consistent", "cannot_tell"}}
-	if got := checkmatch.ClassKey(e); got != "cannot_tell|consistent" || e.Verdicts[0] != "consistent" {
+	e := Expected{Verdicts: []string{"consistent", "cannot_tell"}}
+	if got := ClassKey(e); got != "cannot_tell|consistent" || e.Verdicts[0] != "consistent" {
 		t.Errorf("ClassKey(unsorted) = %q, input now %v", got, e.Verdicts)
 	}
 }
@@ -98,13 +97,13 @@ func TestNoulChoiceAgreement(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := checkmatch.NoulChoiceAgreement(tt.verdict, tt.payee, tt.amounts)
+			got, err := noulChoiceAgreement(tt.verdict, tt.payee, tt.amounts)
 			if err != nil || !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("NoulChoiceAgreement(%q, %v, %v) = %v, %v; want %v", tt.verdict, tt.payee, tt.amounts, ptrText(got), err, ptrText(tt.want))
 			}
 		})
 	}
-	if _, err := checkmatch.NoulChoiceAgreement("maybe", 0.5, 0.5); err == nil || !strings.Contains(err.Error(), "unknown verdict label") {
+	if _, err := noulChoiceAgreement("maybe", 0.5, 0.5); err == nil || !strings.Contains(err.Error(), "unknown verdict label") {
 		t.Errorf("NoulChoiceAgreement(maybe) error = %v, want unknown verdict label", err)
 	}
 }
@@ -158,9 +157,9 @@ func TestRecordOfFirstRightCase(t *testing.T) {
 
 func TestRecordFields(t *testing.T) {
 	seven := 7
-	o := checkmatch.Outcome{
-		CaseID: "r03:low_legibility", Variant: checkmatch.VariantLowLegibility,
-		Expected: checkmatch.ExpectedLabels(checkmatch.VariantLowLegibility),
+	o := Outcome{
+		CaseID: "r03:low_legibility", Variant: VariantLowLegibility,
+		Expected: ExpectedLabels(VariantLowLegibility),
 		Verdict:  "cannot_tell", PayeeConfidence: 0.1, AmountsConfidence: 0.9,
 		LegibilityProbabilities: []float64{0.5, 0.5}, Latency: 1.0005, InputTokens: &seven,
 	}
@@ -196,14 +195,14 @@ func TestByLevelJSON(t *testing.T) {
 	tests := []struct {
 		name    string
 		in      string
-		want    checkmatch.ByLevel[float64]
+		want    ByLevel[float64]
 		wantErr string
 		reason  string
 	}{
-		{name: "in order", in: `{"0":0.25,"1":0.75}`, want: checkmatch.ByLevel[float64]{0.25, 0.75}},
-		{name: "any order", in: `{"1":0.75,"0":0.25}`, want: checkmatch.ByLevel[float64]{0.25, 0.75},
+		{name: "in order", in: `{"0":0.25,"1":0.75}`, want: ByLevel[float64]{0.25, 0.75}},
+		{name: "any order", in: `{"1":0.75,"0":0.25}`, want: ByLevel[float64]{0.25, 0.75},
 			reason: "a Python dict read back may come in any order; the level is the key"},
-		{name: "empty", in: `{}`, want: checkmatch.ByLevel[float64]{}},
+		{name: "empty", in: `{}`, want: ByLevel[float64]{}},
 		{name: "null", in: `null`, want: nil},
 		{name: "leading zero", in: `{"00":1}`, wantErr: `level key "00" is not one of 0..23`},
 		{name: "not a number", in: `{"a":1}`, wantErr: `level key "a" is not one of 0..23`},
@@ -214,7 +213,7 @@ func TestByLevelJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var got checkmatch.ByLevel[float64]
+			var got ByLevel[float64]
 			err := json.Unmarshal([]byte(tt.in), &got)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -227,15 +226,15 @@ func TestByLevelJSON(t *testing.T) {
 			}
 		})
 	}
-	b, err := json.Marshal(checkmatch.ByLevel[int]{0, 3, 0, 0, 12})
+	b, err := json.Marshal(ByLevel[int]{0, 3, 0, 0, 12})
 	if err != nil || string(b) != `{"0":0,"1":3,"2":0,"3":0,"4":12}` {
 		t.Errorf("Marshal(ByLevel) = %s, %v", b, err)
 	}
-	if b, _ := json.Marshal(checkmatch.ByLevel[int](nil)); string(b) != `{}` {
+	if b, _ := json.Marshal(ByLevel[int](nil)); string(b) != `{}` {
 		t.Errorf("Marshal(nil ByLevel) = %s, want {}", b)
 	}
 	// Floats are written as Python writes them: 1.0, 0.0, 1e-07.
-	b, err = checkmatch.ByLevel[float64]{0, 1e-07, 1}.MarshalJSON()
+	b, err = ByLevel[float64]{0, 1e-07, 1}.MarshalJSON()
 	if want := `{"0":0.0,"1":1e-07,"2":1.0}`; err != nil || string(b) != want {
 		t.Errorf("MarshalJSON(ByLevel[float64]) = %s, %v; want %s", b, err, want)
 	}
@@ -288,8 +287,8 @@ func TestReceiptBlocksMatchPython(t *testing.T) {
 		raw    json.RawMessage
 		into   any
 	}{
-		{name: "metrics", golden: "testdata/receipt_python_metrics.golden", raw: blocks.Metrics, into: new(checkmatch.MetricsBlock)},
-		{name: "cases", golden: "testdata/receipt_python_cases.golden", raw: blocks.Cases, into: new([]checkmatch.CaseRecord)},
+		{name: "metrics", golden: "testdata/receipt_python_metrics.golden", raw: blocks.Metrics, into: new(MetricsBlock)},
+		{name: "cases", golden: "testdata/receipt_python_cases.golden", raw: blocks.Cases, into: new([]CaseRecord)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -327,8 +326,8 @@ func typedReceiptBlocks(b *testing.B) (any, int) {
 		b.Fatal(err)
 	}
 	var blocks struct {
-		Metrics checkmatch.MetricsBlock `json:"metrics"`
-		Cases   []checkmatch.CaseRecord `json:"cases"`
+		Metrics MetricsBlock `json:"metrics"`
+		Cases   []CaseRecord `json:"cases"`
 	}
 	if err := json.Unmarshal(raw, &blocks); err != nil {
 		b.Fatal(err)
@@ -372,7 +371,7 @@ func BenchmarkEncodingJSONTyped140(b *testing.B) {
 // typevet's repeat summary accepts; the missing levels read as NaN and are
 // left out again when written. A distribution must hold every level.
 func TestByLevelSparse(t *testing.T) {
-	var got checkmatch.ByLevel[float64]
+	var got ByLevel[float64]
 	if err := json.Unmarshal([]byte(`{"4":0.9,"0":0.1}`), &got); err != nil {
 		t.Fatal(err)
 	}
@@ -383,7 +382,7 @@ func TestByLevelSparse(t *testing.T) {
 	if want := `{"0":0.1,"4":0.9}`; err != nil || string(b) != want {
 		t.Errorf("Marshal(sparse) = %s, %v; want %s", b, err, want)
 	}
-	var dist checkmatch.ByLevel[int]
+	var dist ByLevel[int]
 	err = json.Unmarshal([]byte(`{"0":1,"4":9}`), &dist)
 	if err == nil || !strings.Contains(err.Error(), `level key "4" is not one of 0..1`) {
 		t.Errorf("sparse ByLevel[int] error = %v, want a refusal: a distribution holds every level", err)

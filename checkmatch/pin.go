@@ -19,9 +19,9 @@ const (
 	xImageVersion = "v0.48.0"
 )
 
-// PNGKind names how [Render] encodes PNG files (see pngenc.go): 8-bit RGB,
+// pngKind names how [Render] encodes PNG files (see pngenc.go): 8-bit RGB,
 // Up filter on every row, zlib level 1, no metadata chunks.
-const PNGKind = "rgb8-up-zlib1"
+const pngKind = "rgb8-up-zlib1"
 
 // RendererInfo describes the renderer that drew a slice. A check receipt
 // records it (pins.renderer) where typevet records pillow_version: renders,
@@ -44,9 +44,9 @@ type RendererInfo struct {
 	// XImageVersion is the golang.org/x/image version (font rasterizer,
 	// vector strokes, bicubic rotation).
 	XImageVersion string `json:"x_image_version"`
-	// Blur is the blur algorithm of low-legibility faces ([BlurKind]).
+	// Blur is the blur algorithm of low-legibility faces (blurKind).
 	Blur string `json:"blur"`
-	// PNG is the PNG encoding ([PNGKind]).
+	// PNG is the PNG encoding (pngKind).
 	PNG string `json:"png"`
 }
 
@@ -70,8 +70,8 @@ func rendererPin() (RendererInfo, bool) {
 		Font:          checkform.FontName,
 		FontSHA256:    checkform.FontSHA256,
 		XImageVersion: xImageVersion,
-		Blur:          BlurKind,
-		PNG:           PNGKind,
+		Blur:          blurKind,
+		PNG:           pngKind,
 	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {

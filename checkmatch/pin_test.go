@@ -14,7 +14,7 @@ import (
 func TestRendererPin(t *testing.T) {
 	pin := RendererPin()
 	if pin.Module != "github.com/typevet/typevet-go" || pin.Font != "Go Regular" ||
-		pin.FontSHA256 != checkform.FontDigest() || pin.Blur != BlurKind || pin.PNG != PNGKind {
+		pin.FontSHA256 != checkform.FontDigest() || pin.Blur != blurKind || pin.PNG != pngKind {
 		t.Errorf("RendererPin() = %+v", pin)
 	}
 	if pin.XImageVersion != xImageVersion {

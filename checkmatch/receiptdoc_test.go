@@ -1,4 +1,4 @@
-package checkmatch_test
+package checkmatch
 
 import (
 	"encoding/json"
@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
@@ -120,8 +119,8 @@ func TestReceiptDocListsEveryKey(t *testing.T) {
 	keys := map[string]string{}
 	seen := map[reflect.Type]bool{}
 	for _, typ := range []reflect.Type{
-		reflect.TypeFor[checkmatch.Receipt](),
-		reflect.TypeFor[checkmatch.OrderingsReceipt](),
+		reflect.TypeFor[Receipt](),
+		reflect.TypeFor[OrderingsReceipt](),
 		reflect.TypeFor[receipt.Throughput](),
 	} {
 		receiptKeys(t, typ, keys, seen)

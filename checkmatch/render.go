@@ -50,7 +50,7 @@ var canvases = sync.Pool{New: func() any {
 // marks (VOID on every render, including unsigned), then a Gaussian blur of
 // sigma Face.BlurRadius when it is positive.
 //
-// The face must be printable: WrittenCents within 1 … [MaxCents] (the words
+// The face must be printable: WrittenCents within 1 … maxCents (the words
 // line), NumericCents not negative, BlurRadius from 0 to 64. Every face
 // [Cases] makes is printable; a hand-built face that is not gets an error
 // naming the field and the case id.

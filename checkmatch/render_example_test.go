@@ -44,12 +44,8 @@ func ExampleWriteContactSheet() {
 		panic(err)
 	}
 	fmt.Println(cfg.Width, cfg.Height)
-	fmt.Println(checkmatch.Caption(cases[6]))
 	// Output:
 	// 500 284
-	// r00:low_legibility  expect cannot_tell/consistent  payee=True amounts=True  blur=3.98
-	// register: check number 1001; date 2025-08-15; payee Marigold Street Deli;
-	// amount $4,380.87
 }
 
 func ExampleRendererPin() {

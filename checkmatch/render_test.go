@@ -361,10 +361,10 @@ func TestRenderVariantRegions(t *testing.T) {
 		v      Variant
 		region image.Rectangle
 	}{
-		{VariantPayeeChanged, band(checkform.Payee, 760)},
-		{VariantWrittenAmountChanged, band(checkform.WordsAmount, 940)},
-		{VariantWrongDate, band(checkform.Date, 940)},
-		{VariantUnsigned, checkform.SignatureBox.Rect().Inset(-4)},
+		{variantPayeeChanged, band(checkform.Payee, 760)},
+		{variantWrittenAmountChanged, band(checkform.WordsAmount, 940)},
+		{variantWrongDate, band(checkform.Date, 940)},
+		{variantUnsigned, checkform.SignatureBox.Rect().Inset(-4)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.v.String(), func(t *testing.T) {
@@ -391,7 +391,7 @@ func TestRenderVariantRegions(t *testing.T) {
 		})
 	}
 	// both_amounts_changed changes the numeric box and the words line.
-	both, err := RenderImage(cases[indexOf(VariantBothAmountsChanged)])
+	both, err := RenderImage(cases[indexOf(variantBothAmountsChanged)])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +429,7 @@ func TestRenderErrors(t *testing.T) {
 		want string
 	}{
 		{"written zero", func(f *Face) { f.WrittenCents = 0 }, "render r00:clean: written cents must be from 1 to 99999999999, got 0"},
-		{"written too large", func(f *Face) { f.WrittenCents = MaxCents + 1 }, "got 100000000000"},
+		{"written too large", func(f *Face) { f.WrittenCents = maxCents + 1 }, "got 100000000000"},
 		{"numeric negative", func(f *Face) { f.NumericCents = -1 }, "render r00:clean: numeric cents must not be negative, got -1"},
 		{"blur NaN", func(f *Face) { f.BlurRadius = math.NaN() }, "blur radius must be from 0 to 64, got NaN"},
 		{"blur negative", func(f *Face) { f.BlurRadius = -1 }, "blur radius must be from 0 to 64, got -1"},

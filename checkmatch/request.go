@@ -17,12 +17,12 @@ const (
 	QuestionLegibility   = "legibility"    // Score: levels 0..4
 )
 
-// ImageMIMEType is the MIME type of every check image a request carries.
-const ImageMIMEType = "image/png"
+// imageMIMEType is the MIME type of every check image a request carries.
+const imageMIMEType = "image/png"
 
-// ImagesPerJudgment is the number of images one check-match judgment sends:
+// imagesPerJudgment is the number of images one check-match judgment sends:
 // one check. The receipt's throughput block counts images with it.
-const ImagesPerJudgment = 1
+const imagesPerJudgment = 1
 
 // stateTemplate is the state text around the register row.
 const (
@@ -120,7 +120,7 @@ func BuildRequest(c Case, png []byte) Request {
 		Case:      c,
 		State:     State(c.Row),
 		Questions: Questions(),
-		Media:     []judgment.Image{{Data: png, MIMEType: ImageMIMEType}},
+		Media:     []judgment.Image{{Data: png, MIMEType: imageMIMEType}},
 		sum:       sha256.Sum256(png),
 		sumOf:     png,
 	}

@@ -99,8 +99,8 @@ func forEachResample(n, seed, resamples int, newVisit func() func(b int, idx []i
 	_ = g.Wait() // workers return no errors
 }
 
-// ErrEmptyInterval is the error of [PercentileInterval] over no values.
-var ErrEmptyInterval = errors.New("cannot take an interval of an empty sequence")
+// errEmptyInterval is the error of [PercentileInterval] over no values.
+var errEmptyInterval = errors.New("cannot take an interval of an empty sequence")
 
 // PercentileInterval returns the percentile interval of values at level
 // (typevet's percentile_interval): with the values sorted
@@ -112,12 +112,12 @@ var ErrEmptyInterval = errors.New("cannot take an interval of an empty sequence"
 // 26. At level 0.95 the ranks are 25 and 974 for 1,000 values and 250 and
 // 9,749 for 10,000. values is not changed.
 //
-// No values is [ErrEmptyInterval]. level is not checked, as in typevet; a
+// No values is errEmptyInterval. level is not checked, as in typevet; a
 // level outside (0, 1) can give a rank outside the list, which is reported
 // as an error naming level instead of Python's IndexError.
 func PercentileInterval(values []float64, level float64) (lo, hi float64, err error) {
 	if len(values) == 0 {
-		return 0, 0, ErrEmptyInterval
+		return 0, 0, errEmptyInterval
 	}
 	sorted := slices.Clone(values)
 	slices.Sort(sorted)

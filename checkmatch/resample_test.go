@@ -122,7 +122,7 @@ func TestPercentileIntervalRanks(t *testing.T) {
 
 func TestPercentileIntervalErrors(t *testing.T) {
 	_, _, err := PercentileInterval(nil, 0.95)
-	assert.True(t, errors.Is(err, ErrEmptyInterval))
+	assert.True(t, errors.Is(err, errEmptyInterval))
 	assert.EqualError(t, err, "cannot take an interval of an empty sequence")
 
 	for _, level := range []float64{1.5, -2, nanLevel()} {

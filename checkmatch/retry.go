@@ -12,22 +12,22 @@ import (
 
 // Defaults of a [RetryPolicy] whose delays are zero.
 const (
-	DefaultRetryBaseDelay = time.Second
-	DefaultRetryMaxDelay  = 30 * time.Second
+	defaultRetryBaseDelay = time.Second
+	defaultRetryMaxDelay  = 30 * time.Second
 )
 
 // RetryPolicy is opt-in retry for a judgment that failed on the way
-// ([Retryable]). The zero value makes one attempt and never retries:
+// (retryable). The zero value makes one attempt and never retries:
 // typevet's stop-at-first-failure rule.
 type RetryPolicy struct {
 	// Retries is the most further attempts after the first; 0 means none,
 	// a negative value is an error.
 	Retries int
 	// BaseDelay is the back-off before the first retry, doubled before
-	// each next one; 0 means [DefaultRetryBaseDelay].
+	// each next one; 0 means defaultRetryBaseDelay.
 	BaseDelay time.Duration
 	// MaxDelay caps every back-off and a server's Retry-After; 0 means
-	// [DefaultRetryMaxDelay].
+	// defaultRetryMaxDelay.
 	MaxDelay time.Duration
 }
 
@@ -41,13 +41,13 @@ func (p RetryPolicy) check() error {
 	return nil
 }
 
-// Retryable reports whether a judgment that failed with err may succeed
+// retryable reports whether a judgment that failed with err may succeed
 // when sent again: a *[judgment.TransportError] (connect or read failure,
 // a request timeout) or a *[judgment.BackendHTTPError] with status 429,
 // 502, 503 or 504. Never a 4xx that says the request is wrong, nor an
 // answer that breaks the contract, nor a cancelled context (the caller
 // checks its own context too).
-func Retryable(err error) bool {
+func retryable(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
@@ -69,10 +69,10 @@ func Retryable(err error) bool {
 func (p RetryPolicy) Delay(retry int, err error) time.Duration {
 	base, maxDelay := p.BaseDelay, p.MaxDelay
 	if base == 0 {
-		base = DefaultRetryBaseDelay
+		base = defaultRetryBaseDelay
 	}
 	if maxDelay == 0 {
-		maxDelay = DefaultRetryMaxDelay
+		maxDelay = defaultRetryMaxDelay
 	}
 	d := base
 	for range retry - 1 {
@@ -105,7 +105,7 @@ func (p RetryPolicy) judge(ctx context.Context, port judgment.Port, req judgment
 			end = clock()
 			return resp, attempts, end - t0, end, nil
 		}
-		if attempts > p.Retries || ctx.Err() != nil || !Retryable(err) {
+		if attempts > p.Retries || ctx.Err() != nil || !retryable(err) {
 			return judgment.Response{}, attempts, 0, 0, err
 		}
 		t := time.NewTimer(p.Delay(attempts, err))

@@ -23,7 +23,7 @@ func ExampleQuestions() {
 // ExampleRun judges the first register row of the default slice with the
 // offline fake backend, which answers every check "consistent".
 func ExampleRun() {
-	slice, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, 1)
+	slice, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, 1, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -9,18 +9,18 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
-// WithheldMessage replaces a stopped message that still holds a configured
+// withheldMessage replaces a stopped message that still holds a configured
 // secret, "authorization" or "bearer " after masking, for example a proxy's
 // error page that echoes the request's Authorization header. The receipt
 // then keeps every earlier outcome instead of being refused as a whole (as
 // typevet refuses it); the error class, index and case id stay.
-const WithheldMessage = "message withheld: the error text held a key or an auth header"
+const withheldMessage = "message withheld: the error text held a key or an auth header"
 
-// ErrModelRevisionRequired is returned by [BuildReceipt] for a vLLM receipt
+// errModelRevisionRequired is returned by [BuildReceipt] for a vLLM receipt
 // whose pins.model_revision is missing or blank: vLLM's /v1/models does not
 // expose the served weights revision, so the caller must state it (issue 5
 // item 7; typevet reads it from TYPEVET_VLLM_MODEL_REVISION).
-var ErrModelRevisionRequired = errors.New("pins.model_revision is required on vLLM: name the served weights revision")
+var errModelRevisionRequired = errors.New("pins.model_revision is required on vLLM: name the served weights revision")
 
 // ReceiptParts are the parts of a check-match receipt that do not come from
 // the run itself.
@@ -48,25 +48,25 @@ type ReceiptParts struct {
 // BuildReceipt assembles the receipt of run: issue 316, the
 // parts, the stopped record, the wall time rounded to 3 decimals,
 // the throughput block with 1 image per judgment, server_args, the metrics
-// of the outcomes ([OutcomeMetrics]) and one case record per outcome.
+// of the outcomes (latencies unrounded) and one case record per outcome.
 //
 // A vLLM receipt without a non-blank pins.model_revision is refused with
-// [ErrModelRevisionRequired] before anything else is checked.
+// errModelRevisionRequired before anything else is checked.
 //
 // The one place it departs from typevet: a stopped message that holds a
 // secret, "authorization" or "bearer " (any case) is replaced by
-// [WithheldMessage], so a server that echoes the auth header in an error
+// withheldMessage, so a server that echoes the auth header in an error
 // does not cost the run's outcomes. [receipt.Write] still checks the whole
 // receipt before writing.
 func BuildReceipt(run RunResult, parts ReceiptParts) (Receipt, error) {
 	if parts.Backend == serving.VLLM && strings.TrimSpace(parts.Pins.ModelRevision) == "" {
-		return Receipt{}, ErrModelRevisionRequired
+		return Receipt{}, errModelRevisionRequired
 	}
-	m, err := OutcomeMetrics(run.Outcomes)
+	m, err := outcomeMetrics(run.Outcomes)
 	if err != nil {
 		return Receipt{}, err
 	}
-	cases, err := Records(run.Outcomes)
+	cases, err := records(run.Outcomes)
 	if err != nil {
 		return Receipt{}, err
 	}
@@ -80,9 +80,9 @@ func BuildReceipt(run RunResult, parts ReceiptParts) (Receipt, error) {
 		s.Message = withholdSecrets(s.Message, parts.Secrets)
 		stopped = &s
 	}
-	tp := receipt.NewThroughput(latencies, ImagesPerJudgment, run.WallSeconds, run.Concurrency, run.Discarded, run.Server)
+	tp := receipt.NewThroughput(latencies, imagesPerJudgment, run.WallSeconds, run.Concurrency, run.Discarded, run.Server)
 	return Receipt{
-		Issue:       ReceiptIssue,
+		Issue:       receiptIssue,
 		Backend:     parts.Backend,
 		Model:       parts.Model,
 		Pins:        parts.Pins,
@@ -101,7 +101,7 @@ func BuildReceipt(run RunResult, parts ReceiptParts) (Receipt, error) {
 func withholdSecrets(msg string, secrets judgment.Secrets) string {
 	b, err := receipt.Marshal(msg)
 	if err != nil || receipt.CheckKeyFree(b, secrets) != nil {
-		return WithheldMessage
+		return withheldMessage
 	}
 	return msg
 }

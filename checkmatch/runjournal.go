@@ -11,15 +11,15 @@ import (
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// JournalKind is the [journal.Header] kind of a check-match run.
-const JournalKind = "check_match"
+// journalKind is the [journal.Header] kind of a check-match run.
+const journalKind = "check_match"
 
-// JournalCase is one line of a check-match run's journal: a finished case
+// journalCase is one line of a check-match run's journal: a finished case
 // at full precision (the unrounded latency and probabilities its receipt
 // record is built from), how many attempts it took, and when it finished.
 // The case's variant and expected labels are not stored: they follow from
 // the slice, which the journal header pins.
-type JournalCase struct {
+type journalCase struct {
 	// Index is the case's slice index.
 	Index int `json:"index"`
 	// CaseID is the case id, checked against the slice on resume.
@@ -48,8 +48,8 @@ type JournalCase struct {
 }
 
 // newJournalCase returns the journal line of outcome o of case index i.
-func newJournalCase(i int, o Outcome, attempts, part int, finished float64) JournalCase {
-	return JournalCase{
+func newJournalCase(i int, o Outcome, attempts, part int, finished float64) journalCase {
+	return journalCase{
 		Index: i, CaseID: o.CaseID, Attempts: attempts, Part: part, FinishedSeconds: finished,
 		Verdict: o.Verdict, VerdictProbabilities: o.VerdictProbabilities,
 		PayeeConfidence: o.PayeeConfidence, AmountsConfidence: o.AmountsConfidence,
@@ -60,7 +60,7 @@ func newJournalCase(i int, o Outcome, attempts, part int, finished float64) Jour
 }
 
 // outcome rebuilds the case's [Outcome] from the slice's request.
-func (c JournalCase) outcome(req Request) Outcome {
+func (c journalCase) outcome(req Request) Outcome {
 	return Outcome{
 		CaseID: c.CaseID, Variant: req.Case.Variant, Expected: req.Case.Expected,
 		Verdict: c.Verdict, VerdictProbabilities: c.VerdictProbabilities,
@@ -71,7 +71,7 @@ func (c JournalCase) outcome(req Request) Outcome {
 	}
 }
 
-// JournalHeader returns the identity line of a check-match run of slice at
+// journalHeader returns the identity line of a check-match run of slice at
 // concurrency with c: everything its receipt pins that decides the
 // answers, in this order: backend, model, served_template,
 // generator_seed, register_rows, variants_per_row, slice_sha256,
@@ -81,7 +81,7 @@ func (c JournalCase) outcome(req Request) Outcome {
 // arm_call_counts {"judgments": every case of the slice}, so it does not
 // change as cases finish). [journal.Header.Check] names the first that
 // differs, so the specific pin comes before the digest over them all.
-func JournalHeader(c RunContext, slice Slice, concurrency int) (journal.Header, error) {
+func journalHeader(c RunContext, slice Slice, concurrency int) (journal.Header, error) {
 	pins := c.Pins(slice, concurrency)
 	id := c.Identity(receipt.Counts{{Name: "judgments", Value: len(slice.Requests)}}, nil)
 	named := pinList{
@@ -92,7 +92,7 @@ func JournalHeader(c RunContext, slice Slice, concurrency int) (journal.Header, 
 	}
 	named = named.identity(id)
 	named = append(named, namedPin{"concurrency", concurrency}, namedPin{"identity_digest", id.IdentityDigest})
-	return named.header(JournalKind)
+	return named.header(journalKind)
 }
 
 // namedPin is one pin of a journal header before it is marshalled.
@@ -132,13 +132,13 @@ func (l pinList) header(kind string) (journal.Header, error) {
 // Journal is the journal of one part of a check-match run or option-order
 // study: the cases earlier parts finished (read on resume) and the writer
 // the run appends to. Pass it as [RunOptions].Journal to [Run] or
-// [RunOrderings], whichever its header's kind ([JournalKind],
+// [RunOrderings], whichever its header's kind (journalKind,
 // [OrderingsJournalKind]) names. Its methods are safe for concurrent use.
 type Journal struct {
 	w         *journal.Writer
 	kind      string
 	part      int
-	finished  map[int]JournalCase   // a check-match run's cases
+	finished  map[int]journalCase   // a check-match run's cases
 	orderings map[int]orderingsLine // an option-order study's cases
 	prior     float64               // wall seconds of the earlier parts
 	torn      *journal.Torn
@@ -146,20 +146,20 @@ type Journal struct {
 }
 
 // CreateJournal creates the journal of a new run at path with header h
-// ([JournalHeader], [OrderingsJournalHeader]). An existing file is refused
+// (journalHeader, [OrderingsJournalHeader]). An existing file is refused
 // (errors.Is(err, fs.ErrExist) holds).
 func CreateJournal(path string, h journal.Header) (*Journal, error) {
 	w, err := journal.Create(path, h)
 	if err != nil {
 		return nil, err
 	}
-	return &Journal{w: w, kind: h.Kind, part: 1, finished: map[int]JournalCase{}, orderings: map[int]orderingsLine{}}, nil
+	return &Journal{w: w, kind: h.Kind, part: 1, finished: map[int]journalCase{}, orderings: map[int]orderingsLine{}}, nil
 }
 
-// JournalCaseError reports a journal line that does not fit the slice the
+// journalCaseError reports a journal line that does not fit the slice the
 // run resumes: an index out of range, a case id or render digest that is
 // not the slice's, or a line that is not a case.
-type JournalCaseError struct {
+type journalCaseError struct {
 	// Line is the entry's 1-based position after the header.
 	Line int
 	// Msg says what does not fit.
@@ -167,7 +167,7 @@ type JournalCaseError struct {
 }
 
 // Error returns "journal entry <n>: <msg>".
-func (e *JournalCaseError) Error() string { return fmt.Sprintf("journal entry %d: %s", e.Line, e.Msg) }
+func (e *journalCaseError) Error() string { return fmt.Sprintf("journal entry %d: %s", e.Line, e.Msg) }
 
 // caseLine is what every kind of journal line holds besides its answers.
 type caseLine struct {
@@ -191,21 +191,21 @@ func caseLines[T any](entries []json.RawMessage, cases []Case, digests []string,
 	for n, raw := range entries {
 		var line T
 		if err := json.Unmarshal(raw, &line); err != nil {
-			return nil, nil, 0, &JournalCaseError{Line: n + 1, Msg: "not a case line: " + err.Error()}
+			return nil, nil, 0, &journalCaseError{Line: n + 1, Msg: "not a case line: " + err.Error()}
 		}
 		m := meta(&line)
 		if m.Index < 0 || m.Index >= len(cases) {
-			return nil, nil, 0, &JournalCaseError{Line: n + 1, Msg: fmt.Sprintf("index %d is outside the slice's %d cases", m.Index, len(cases))}
+			return nil, nil, 0, &journalCaseError{Line: n + 1, Msg: fmt.Sprintf("index %d is outside the slice's %d cases", m.Index, len(cases))}
 		}
 		c := cases[m.Index]
 		if m.CaseID != c.ID() {
-			return nil, nil, 0, &JournalCaseError{Line: n + 1, Msg: fmt.Sprintf("case %q is not case %d of the slice (%s)", m.CaseID, m.Index, c.ID())}
+			return nil, nil, 0, &journalCaseError{Line: n + 1, Msg: fmt.Sprintf("case %q is not case %d of the slice (%s)", m.CaseID, m.Index, c.ID())}
 		}
 		if err := check(line, c); err != nil {
-			return nil, nil, 0, &JournalCaseError{Line: n + 1, Msg: err.Error()}
+			return nil, nil, 0, &journalCaseError{Line: n + 1, Msg: err.Error()}
 		}
 		if digests != nil && m.RenderSHA256 != digests[m.Index] {
-			return nil, nil, 0, &JournalCaseError{Line: n + 1, Msg: "render digest is not the slice's"}
+			return nil, nil, 0, &journalCaseError{Line: n + 1, Msg: "render digest is not the slice's"}
 		}
 		partWall[m.Part] = max(partWall[m.Part], m.FinishedSeconds)
 		last = max(last, m.Part)
@@ -217,7 +217,7 @@ func caseLines[T any](entries []json.RawMessage, cases []Case, digests []string,
 }
 
 // checkCaseLine checks a check-match line's answers.
-func checkCaseLine(jc JournalCase, c Case) error {
+func checkCaseLine(jc journalCase, c Case) error {
 	o := jc.outcome(Request{Case: c})
 	if err := checkVerdict(o.Verdict); err != nil {
 		return err
@@ -228,7 +228,7 @@ func checkCaseLine(jc JournalCase, c Case) error {
 	return nil
 }
 
-func journalCaseMeta(jc *JournalCase) caseLine {
+func journalCaseMeta(jc *journalCase) caseLine {
 	return caseLine{Index: jc.Index, CaseID: jc.CaseID, Part: jc.Part, FinishedSeconds: jc.FinishedSeconds, RenderSHA256: jc.RenderSHA256}
 }
 
@@ -247,7 +247,7 @@ func requestCases(reqs []Request) ([]Case, []string) {
 // another experiment with the *[journal.MismatchError] of
 // [journal.Header.Check] (a check-match journal resumed as an option-order
 // study is refused by its kind), and a line that does not fit reqs with a
-// *[JournalCaseError]. A torn last line is cut off and reported by
+// *journalCaseError. A torn last line is cut off and reported by
 // [Journal.Torn]. A case journaled twice keeps its first line. New lines
 // carry the next part number.
 func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, error) {
@@ -259,11 +259,11 @@ func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, e
 	if err := c.Header.Check(now); err != nil {
 		return nil, err
 	}
-	j := &Journal{kind: now.Kind, torn: c.Torn, finished: map[int]JournalCase{}, orderings: map[int]orderingsLine{}}
+	j := &Journal{kind: now.Kind, torn: c.Torn, finished: map[int]journalCase{}, orderings: map[int]orderingsLine{}}
 	cases, digests := requestCases(reqs)
 	var partWall map[int]float64
 	switch now.Kind {
-	case JournalKind:
+	case journalKind:
 		j.finished, partWall, j.part, err = caseLines(c.Entries, cases, digests, journalCaseMeta, checkCaseLine)
 	case OrderingsJournalKind:
 		var orders [][]int

@@ -71,7 +71,7 @@ func TestRunResumeEqualsUninterrupted(t *testing.T) {
 
 	for _, conc := range []int{1, 3} {
 		t.Run(fmt.Sprint("concurrency ", conc), func(t *testing.T) {
-			h, err := JournalHeader(journalContext("m"), slice, conc)
+			h, err := journalHeader(journalContext("m"), slice, conc)
 			require.NoError(t, err)
 			path := filepath.Join(t.TempDir(), "r.json"+journal.Suffix)
 			j, err := CreateJournal(path, h)
@@ -122,7 +122,7 @@ func TestRunResumeEqualsUninterrupted(t *testing.T) {
 func TestResumeJournalRefusesAnotherExperiment(t *testing.T) {
 	reqs := numberedRequests(t, 7)
 	slice := Slice{Seed: 0, Rows: 1, Requests: reqs, SHA256: "s"}
-	h, err := JournalHeader(journalContext("m"), slice, 1)
+	h, err := journalHeader(journalContext("m"), slice, 1)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "j")
 	j, err := CreateJournal(path, h)
@@ -146,7 +146,7 @@ func TestResumeJournalRefusesAnotherExperiment(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			now, err := JournalHeader(tt.c, tt.s, tt.conc)
+			now, err := journalHeader(tt.c, tt.s, tt.conc)
 			require.NoError(t, err)
 			_, err = ResumeJournal(path, now, reqs)
 			var me *journal.MismatchError
@@ -158,17 +158,17 @@ func TestResumeJournalRefusesAnotherExperiment(t *testing.T) {
 
 func TestResumeJournalRefusesForeignCase(t *testing.T) {
 	reqs := numberedRequests(t, 7)
-	h, err := JournalHeader(journalContext("m"), Slice{Requests: reqs}, 1)
+	h, err := journalHeader(journalContext("m"), Slice{Requests: reqs}, 1)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "j")
 	j, err := CreateJournal(path, h)
 	require.NoError(t, err)
-	o, err := NewOutcome(reqs[1], runRight[1].response("m"), 1)
+	o, err := newOutcome(reqs[1], runRight[1].response("m"), 1)
 	require.NoError(t, err)
 	require.NoError(t, j.record(newJournalCase(2, o, 1, 1, 1))) // case 1's answer filed as case 2
 	j.Close()
 	_, err = ResumeJournal(path, h, reqs)
-	var ce *JournalCaseError
+	var ce *journalCaseError
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, 1, ce.Line)
 }
@@ -176,13 +176,13 @@ func TestResumeJournalRefusesForeignCase(t *testing.T) {
 // TestResumeWallIsSumOfParts: each part counts to its last finished case.
 func TestResumeWallIsSumOfParts(t *testing.T) {
 	reqs := numberedRequests(t, 4)
-	h, err := JournalHeader(journalContext("m"), Slice{Requests: reqs}, 1)
+	h, err := journalHeader(journalContext("m"), Slice{Requests: reqs}, 1)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "j")
 	j, err := CreateJournal(path, h)
 	require.NoError(t, err)
 	for i, fin := range []float64{3, 7} {
-		o, err := NewOutcome(reqs[i], runRight[i].response("m"), 2)
+		o, err := newOutcome(reqs[i], runRight[i].response("m"), 2)
 		require.NoError(t, err)
 		require.NoError(t, j.record(newJournalCase(i, o, 1, 1, fin)))
 	}
@@ -248,7 +248,7 @@ func ifFirst(i, call int, err error) error {
 
 func TestRetryAttemptsJournaled(t *testing.T) {
 	reqs := numberedRequests(t, 2)
-	h, err := JournalHeader(journalContext("m"), Slice{Requests: reqs}, 1)
+	h, err := journalHeader(journalContext("m"), Slice{Requests: reqs}, 1)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "j")
 	j, err := CreateJournal(path, h)
@@ -273,9 +273,9 @@ func TestRetryDelay(t *testing.T) {
 	assert.Equal(t, 7*time.Second, p.Delay(1, ra(7)), "Retry-After honoured")
 	assert.Equal(t, 10*time.Second, p.Delay(1, ra(3600)), "Retry-After capped")
 	assert.Equal(t, 2*time.Second, p.Delay(2, ra(0.5)), "a shorter Retry-After does not shorten the back-off")
-	assert.False(t, Retryable(&judgment.TransportError{Msg: "x", Err: context.Canceled}))
-	assert.False(t, Retryable(&judgment.SchemaValidationError{Msg: "bad answer"}))
-	assert.False(t, Retryable(errors.New("plain")))
+	assert.False(t, retryable(&judgment.TransportError{Msg: "x", Err: context.Canceled}))
+	assert.False(t, retryable(&judgment.SchemaValidationError{Msg: "bad answer"}))
+	assert.False(t, retryable(errors.New("plain")))
 	assert.Error(t, RetryPolicy{Retries: -1}.check())
 }
 
@@ -303,7 +303,7 @@ func TestRunCancelledMidCall(t *testing.T) {
 // 1 drops the later finished cases from the receipt, not from the journal.
 func TestJournalKeepsCasesAfterTheFailure(t *testing.T) {
 	reqs := numberedRequests(t, 4)
-	h, err := JournalHeader(journalContext("m"), Slice{Requests: reqs}, 4)
+	h, err := journalHeader(journalContext("m"), Slice{Requests: reqs}, 4)
 	require.NoError(t, err)
 	path := filepath.Join(t.TempDir(), "j")
 	j, err := CreateJournal(path, h)

@@ -46,7 +46,7 @@ type RunOptions struct {
 	// again and join the outcomes in slice order. nil means no journal.
 	Journal *Journal
 	// Retry is the retry policy for a judgment that failed on the way
-	// ([Retryable]); the zero value never retries, typevet's rule.
+	// (retryable); the zero value never retries, typevet's rule.
 	Retry RetryPolicy
 	// Shard, when set, judges only the cases of that shard ([Shard.Has]);
 	// the outcomes then hold that shard's cases in slice order. The zero
@@ -103,7 +103,7 @@ type RunResult struct {
 // outcomes).
 const (
 	ErrorClassCanceled         = "Canceled"
-	ErrorClassDeadlineExceeded = "DeadlineExceeded"
+	errorClassDeadlineExceeded = "DeadlineExceeded"
 )
 
 // judged is one finished call of Run's pool.
@@ -118,9 +118,9 @@ type judged struct {
 // A backend failure ([judgment.IsGenerationError]) stops the run: earlier
 // outcomes are kept and Stopped records it, with error_class from
 // [judgment.ErrorClass]. With [RunOptions].Retry a retryable failure
-// ([Retryable]) is first retried; Stopped names the failure of the last
+// (retryable) is first retried; Stopped names the failure of the last
 // attempt. So does ctx ending (Ctrl-C): Stopped then has class
-// [ErrorClassCanceled] (or [ErrorClassDeadlineExceeded]), whether a call
+// ErrorClassCanceled (or errorClassDeadlineExceeded), whether a call
 // in flight saw it (its message kept) or the run stopped between calls
 // (Stopped names the first case not sent, with the message "run
 // cancelled: " followed by the context's cause ([context.Cause]: "context
@@ -153,7 +153,7 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 	if err := opts.Retry.check(); err != nil {
 		return RunResult{}, err
 	}
-	if err := opts.Journal.checkKind(JournalKind); err != nil {
+	if err := opts.Journal.checkKind(journalKind); err != nil {
 		return RunResult{}, err
 	}
 	clock := opts.Clock
@@ -182,7 +182,7 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 		if err != nil {
 			return judged{}, err
 		}
-		o, err := NewOutcome(reqs[i], resp, latency)
+		o, err := newOutcome(reqs[i], resp, latency)
 		if err != nil {
 			return judged{}, err
 		}
@@ -258,13 +258,13 @@ func readMetrics(ctx context.Context, read func(context.Context) (string, bool))
 
 // runErrorClass names a failure of a run under ctx: a call that failed
 // because ctx ended (Ctrl-C mid-call, which a port reports as a
-// TransportError about the context) is [ErrorClassCanceled] or
-// [ErrorClassDeadlineExceeded], not a network failure; anything else is
+// TransportError about the context) is ErrorClassCanceled or
+// errorClassDeadlineExceeded, not a network failure; anything else is
 // [errorClass]'s.
 func runErrorClass(ctx context.Context, err error) string {
 	if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
 		if errors.Is(cerr, context.DeadlineExceeded) {
-			return ErrorClassDeadlineExceeded
+			return errorClassDeadlineExceeded
 		}
 		return ErrorClassCanceled
 	}
@@ -278,16 +278,16 @@ func errorClass(err error) string {
 	}
 	switch {
 	case errors.Is(err, context.DeadlineExceeded):
-		return ErrorClassDeadlineExceeded
+		return errorClassDeadlineExceeded
 	case errors.Is(err, context.Canceled):
 		return ErrorClassCanceled
 	}
 	return fmt.Sprintf("%T", err)
 }
 
-// AnswerError reports a response that lacks one of the four answers or
+// answerError reports a response that lacks one of the four answers or
 // holds one of the wrong type: the port broke its contract.
-type AnswerError struct {
+type answerError struct {
 	// CaseID is the judged case.
 	CaseID string
 	// Question is the missing answer's question id.
@@ -295,32 +295,32 @@ type AnswerError struct {
 }
 
 // Error returns "case <id>: response has no valid answer <question>".
-func (e *AnswerError) Error() string {
+func (e *answerError) Error() string {
 	return "case " + e.CaseID + ": response has no valid answer " + e.Question
 }
 
-// NewOutcome returns the outcome of req from the port's response and the
+// newOutcome returns the outcome of req from the port's response and the
 // call's latency in seconds. render_sha256 is the digest of the
 // image bytes the request sent. It fails on a response without the four
-// answers (an [*AnswerError]) or whose verdict is not one of the six labels
-// (an [*UnknownVerdictError] naming the case).
-func NewOutcome(req Request, resp judgment.Response, latency float64) (Outcome, error) {
+// answers (an answerError) or whose verdict is not one of the six labels
+// (an unknownVerdictError naming the case).
+func newOutcome(req Request, resp judgment.Response, latency float64) (Outcome, error) {
 	id := req.CaseID()
 	payee, ok := resp.Noul(QuestionPayeeMatches)
 	if !ok {
-		return Outcome{}, &AnswerError{CaseID: id, Question: QuestionPayeeMatches}
+		return Outcome{}, &answerError{CaseID: id, Question: QuestionPayeeMatches}
 	}
 	amounts, ok := resp.Noul(QuestionAmountsMatch)
 	if !ok {
-		return Outcome{}, &AnswerError{CaseID: id, Question: QuestionAmountsMatch}
+		return Outcome{}, &answerError{CaseID: id, Question: QuestionAmountsMatch}
 	}
 	verdict, ok := resp.Choice(QuestionVerdict)
 	if !ok {
-		return Outcome{}, &AnswerError{CaseID: id, Question: QuestionVerdict}
+		return Outcome{}, &answerError{CaseID: id, Question: QuestionVerdict}
 	}
 	legibility, ok := resp.Score(QuestionLegibility)
 	if !ok || len(legibility.Probabilities) != LegibilityLevels {
-		return Outcome{}, &AnswerError{CaseID: id, Question: QuestionLegibility}
+		return Outcome{}, &answerError{CaseID: id, Question: QuestionLegibility}
 	}
 	if err := checkVerdict(verdict.Choice); err != nil {
 		return Outcome{}, fmt.Errorf("case %s: %w", id, err)

@@ -19,7 +19,7 @@ import (
 // it bounds the client's cost from above, and it stays meaningful on a
 // loaded machine where wall time does not.
 func BenchmarkRun140VLLM(b *testing.B) {
-	s, err := BuildSlice(DefaultSeed, RowCount)
+	s, err := BuildSlice(DefaultSeed, RowCount, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -153,7 +153,7 @@ func TestRunRight(t *testing.T) {
 	assert.Nil(t, run.Server)
 	assert.Nil(t, run.MetricsReadings)
 
-	m, err := OutcomeMetrics(run.Outcomes)
+	m, err := outcomeMetrics(run.Outcomes)
 	require.NoError(t, err)
 	require.NotNil(t, m.Accuracy)
 	assert.Equal(t, 1.0, *m.Accuracy)
@@ -222,13 +222,13 @@ func TestRunContractErrors(t *testing.T) {
 		return r, nil
 	}}
 	_, err := Run(context.Background(), bad, "m", fixtureRequests(t), RunOptions{})
-	var ae *AnswerError
+	var ae *answerError
 	require.ErrorAs(t, err, &ae)
 	assert.Equal(t, QuestionLegibility, ae.Question)
 
 	maybe := replay([]runAnswer{{"maybe", 0.5, 0.5, 2}}, nil)
 	_, err = Run(context.Background(), maybe, "m", fixtureRequests(t), RunOptions{})
-	var uv *UnknownVerdictError
+	var uv *unknownVerdictError
 	require.ErrorAs(t, err, &uv)
 	assert.Contains(t, err.Error(), "unknown verdict label: maybe")
 
@@ -562,7 +562,7 @@ func TestReceiptRight(t *testing.T) {
 	assert.NotContains(t, string(b), "c3ludGhldGlj")
 	back, err := ReadReceipt(strings.NewReader(string(b)))
 	require.NoError(t, err)
-	m, err := Recompute(back)
+	m, err := back.Recompute()
 	require.NoError(t, err)
 	assert.Equal(t, r.Metrics.Accuracy, m.Accuracy)
 	assert.Equal(t, r.Metrics.Nouls, m.Nouls)
@@ -593,8 +593,8 @@ func TestReceiptModelRevision(t *testing.T) {
 		reason   string
 	}{
 		{name: "vllm with revision", backend: serving.VLLM, revision: "842da37"},
-		{name: "vllm without revision", backend: serving.VLLM, wantErr: ErrModelRevisionRequired},
-		{name: "vllm blank revision", backend: serving.VLLM, revision: " \t", wantErr: ErrModelRevisionRequired, reason: "typevet strips the variable; blank is missing"},
+		{name: "vllm without revision", backend: serving.VLLM, wantErr: errModelRevisionRequired},
+		{name: "vllm blank revision", backend: serving.VLLM, revision: " \t", wantErr: errModelRevisionRequired, reason: "typevet strips the variable; blank is missing"},
 		{name: "llama.cpp without revision", backend: serving.LlamaCPP, reason: "model_revision is vLLM only"},
 		{name: "fake without revision", backend: "fake"},
 	}
@@ -636,7 +636,7 @@ func TestWithheldMessage(t *testing.T) {
 			require.NoError(t, err)
 			want := tt.message
 			if tt.withold {
-				want = WithheldMessage
+				want = withheldMessage
 			}
 			assert.Equal(t, want, r.Stopped.Message)
 			assert.Equal(t, tt.message, run.Stopped.Message, "the run is not changed")

@@ -74,7 +74,7 @@ func (e *UnservedModelError) Error() string {
 
 // serverEntry returns the pins.server entry of sess: nil for the offline
 // fake (no server, no pin); for the built-in reader, its pin
-// ([OfflineServerEntry]: build_info is the reader's version, backend_pin
+// (offlineServerEntry: build_info is the reader's version, backend_pin
 // its version, font and constants); for llama.cpp and vLLM the entry the
 // server reports ([serving.ReadServerEntry]), with the session's secrets
 // masked in any error. A vLLM model that is not one of GET /v1/models'
@@ -85,7 +85,7 @@ func serverEntry(ctx context.Context, sess *backend.Session, model string) (*ser
 		return nil, nil
 	case backend.Reader:
 		pin := reader.Options{}.Pin()
-		return OfflineServerEntry(pin.Version, pin)
+		return offlineServerEntry(pin.Version, pin)
 	}
 	e, err := serving.ReadServerEntry(ctx, sess.HTTPClient, sess.BaseURL, serving.Backend(sess.Backend.String()), model)
 	if err != nil {
@@ -106,7 +106,7 @@ func serverEntry(ctx context.Context, sess *backend.Session, model string) (*ser
 // (server_args.caller_stated; nil when not stated).
 //
 // The server entry (pins.server) is nil for the fake, the reader's pin
-// for the built-in reader ([OfflineServerEntry]), and for llama.cpp and
+// for the built-in reader (offlineServerEntry), and for llama.cpp and
 // vLLM what the server reports ([serving.ReadServerEntry]: GET /v1/models
 // and the build), read now, before the first scoring call; a read error
 // has the session's secrets masked. A vLLM model that GET /v1/models does

@@ -35,7 +35,7 @@ func ExampleNewRunContext() {
 	if err != nil {
 		panic(err)
 	}
-	slice, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, 1)
+	slice, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, 1, nil)
 	if err != nil {
 		panic(err)
 	}

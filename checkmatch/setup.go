@@ -5,11 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/typevet/typevet-go/internal/pytext"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
@@ -21,77 +18,6 @@ import (
 // identity, pins and server_args blocks. examples/checkmatch,
 // examples/throughput and examples/orderings are thin callers of it; a
 // user's own eval tool gets the same receipts by calling it too.
-
-// ConcurrencyEnv is the variable of the image concurrency setting.
-const ConcurrencyEnv = "TYPEVET_IMAGE_CONCURRENCY"
-
-// RowsEnv is the variable of a check-match run's register rows.
-const RowsEnv = "TYPEVET_CHECK_MATCH_ROWS"
-
-// MaxConcurrency is the largest concurrency [ParseConcurrency] accepts, a
-// bound typevet does not have: more judgments in flight than this is a
-// typo, not a setting.
-const MaxConcurrency = 1 << 20
-
-// ParseConcurrency parses the image concurrency setting from
-// raw, the text of the variable or flag name: blank (Python whitespace
-// only) means 1; otherwise the text is read as Python's int() reads it
-// ([ParseRows] has the rules), and anything that is not a whole number
-// from 1 to [MaxConcurrency] is refused with "<name> must be a whole number
-// of at least 1" (typevet maps unparsable text to 0 and refuses that).
-func ParseConcurrency(raw, name string) (int, error) {
-	if pytext.Strip(raw) == "" {
-		return 1, nil
-	}
-	n, ok := pyInt(raw)
-	if !ok || n < 1 || n > MaxConcurrency {
-		return 0, fmt.Errorf("%s must be a whole number of at least 1", name)
-	}
-	return int(n), nil
-}
-
-// ParseRows parses a check-match run's register rows
-// from raw, the set text of the variable or flag name (an unset variable
-// means [RowCount]; the caller decides that). The text is read as Python's
-// int() reads ASCII text: outer whitespace stripped, an optional sign,
-// decimal digits with single underscores between them. A value outside 1
-// to [RowCount] is refused with "<name> must be 1 to 20: <value>".
-// Decision: text int() refuses (typevet crashes on it, blank text
-// included), non-ASCII digits (which int() accepts) and values outside
-// int64 are refused with "<name> must be 1 to 20: not a whole number",
-// without echoing the text.
-func ParseRows(raw, name string) (int, error) {
-	n, ok := pyInt(raw)
-	if !ok {
-		return 0, fmt.Errorf("%s must be 1 to %d: not a whole number", name, RowCount)
-	}
-	if n < 1 || n > RowCount {
-		return 0, fmt.Errorf("%s must be 1 to %d: %d", name, RowCount, n)
-	}
-	return int(n), nil
-}
-
-// pyInt parses text the way Python's int() does for ASCII input: outer
-// whitespace stripped, an optional sign, decimal digits with single
-// underscores between them. Non-ASCII digits, which Python also accepts,
-// and values outside int64 are refused (ok false, n 0).
-func pyInt(s string) (int64, bool) {
-	s = pytext.Strip(s)
-	body := strings.TrimLeft(s, "+-")
-	if len(s)-len(body) > 1 || body == "" || body[0] == '_' || body[len(body)-1] == '_' || strings.Contains(body, "__") {
-		return 0, false
-	}
-	for i := 0; i < len(body); i++ {
-		if c := body[i]; c != '_' && (c < '0' || c > '9') {
-			return 0, false
-		}
-	}
-	n, err := strconv.ParseInt(strings.ReplaceAll(s, "_", ""), 10, 64)
-	if err != nil {
-		return 0, false
-	}
-	return n, true
-}
 
 // Snapshot is the part of a receipt's identity taken before the first
 // scoring call: the baseline commit, the
@@ -112,10 +38,10 @@ type Snapshot struct {
 // sweep): the baseline commit of the repository at repoRoot, the working
 // tree from porcelain (the text of `git status --porcelain`; nil when the
 // caller has none, which records the tree as dirty), the digests of the
-// four questions ([Questions]) and [CodeDigests]. Take it before the first
+// four questions ([Questions]) and checkCodeDigests. Take it before the first
 // call.
 func TakeSnapshot(repoRoot string, porcelain *string) (Snapshot, error) {
-	code, err := CodeDigests()
+	code, err := checkCodeDigests()
 	if err != nil {
 		return Snapshot{}, err
 	}
@@ -162,7 +88,7 @@ type RunContext struct {
 	ServedTemplate string
 	// ServerEntry is pins.server: nil (null) for the fake, the entry the
 	// server reports for llama.cpp and vLLM ([serving.ReadServerEntry]),
-	// or an offline backend's pin ([OfflineServerEntry]). Its BuildInfo is
+	// or an offline backend's pin (offlineServerEntry). Its BuildInfo is
 	// identity.runtime.server_build ("unknown" when nil).
 	ServerEntry *serving.ServerEntry
 	// ModelRevision is pins.model_revision: the served weights revision,
@@ -278,28 +204,28 @@ type SingleOrderFile struct {
 // names, concurrency 1, the single-order receipt's file name and digest,
 // the renderer, pins.server and a server_args block without a /metrics
 // reading (cache_config null, caller_stated); the identity with the
-// single-order receipt as its fixture ([OrderingsFixture]) and
+// single-order receipt as its fixture (orderingsFixtureName) and
 // arm_call_counts {"verdict_requests": run.Requests}.
 func (c RunContext) OrderingsReceiptParts(slice Slice, orders [][]int, single SingleOrderFile, run OrderingsRun) OrderingsReceiptParts {
 	renderer := c.Snapshot.RendererPin()
 	serverArgs := serving.ServerArgs(nil, c.StatedServerArgs)
 	pins := OrderingsPins{
 		FinishedUTC:              c.finishedUTC(),
-		Dataset:                  Dataset,
+		Dataset:                  dataset,
 		GeneratorSeed:            slice.Seed,
 		RegisterRows:             slice.Rows,
 		VariantsPerRow:           VariantsPerRow,
 		SliceSHA256:              slice.SHA256,
 		Concurrency:              1,
-		Orderings:                OrderLabels(VerdictLabels[:], orders),
+		Orderings:                orderLabels(VerdictLabels[:], orders),
 		SingleOrderReceipt:       filepath.Base(single.Path),
 		SingleOrderReceiptSHA256: single.SHA256,
 		Renderer:                 &renderer,
 		Server:                   c.ServerEntry,
 		ServerArgs:               &serverArgs,
 	}
-	id := c.Identity(receipt.Counts{{Name: ArmVerdictRequests, Value: run.Requests}},
-		receipt.Digests{{Name: OrderingsFixture, Value: single.SHA256}})
+	id := c.Identity(receipt.Counts{{Name: armVerdictRequests, Value: run.Requests}},
+		receipt.Digests{{Name: orderingsFixtureName, Value: single.SHA256}})
 	return OrderingsReceiptParts{Backend: c.Backend, Model: c.Model, Pins: pins, Identity: id, Secrets: c.Secrets}
 }
 
@@ -314,10 +240,10 @@ type Input struct {
 	Text string
 }
 
-// InputNotKeyFreeError reports a caller-supplied text that would make the
+// inputNotKeyFreeError reports a caller-supplied text that would make the
 // receipt fail its key-free check ([receipt.CheckKeyFree]). It names the
 // input, never its text.
-type InputNotKeyFreeError struct {
+type inputNotKeyFreeError struct {
 	// Name is the input's name ([Input].Name).
 	Name string
 	// Reason is the rule that refused it: "a configured secret",
@@ -327,7 +253,7 @@ type InputNotKeyFreeError struct {
 
 // Error returns "<name> holds a key or an auth header (<reason>); the
 // receipt records it, so it would not be key-free: remove it".
-func (e *InputNotKeyFreeError) Error() string {
+func (e *inputNotKeyFreeError) Error() string {
 	return fmt.Sprintf("%s holds a key or an auth header (%q); the receipt records it, so it would not be key-free: remove it", e.Name, e.Reason)
 }
 
@@ -337,7 +263,7 @@ func (e *InputNotKeyFreeError) Error() string {
 // backend settings before the session opens). Call it before any network
 // call: typevet checks only the finished receipt, so a key in the stated
 // server arguments cost the whole run; here the run is refused before it
-// starts, with an [*InputNotKeyFreeError] naming the first such input.
+// starts, with an inputNotKeyFreeError naming the first such input.
 func CheckInputsKeyFree(secrets judgment.Secrets, inputs ...Input) error {
 	for _, in := range inputs {
 		b, err := receipt.Marshal(in.Text)
@@ -349,19 +275,19 @@ func CheckInputsKeyFree(secrets judgment.Secrets, inputs ...Input) error {
 			if nk := (*receipt.NotKeyFreeError)(nil); errors.As(err, &nk) {
 				reason = nk.Reason
 			}
-			return &InputNotKeyFreeError{Name: in.Name, Reason: reason}
+			return &inputNotKeyFreeError{Name: in.Name, Reason: reason}
 		}
 	}
 	return nil
 }
 
-// OfflineServerEntry returns the pins.server entry of a backend that judges
+// offlineServerEntry returns the pins.server entry of a backend that judges
 // without a server, such as the built-in check reader: no served models,
 // build_info = version, and backend_pin = pin as a JSON object
 // ([serving.ServerEntry].BackendPin; for the reader pass
 // reader.Options{}.Pin() and its Version). It fails when pin does not
 // marshal to a JSON object.
-func OfflineServerEntry(version string, pin any) (*serving.ServerEntry, error) {
+func offlineServerEntry(version string, pin any) (*serving.ServerEntry, error) {
 	b, err := json.Marshal(pin)
 	if err != nil {
 		return nil, fmt.Errorf("backend pin: %w", err)

@@ -15,7 +15,7 @@ import (
 // describe the run in a RunContext, then let it build the receipt's
 // identity, pins and server_args.
 func ExampleRunContext() {
-	slice, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, 1)
+	slice, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, 1, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -3,7 +3,6 @@ package checkmatch
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/typevet/typevet-go/internal/pytext"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
@@ -57,7 +55,7 @@ func TestCheckInputsKeyFree(t *testing.T) {
 				require.NoError(t, err)
 				return
 			}
-			var ie *InputNotKeyFreeError
+			var ie *inputNotKeyFreeError
 			require.ErrorAs(t, err, &ie)
 			assert.Equal(t, tt.refused, ie.Name)
 			assert.Equal(t, tt.rule, ie.Reason)
@@ -75,7 +73,7 @@ func TestOfflineServerEntry(t *testing.T) {
 		Version string  `json:"version"`
 		Ink     float64 `json:"ink"`
 	}
-	e, err := OfflineServerEntry("r/1", pin{Name: "reader", Version: "r/1", Ink: 0.25})
+	e, err := offlineServerEntry("r/1", pin{Name: "reader", Version: "r/1", Ink: 0.25})
 	require.NoError(t, err)
 	b, err := receipt.Marshal(e)
 	require.NoError(t, err)
@@ -85,112 +83,9 @@ func TestOfflineServerEntry(t *testing.T) {
 	assert.JSONEq(t, `{"name":"reader","version":"r/1","ink":0.25}`, string(back.BackendPin))
 
 	for _, bad := range []any{"text", []int{1}, nil, func() {}} {
-		_, err := OfflineServerEntry("v", bad)
+		_, err := offlineServerEntry("v", bad)
 		assert.Error(t, err, "%T", bad)
 	}
-}
-
-// TestParseConcurrency holds typevet's concurrency-parsing vectors.
-func TestParseConcurrency(t *testing.T) {
-	tests := []struct {
-		name   string
-		raw    string
-		want   int
-		reason string
-	}{
-		{name: "unset or empty", raw: "", want: 1},
-		{name: "space", raw: " ", want: 1},
-		{name: "python whitespace", raw: "\u3000\x1c", want: 1, reason: "str.strip removes these too"},
-		{name: "one", raw: "1", want: 1},
-		{name: "padded 16", raw: " 16 ", want: 16},
-		{name: "underscore", raw: "1_6", want: 16, reason: "int() accepts single underscores"},
-		{name: "plus", raw: "+8", want: 8},
-		{name: "max", raw: "1048576", want: MaxConcurrency},
-		{name: "zero", raw: "0"},
-		{name: "negative", raw: "-4"},
-		{name: "word", raw: "four"},
-		{name: "fraction", raw: "2.5"},
-		{name: "over max", raw: "1048577", reason: "this port's bound"},
-		{name: "huge", raw: "99999999999999999999"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			n, err := ParseConcurrency(tt.raw, ConcurrencyEnv)
-			if tt.want == 0 {
-				assert.EqualError(t, err, "TYPEVET_IMAGE_CONCURRENCY must be a whole number of at least 1", tt.reason)
-				return
-			}
-			require.NoError(t, err, tt.reason)
-			assert.Equal(t, tt.want, n)
-		})
-	}
-}
-
-func TestParseRows(t *testing.T) {
-	tests := []struct {
-		name, raw string
-		want      int
-		err       string
-		reason    string
-	}{
-		{name: "twenty", raw: "20", want: 20},
-		{name: "padded", raw: " 7 ", want: 7},
-		{name: "underscore", raw: "1_0", want: 10},
-		{name: "zero", raw: "0", err: "TYPEVET_CHECK_MATCH_ROWS must be 1 to 20: 0"},
-		{name: "21", raw: " 21 ", err: "TYPEVET_CHECK_MATCH_ROWS must be 1 to 20: 21"},
-		{name: "negative", raw: "-3", err: "TYPEVET_CHECK_MATCH_ROWS must be 1 to 20: -3"},
-		{name: "text", raw: "two", err: "TYPEVET_CHECK_MATCH_ROWS must be 1 to 20: not a whole number", reason: "the text is not echoed"},
-		{name: "blank", raw: "", err: "TYPEVET_CHECK_MATCH_ROWS must be 1 to 20: not a whole number", reason: "typevet crashes on int(\"\")"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			n, err := ParseRows(tt.raw, RowsEnv)
-			if tt.err != "" {
-				assert.EqualError(t, err, tt.err, tt.reason)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, n)
-		})
-	}
-}
-
-func TestPyInt(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"7", 7, true}, {" +7\n", 7, true}, {"-3", -3, true}, {"1_000", 1000, true}, {"007", 7, true},
-		{"\u30007\u3000", 7, true},
-		{"", 0, false}, {"_1", 0, false}, {"1_", 0, false}, {"1__0", 0, false}, {"+-1", 0, false}, {"-_1", 0, false},
-		{"1.0", 0, false}, {"0x10", 0, false}, {"٣", 0, false}, {"9223372036854775808", 0, false}, {"1 0", 0, false},
-	}
-	for _, tt := range tests {
-		n, ok := pyInt(tt.in)
-		assert.Equal(t, tt.ok, ok, "%q", tt.in)
-		assert.Equal(t, tt.want, n, "%q", tt.in)
-	}
-}
-
-// FuzzParseConcurrency: an accepted value is 1..MaxConcurrency, and a
-// refusal never echoes the text.
-func FuzzParseConcurrency(f *testing.F) {
-	for _, s := range []string{"", " 16 ", "0", "-4", "four", "2.5", "1_6", "+1"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, raw string) {
-		n, err := ParseConcurrency(raw, "V")
-		if err != nil {
-			if err.Error() != "V must be a whole number of at least 1" {
-				t.Fatalf("message %q", err)
-			}
-			return
-		}
-		if n < 1 || n > MaxConcurrency {
-			t.Fatalf("ParseConcurrency(%q) = %d", raw, n)
-		}
-	})
 }
 
 func TestRunContextReceiptParts(t *testing.T) {
@@ -199,7 +94,7 @@ func TestRunContextReceiptParts(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, receipt.Unknown, snap.BaselineCommit, "no repository")
 	assert.True(t, snap.WorkingTree.Dirty)
-	code, err := CodeDigests()
+	code, err := checkCodeDigests()
 	require.NoError(t, err)
 	assert.Equal(t, code, snap.CodePathDigests)
 	assert.Equal(t, receipt.PromptDigests(Questions()), snap.PromptDigests)
@@ -268,47 +163,13 @@ func TestRunContextOrderingsReceiptParts(t *testing.T) {
 	assert.Equal(t, "single.json", p.SingleOrderReceipt)
 	assert.Equal(t, "abc", p.SingleOrderReceiptSHA256)
 	assert.Equal(t, 1, p.Concurrency)
-	assert.Equal(t, OrderLabels(VerdictLabels[:], orders), p.Orderings)
+	assert.Equal(t, orderLabels(VerdictLabels[:], orders), p.Orderings)
 	assert.Equal(t, slice.SHA256, p.SliceSHA256)
 	require.NotNil(t, p.ServerArgs)
 	assert.Nil(t, p.ServerArgs.CallerStated)
-	assert.Equal(t, receipt.Counts{{Name: ArmVerdictRequests, Value: 42}}, parts.Identity.ArmCallCounts)
-	assert.Equal(t, receipt.Digests{{Name: OrderingsFixture, Value: "abc"}}, parts.Identity.FixtureDigests)
+	assert.Equal(t, receipt.Counts{{Name: armVerdictRequests, Value: 42}}, parts.Identity.ArmCallCounts)
+	assert.Equal(t, receipt.Digests{{Name: orderingsFixtureName, Value: "abc"}}, parts.Identity.FixtureDigests)
 	assert.Equal(t, receipt.IdentityDigest(parts.Identity), parts.Identity.IdentityDigest)
 }
 
 func ptrTo[T any](v T) *T { return &v }
-
-// FuzzPyInt checks the Python int() reading of the rows and concurrency
-// settings: an accepted text holds only a sign, ASCII digits and single
-// inner underscores around its outer space, and means the number strconv
-// reads once the underscores are gone; the number's own decimal form is
-// always accepted back as the same number.
-func FuzzPyInt(f *testing.F) {
-	for _, s := range []string{"7", " 16 ", "-4", "1_000", "", "_1", "1__0", "2.5", "four", "+0", "٣", "9223372036854775808"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		n, ok := pyInt(s)
-		if !ok {
-			if n != 0 {
-				t.Fatalf("pyInt(%q) refused but returned %d", s, n)
-			}
-			return
-		}
-		body := pytext.Strip(s)
-		if strings.Trim(body, "+-0123456789_") != "" {
-			t.Fatalf("pyInt(%q) accepted a character outside sign, digits and _", s)
-		}
-		if strings.Contains(body, "__") {
-			t.Fatalf("pyInt(%q) accepted a double underscore", s)
-		}
-		want, err := strconv.ParseInt(strings.ReplaceAll(body, "_", ""), 10, 64)
-		if err != nil || want != n {
-			t.Fatalf("pyInt(%q) = %d, strconv says %d, %v", s, n, want, err)
-		}
-		if back, ok := pyInt(strconv.FormatInt(n, 10)); !ok || back != n {
-			t.Fatalf("pyInt(%d) round trip = %d, %v", n, back, ok)
-		}
-	})
-}

@@ -11,15 +11,15 @@ import (
 	"github.com/typevet/typevet-go/checkmatch/journal"
 )
 
-// MaxShards is the largest shard count [ParseShard] accepts.
-const MaxShards = 1 << 16
+// maxShards is the largest shard count [ParseShard] accepts.
+const maxShards = 1 << 16
 
-// ShardPin is the name of the journal pin that records a shard run's
+// shardPin is the name of the journal pin that records a shard run's
 // shard; it is the only pin in which the shards of one experiment differ.
-const ShardPin = "shard"
+const shardPin = "shard"
 
 // Shard names one of Count disjoint parts of a slice: a shard run judges
-// the cases whose [ShardOf] is Index. The zero Shard is the whole slice.
+// the cases whose shardOf is Index. The zero Shard is the whole slice.
 //
 // The assignment is a fixed function of the case id alone: the first 8
 // bytes of SHA-256(case id), read as a big-endian unsigned integer, modulo
@@ -35,14 +35,14 @@ type Shard struct {
 	Count int
 }
 
-// ParseShard parses "i/n" (0 ≤ i < n ≤ [MaxShards]); name is the flag or
+// ParseShard parses "i/n" (0 ≤ i < n ≤ maxShards); name is the flag or
 // variable the text came from, for the error.
 func ParseShard(raw, name string) (Shard, error) {
 	i, n, ok := strings.Cut(strings.TrimSpace(raw), "/")
 	a, err1 := strconv.Atoi(i)
 	b, err2 := strconv.Atoi(n)
-	if !ok || err1 != nil || err2 != nil || b < 1 || b > MaxShards || a < 0 || a >= b {
-		return Shard{}, fmt.Errorf("%s must be i/n with 0 <= i < n <= %d (shard i of n, counted from 0), got %q", name, MaxShards, raw)
+	if !ok || err1 != nil || err2 != nil || b < 1 || b > maxShards || a < 0 || a >= b {
+		return Shard{}, fmt.Errorf("%s must be i/n with 0 <= i < n <= %d (shard i of n, counted from 0), got %q", name, maxShards, raw)
 	}
 	return Shard{Index: a, Count: b}, nil
 }
@@ -72,9 +72,9 @@ func (s *Shard) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ShardOf returns the shard, 0 to count-1, of the case with id caseID
+// shardOf returns the shard, 0 to count-1, of the case with id caseID
 // (see [Shard]); count must be at least 1.
-func ShardOf(caseID string, count int) int {
+func shardOf(caseID string, count int) int {
 	sum := sha256.Sum256([]byte(caseID))
 	return int(binary.BigEndian.Uint64(sum[:8]) % uint64(count))
 }
@@ -82,19 +82,19 @@ func ShardOf(caseID string, count int) int {
 // Has reports whether the case with id caseID is in s; every case is in
 // the zero Shard.
 func (s Shard) Has(caseID string) bool {
-	return s.Count == 0 || ShardOf(caseID, s.Count) == s.Index
+	return s.Count == 0 || shardOf(caseID, s.Count) == s.Index
 }
 
-// ShardJournalHeader is [JournalHeader] with the shard recorded as the
-// last pin ([ShardPin], the string "i/n"), so a -resume of another shard,
+// ShardJournalHeader is journalHeader with the shard recorded as the
+// last pin (shardPin, the string "i/n"), so a -resume of another shard,
 // or of the whole slice, is refused by [journal.Header.Check]. The zero
 // Shard returns JournalHeader's header unchanged.
 func ShardJournalHeader(c RunContext, slice Slice, concurrency int, s Shard) (journal.Header, error) {
-	h, err := JournalHeader(c, slice, concurrency)
+	h, err := journalHeader(c, slice, concurrency)
 	if err != nil || s.Count == 0 {
 		return h, err
 	}
-	p, err := journal.NewPin(ShardPin, s.String())
+	p, err := journal.NewPin(shardPin, s.String())
 	if err != nil {
 		return journal.Header{}, err
 	}

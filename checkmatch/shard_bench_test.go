@@ -80,7 +80,7 @@ func BenchmarkShardedSeeds(b *testing.B) {
 			for b.Loop() {
 				for seed := range seeds {
 					b.StopTimer()
-					slice, err := BuildSlice(uint64(seed), RowCount)
+					slice, err := BuildSlice(uint64(seed), RowCount, nil)
 					if err != nil {
 						b.Fatal(err)
 					}

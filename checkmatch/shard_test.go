@@ -42,7 +42,7 @@ func TestShardOfIsTheDocumentedFunction(t *testing.T) {
 		for _, c := range cases {
 			sum := sha256.Sum256([]byte(c.ID()))
 			want := int(binary.BigEndian.Uint64(sum[:8]) % uint64(n))
-			got := ShardOf(c.ID(), n)
+			got := shardOf(c.ID(), n)
 			require.Equal(t, want, got, c.ID())
 			in := 0
 			for i := range n {
@@ -61,7 +61,7 @@ func TestShardOfIsTheDocumentedFunction(t *testing.T) {
 	}
 	// Fixed values, computed independently with Python hashlib.
 	require.Equal(t, "r00:clean", cases[0].ID())
-	assert.Equal(t, 0, ShardOf("r00:clean", 3))
-	assert.Equal(t, 0, ShardOf("r00:clean", 4))
+	assert.Equal(t, 0, shardOf("r00:clean", 3))
+	assert.Equal(t, 0, shardOf("r00:clean", 4))
 	assert.True(t, Shard{}.Has(cases[0].ID()), "the zero shard is the whole slice")
 }

@@ -20,10 +20,10 @@ import (
 
 // Contact-sheet geometry.
 const (
-	// CaptionHeight is the height of the caption strip under each thumbnail.
-	CaptionHeight = 64
-	// CaptionSize is the caption font size in pixels.
-	CaptionSize = 12
+	// captionHeight is the height of the caption strip under each thumbnail.
+	captionHeight = 64
+	// captionSize is the caption font size in pixels.
+	captionSize = 12
 	// captionWrap is the width at which the register line wraps, in
 	// characters (Python textwrap).
 	captionWrap = 78
@@ -34,12 +34,12 @@ const (
 	captionInset = 4
 )
 
-// DefaultSheetOptions are the options the zero [SheetOptions] stands for:
+// defaultSheetOptions are the options the zero [SheetOptions] stands for:
 // typevet's write_contact_sheet defaults.
-var DefaultSheetOptions = SheetOptions{Columns: 7, Scale: 0.5}
+var defaultSheetOptions = SheetOptions{Columns: 7, Scale: 0.5}
 
 // SheetOptions set the grid of a contact sheet. A zero field takes its
-// value from [DefaultSheetOptions].
+// value from defaultSheetOptions.
 type SheetOptions struct {
 	// Columns is the number of thumbnails per grid row (default 7).
 	Columns int
@@ -53,7 +53,7 @@ var errEmptySheet = errors.New("contact sheet needs at least one case")
 
 // WriteContactSheet writes a PNG contact sheet of cases to w: a white grid,
 // opts.Columns thumbnails wide, of each case's render (after marks and blur)
-// resized with Lanczos, in case order, each with its [Caption] in black
+// resized with Lanczos, in case order, each with its caption in black
 // under it. The PNG is encoded like [Render]'s. An empty case list is an
 // error, and so are negative columns or a scale outside 0.01 … 1.
 //
@@ -77,10 +77,10 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 		return nil, errEmptySheet
 	}
 	if opts.Columns == 0 {
-		opts.Columns = DefaultSheetOptions.Columns
+		opts.Columns = defaultSheetOptions.Columns
 	}
 	if opts.Scale == 0 {
-		opts.Scale = DefaultSheetOptions.Scale
+		opts.Scale = defaultSheetOptions.Scale
 	}
 	if opts.Columns < 0 {
 		return nil, fmt.Errorf("contact sheet columns must be positive, got %d", opts.Columns)
@@ -91,10 +91,10 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 	cellW := int(checkform.Width * opts.Scale)
 	cellH := int(checkform.Height * opts.Scale)
 	rows := (len(cases) + opts.Columns - 1) / opts.Columns
-	sheet := image.NewRGBA(image.Rect(0, 0, min(opts.Columns, len(cases))*cellW, rows*(cellH+CaptionHeight)))
+	sheet := image.NewRGBA(image.Rect(0, 0, min(opts.Columns, len(cases))*cellW, rows*(cellH+captionHeight)))
 	draw.Draw(sheet, sheet.Rect, image.White, image.Point{}, draw.Src)
 
-	face, err := checkform.NewFace(CaptionSize)
+	face, err := checkform.NewFace(captionSize)
 	if err != nil {
 		return nil, err
 	}
@@ -108,14 +108,14 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 		if err := renderInto(img, c); err != nil {
 			return nil, fmt.Errorf("contact sheet: %w", err)
 		}
-		x, y := (p%opts.Columns)*cellW, (p/opts.Columns)*(cellH+CaptionHeight)
+		x, y := (p%opts.Columns)*cellW, (p/opts.Columns)*(cellH+captionHeight)
 		thumb := imaging.Resize(img, cellW, cellH, imaging.Lanczos)
 		draw.Draw(sheet, image.Rect(x, y, x+cellW, y+cellH), thumb, image.Point{}, draw.Src)
 		// Clip the caption to its cell so a long line never runs into the
 		// next thumbnail's caption.
-		cell := sheet.SubImage(image.Rect(x, y+cellH, x+cellW, y+cellH+CaptionHeight)).(*image.RGBA)
+		cell := sheet.SubImage(image.Rect(x, y+cellH, x+cellW, y+cellH+captionHeight)).(*image.RGBA)
 		d := font.Drawer{Dst: cell, Src: image.NewUniform(color.Black), Face: face}
-		for i, line := range strings.Split(Caption(c), "\n") {
+		for i, line := range strings.Split(caption(c), "\n") {
 			d.Dot = fixed.P(x+captionInset, y+cellH+captionInset+i*pitch+ascent)
 			d.DrawString(line)
 		}
@@ -123,7 +123,7 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 	return sheet, nil
 }
 
-// Caption returns the caption typevet prints under a case on a contact
+// caption returns the caption typevet prints under a case on a contact
 // sheet, lines joined by "\n":
 //
 //	r00:clean  expect consistent  payee=True amounts=True
@@ -135,7 +135,7 @@ func contactSheet(cases []Case, opts SheetOptions) (*image.RGBA, error) {
 // "  blur=" and the radius as Python prints a float (4.04, 5.0). The
 // register text follows, word-wrapped at 78 characters like Python's
 // textwrap.wrap.
-func Caption(c Case) string {
+func caption(c Case) string {
 	verdicts := slices.Sorted(slices.Values(c.Expected.Verdicts))
 	head := fmt.Sprintf("%s  expect %s  payee=%s amounts=%s", c.ID(), strings.Join(verdicts, "/"),
 		pyBool(c.Expected.PayeeTruth), pyBool(c.Expected.AmountsTruth))

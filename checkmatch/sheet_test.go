@@ -32,7 +32,7 @@ func TestCaption(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Caption(tt.c); got != tt.want {
+			if got := caption(tt.c); got != tt.want {
 				t.Errorf("Caption =\n%s\nwant\n%s", got, tt.want)
 			}
 		})
@@ -40,13 +40,13 @@ func TestCaption(t *testing.T) {
 	// Sorting is the caption's job, not the caller's.
 	c := cases[6]
 	c.Expected.Verdicts = []string{"consistent", "cannot_tell"}
-	if !strings.Contains(Caption(c), "expect cannot_tell/consistent ") {
-		t.Errorf("unsorted verdicts: %q", Caption(c))
+	if !strings.Contains(caption(c), "expect cannot_tell/consistent ") {
+		t.Errorf("unsorted verdicts: %q", caption(c))
 	}
 	// Every caption of the slice fits the 64 px strip: a head line and at
 	// most two register lines.
 	for _, c := range append(cases, seed1...) {
-		if n := strings.Count(Caption(c), "\n") + 1; n > 3 {
+		if n := strings.Count(caption(c), "\n") + 1; n > 3 {
 			t.Errorf("%s: caption has %d lines", c.ID(), n)
 		}
 	}

@@ -9,8 +9,8 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Dataset is the dataset name a check-match receipt pins.
-const Dataset = "synthetic checks (#315 generator)"
+// dataset is the dataset name a check-match receipt pins.
+const dataset = "synthetic checks (#315 generator)"
 
 // Slice is the judged slice of a run: one [Request] per case
 // of [Cases] in case order, each with the case's render, and the digest of
@@ -34,7 +34,7 @@ type Slice struct {
 // model_revision.
 func (s Slice) Pins() Pins {
 	return Pins{
-		Dataset:        Dataset,
+		Dataset:        dataset,
 		GeneratorSeed:  s.Seed,
 		RegisterRows:   s.Rows,
 		VariantsPerRow: VariantsPerRow,
@@ -42,19 +42,14 @@ func (s Slice) Pins() Pins {
 	}
 }
 
-// BuildSlice builds the slice of seed with rows register rows: it renders
-// every case once with [Render] and computes slice_sha256. Renders run in
-// parallel on GOMAXPROCS goroutines; the result does not depend on the
-// schedule (the same seed and rows give the same Slice, byte for byte).
-// rows outside 1..[RowCount] is an error, before any render.
-func BuildSlice(seed uint64, rows int) (Slice, error) {
-	return BuildSliceProgress(seed, rows, nil)
-}
-
-// BuildSliceProgress is [BuildSlice] that calls rendered (when not nil)
-// after each render, from the rendering goroutine, so a caller can show
-// progress; the Slice is the same.
-func BuildSliceProgress(seed uint64, rows int, rendered func()) (Slice, error) {
+// BuildSlice builds the slice of seed with rows register rows: it
+// renders every case once with [Render] and computes slice_sha256. Renders
+// run in parallel on GOMAXPROCS goroutines; the result does not depend on
+// the schedule (the same seed and rows give the same Slice, byte for
+// byte). rows outside 1..[RowCount] is an error, before any render.
+// rendered, when not nil, is called after each render from the rendering
+// goroutine, so a caller can show progress; the Slice is the same.
+func BuildSlice(seed uint64, rows int, rendered func()) (Slice, error) {
 	cases, err := Cases(seed, rows)
 	if err != nil {
 		return Slice{}, err

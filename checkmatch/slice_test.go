@@ -56,7 +56,7 @@ func TestSliceSHA256Vectors(t *testing.T) {
 func TestSlicePins(t *testing.T) {
 	s := syntheticSlice(t, 3, 1, func(int) []byte { return []byte("x") })
 	p := s.Pins()
-	assert.Equal(t, Dataset, p.Dataset)
+	assert.Equal(t, dataset, p.Dataset)
 	assert.Equal(t, uint64(3), p.GeneratorSeed)
 	assert.Equal(t, 1, p.RegisterRows)
 	assert.Equal(t, 7, p.VariantsPerRow)
@@ -78,7 +78,7 @@ func TestSlicePins(t *testing.T) {
 // the pins, the requests equal those built directly, the same seed gives
 // the same bytes and another seed other images and another digest.
 func TestBuildSlice(t *testing.T) {
-	s, err := BuildSlice(3, 1)
+	s, err := BuildSlice(3, 1, nil)
 	require.NoError(t, err)
 	cases, err := Cases(3, 1)
 	require.NoError(t, err)
@@ -115,7 +115,7 @@ func TestBuildSlice(t *testing.T) {
 
 func TestBuildSliceRows(t *testing.T) {
 	for _, rows := range []int{0, -1, RowCount + 1} {
-		_, err := BuildSlice(0, rows)
+		_, err := BuildSlice(0, rows, nil)
 		assert.Error(t, err, "rows %d", rows)
 	}
 }
@@ -123,7 +123,7 @@ func TestBuildSliceRows(t *testing.T) {
 func BenchmarkBuildSlice(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := BuildSlice(0, RowCount); err != nil {
+		if _, err := BuildSlice(0, RowCount, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -12,15 +12,15 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
-// DefaultSweepLevels are the concurrency levels of a throughput sweep when
+// defaultSweepLevels are the concurrency levels of a throughput sweep when
 // none are given (typevet #335).
-var DefaultSweepLevels = []int{1, 4, 16, 32}
+var defaultSweepLevels = []int{1, 4, 16, 32}
 
 // SweepOptions configures [Sweep]. The zero value sweeps
-// [DefaultSweepLevels] without /metrics reads (llama.cpp, the fake).
+// defaultSweepLevels without /metrics reads (llama.cpp, the fake).
 type SweepOptions struct {
 	// Levels are the concurrency levels, run in this order; nil means
-	// [DefaultSweepLevels]. Each must be at least 1.
+	// defaultSweepLevels. Each must be at least 1.
 	Levels []int
 	// Metrics reads the server's /metrics text (vLLM); nil means no
 	// reading. Each level reads it before and after its run (outside the
@@ -41,7 +41,7 @@ type SweepOptions struct {
 	Clock func() float64
 	// Journal, when set, opens the journal of each level as the level
 	// starts ([CreateJournal] for a new level, [ResumeJournal] to finish
-	// one; the level's identity is [JournalHeader] at that concurrency, or
+	// one; the level's identity is journalHeader at that concurrency, or
 	// [ShardJournalHeader]); nil, or a nil *Journal, means none for that
 	// level. The level's [Run] appends every finished case to it and
 	// judges only the cases it lacks ([RunOptions].Journal); the sweep
@@ -145,7 +145,7 @@ type SweepResult struct {
 func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request, opts SweepOptions) (SweepResult, error) {
 	levels := opts.Levels
 	if levels == nil {
-		levels = DefaultSweepLevels
+		levels = defaultSweepLevels
 	}
 	for _, l := range levels {
 		if l < 1 {
@@ -221,7 +221,7 @@ func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request
 		}
 		lv := SweepLevel{
 			Concurrency:  level,
-			Throughput:   receipt.NewThroughput(latencies, ImagesPerJudgment, run.WallSeconds, run.Concurrency, run.Discarded, run.Server),
+			Throughput:   receipt.NewThroughput(latencies, imagesPerJudgment, run.WallSeconds, run.Concurrency, run.Discarded, run.Server),
 			KVCacheUsage: kv,
 			Stopped:      run.Stopped,
 			Began:        began,
@@ -298,7 +298,7 @@ type AnswerDrift struct {
 	// Cases is the number of cases both levels judged (by case id).
 	Cases int `json:"cases"`
 	// MaxAbsProbabilityDifference is the largest |Δp| of any recorded
-	// probability over those cases ([MaxProbabilityDifference]: both Noul
+	// probability over those cases (MaxProbabilityDifference: both Noul
 	// confidences, every verdict probability, every legibility level);
 	// 0.0 means bit-equal answers.
 	MaxAbsProbabilityDifference float64 `json:"max_abs_probability_difference"`
@@ -309,11 +309,11 @@ type AnswerDrift struct {
 	AccuracyChange *float64 `json:"accuracy_change"`
 }
 
-// Drift compares a level's case records with the first level's, over the
+// drift compares a level's case records with the first level's, over the
 // case ids both hold (in first's order): a level stopped early compares
 // only the cases it judged. A verdict or legibility label of first missing
 // from level is an error naming the case.
-func Drift(first, level []CaseRecord) (AnswerDrift, error) {
+func drift(first, level []CaseRecord) (AnswerDrift, error) {
 	at := make(map[string]int, len(level))
 	for i, c := range level {
 		at[c.CaseID] = i
@@ -355,8 +355,8 @@ func boolCount(b bool) int {
 const (
 	// SweepSummarySchema is the "schema" of a [SweepSummary].
 	SweepSummarySchema = "typevet-go/throughput-sweep-summary"
-	// SweepSummaryVersion is the version written.
-	SweepSummaryVersion = 1
+	// sweepSummaryVersion is the version written.
+	sweepSummaryVersion = 1
 )
 
 // SweepSummary is the summary document of a throughput sweep
@@ -367,7 +367,7 @@ const (
 type SweepSummary struct {
 	// Schema is always [SweepSummarySchema].
 	Schema string `json:"schema"`
-	// Version is [SweepSummaryVersion] (1).
+	// Version is sweepSummaryVersion (1).
 	Version int `json:"version"`
 	// Levels holds one entry per level run, in order.
 	Levels []SweepSummaryLevel `json:"levels"`
@@ -397,27 +397,27 @@ type SweepSummaryLevel struct {
 	// Stopped is true when the level stopped on a backend failure.
 	Stopped bool `json:"stopped"`
 	// Answers compares the level's answers with the first level's
-	// ([Drift]); the first level compares with itself (all zero).
+	// (drift); the first level compares with itself (all zero).
 	Answers AnswerDrift `json:"answers_vs_first_level"`
 }
 
 // NewSweepSummary builds the summary document of a sweep, Receipt and
 // ReceiptSHA256 left "" for the caller.
 func NewSweepSummary(res SweepResult) (SweepSummary, error) {
-	s := SweepSummary{Schema: SweepSummarySchema, Version: SweepSummaryVersion, Levels: []SweepSummaryLevel{}}
+	s := SweepSummary{Schema: SweepSummarySchema, Version: sweepSummaryVersion, Levels: []SweepSummaryLevel{}}
 	var first []CaseRecord
 	for i, lv := range res.Levels {
 		recs := lv.records
 		if recs == nil {
 			var err error
-			if recs, err = Records(lv.Run.Outcomes); err != nil {
+			if recs, err = records(lv.Run.Outcomes); err != nil {
 				return SweepSummary{}, fmt.Errorf("level %d: %w", lv.Concurrency, err)
 			}
 		}
 		if i == 0 {
 			first = recs
 		}
-		d, err := Drift(first, recs)
+		d, err := drift(first, recs)
 		if err != nil {
 			return SweepSummary{}, fmt.Errorf("level %d: %w", lv.Concurrency, err)
 		}

@@ -152,7 +152,7 @@ func TestSweepOffline(t *testing.T) {
 
 	_, err = Sweep(context.Background(), fake.New(nil), "m", reqs, SweepOptions{Levels: []int{1, 0}})
 	assert.EqualError(t, err, "concurrency must be at least 1, got 0")
-	assert.Equal(t, []int{1, 4, 16, 32}, DefaultSweepLevels)
+	assert.Equal(t, []int{1, 4, 16, 32}, defaultSweepLevels)
 }
 
 // TestDrift compares hand-made level records with the first level's: one
@@ -175,7 +175,7 @@ func TestDrift(t *testing.T) {
 		rec("r00:clean", "unsigned", false, 0.95, 0.55),
 		rec("r00:unsigned", "unsigned", true, 0.9, 0.3),
 	}
-	d, err := Drift(first, level)
+	d, err := drift(first, level)
 	require.NoError(t, err)
 	assert.Equal(t, 2, d.Cases)
 	assert.InDelta(t, 0.25, d.MaxAbsProbabilityDifference, 1e-15)
@@ -183,12 +183,12 @@ func TestDrift(t *testing.T) {
 	require.NotNil(t, d.AccuracyChange)
 	assert.Equal(t, -0.5, *d.AccuracyChange)
 
-	same, err := Drift(first, first)
+	same, err := drift(first, first)
 	require.NoError(t, err)
 	assert.Equal(t, AnswerDrift{Cases: 3, AccuracyChange: same.AccuracyChange}, same)
 	assert.Equal(t, 0.0, *same.AccuracyChange)
 
-	none, err := Drift(first, nil)
+	none, err := drift(first, nil)
 	require.NoError(t, err)
 	assert.Nil(t, none.AccuracyChange)
 }
@@ -208,7 +208,7 @@ func TestSweepJournalsAndFinished(t *testing.T) {
 	})
 	open := func(create bool) func(int) (*Journal, error) {
 		return func(level int) (*Journal, error) {
-			h, err := JournalHeader(rc, slice, level)
+			h, err := journalHeader(rc, slice, level)
 			require.NoError(t, err)
 			path := fmt.Sprintf("%s/c%d.json.journal.jsonl", dir, level)
 			if create {

@@ -1,4 +1,4 @@
-package checkmatch_test
+package checkmatch
 
 import (
 	"bytes"
@@ -20,7 +20,6 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/llamacpp"
 	"github.com/typevet/typevet-go/judgment/vllm"
@@ -331,17 +330,17 @@ type wireAnswers struct {
 // elided as in the fixtures), and that every probability, score and
 // confidence of the receipt records is bit-equal to typevet's answers.
 func TestTypevetWire(t *testing.T) {
-	cases, err := checkmatch.Cases(1, 2)
+	cases, err := Cases(1, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs := make([]checkmatch.Request, len(cases))
+	reqs := make([]Request, len(cases))
 	pngs := make([][]byte, len(cases))
 	for i, c := range cases {
-		if pngs[i], err = checkmatch.Render(c); err != nil {
+		if pngs[i], err = Render(c); err != nil {
 			t.Fatal(err)
 		}
-		reqs[i] = checkmatch.BuildRequest(c, pngs[i])
+		reqs[i] = BuildRequest(c, pngs[i])
 	}
 	var answers map[string][]wireAnswers
 	readWireFixture(t, "seed1-answers.json", &answers)
@@ -366,7 +365,7 @@ func TestTypevetWire(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, err := checkmatch.Run(ctx, port, b.model, reqs, checkmatch.RunOptions{})
+			res, err := Run(ctx, port, b.model, reqs, RunOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -378,7 +377,7 @@ func TestTypevetWire(t *testing.T) {
 			readWireFixture(t, b.fixture, &fixture)
 			checkWireRequests(t, fixture, srv.requests(), b.scoring, pngs)
 
-			records, err := checkmatch.Records(res.Outcomes)
+			records, err := records(res.Outcomes)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -458,7 +457,7 @@ func checkWireRequests(t *testing.T, fixture []wireFixtureRequest, got []wireReq
 // holds (6 verdict probabilities, 2 Noul confidences, the legibility score
 // and 5 legibility probabilities) bit for bit with typevet's answers, and
 // the verdict, level, input tokens and the two recorded confidences.
-func checkWireAnswers(t *testing.T, want []wireAnswers, got []checkmatch.CaseRecord) {
+func checkWireAnswers(t *testing.T, want []wireAnswers, got []CaseRecord) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("%d records, typevet answered %d cases", len(got), len(want))

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// MaxCents is the largest amount [AmountInWords] writes: $999,999,999.99.
-const MaxCents = 99_999_999_999
+// maxCents is the largest amount [AmountInWords] writes: $999,999,999.99.
+const maxCents = 99_999_999_999
 
 var (
 	onesWords = [20]string{
@@ -29,12 +29,12 @@ var (
 //
 //	AmountInWords(123456) == "One thousand two hundred thirty-four and 56/100"
 //
-// cents must be from 1 to [MaxCents]; any other value is an error whose
+// cents must be from 1 to maxCents; any other value is an error whose
 // message names cents (typevet raises ValueError there; this port returns
 // the error instead of panicking).
 func AmountInWords(cents int64) (string, error) {
-	if cents < 1 || cents > MaxCents {
-		return "", fmt.Errorf("cents must be from 1 to %d, got %d", int64(MaxCents), cents)
+	if cents < 1 || cents > maxCents {
+		return "", fmt.Errorf("cents must be from 1 to %d, got %d", int64(maxCents), cents)
 	}
 	w := dollarsInWords(cents / 100)
 	return strings.ToUpper(w[:1]) + w[1:] + fmt.Sprintf(" and %02d/100", cents%100), nil

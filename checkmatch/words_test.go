@@ -99,7 +99,7 @@ func TestWordsLinesSeed0(t *testing.T) {
 		switch c.Variant {
 		case VariantClean:
 			exp = w[0]
-		case VariantWrittenAmountChanged:
+		case variantWrittenAmountChanged:
 			exp = w[1]
 		default:
 			continue
@@ -115,12 +115,12 @@ func TestWordsLinesSeed0(t *testing.T) {
 }
 
 func FuzzAmountInWords(f *testing.F) {
-	for _, c := range []int64{1, 100, 4217, 100000100, MaxCents, 0, -1, MaxCents + 1} {
+	for _, c := range []int64{1, 100, 4217, 100000100, maxCents, 0, -1, maxCents + 1} {
 		f.Add(c)
 	}
 	f.Fuzz(func(t *testing.T, cents int64) {
 		got, err := AmountInWords(cents)
-		inRange := cents >= 1 && cents <= MaxCents
+		inRange := cents >= 1 && cents <= maxCents
 		if (err == nil) != inRange {
 			t.Fatalf("AmountInWords(%d) error %v, in range %v", cents, err, inRange)
 		}

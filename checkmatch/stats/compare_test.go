@@ -88,7 +88,7 @@ func TestCompareFlips(t *testing.T) {
 	// Three right cases of payee_changed become wrong.
 	var made []string
 	for _, i := range right {
-		if a.Cases[i].Variant == checkmatch.VariantPayeeChanged && len(made) < 3 {
+		if a.Cases[i].Variant == checkmatch.Variant("payee_changed") && len(made) < 3 {
 			setCorrect(&b.Cases[i], false)
 			made = append(made, a.Cases[i].CaseID)
 		}

@@ -15,7 +15,7 @@ import (
 // every check is re-rendered and its SHA-256 matches the receipt's, so
 // every image is shown.
 func Example() {
-	slice, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, 1)
+	slice, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, 1, nil)
 	if err != nil {
 		panic(err)
 	}

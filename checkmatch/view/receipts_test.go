@@ -36,7 +36,7 @@ func (p mixedPort) Judge(ctx context.Context, req judgment.Request) (judgment.Re
 func ptr[T any](v T) *T { return &v }
 
 var slice0 = sync.OnceValues(func() (checkmatch.Slice, error) {
-	return checkmatch.BuildSlice(checkmatch.DefaultSeed, testRows())
+	return checkmatch.BuildSlice(checkmatch.DefaultSeed, testRows(), nil)
 })
 
 // testRows is the number of register rows the test runs judge: the whole

@@ -115,9 +115,9 @@ const (
 // The environment variables this command reads itself.
 const (
 	envReceipt     = "TYPEVET_CHECK_MATCH_RECEIPT"
-	envRows        = checkmatch.RowsEnv
-	envSeed        = checkmatch.SeedEnv
-	envConcurrency = checkmatch.ConcurrencyEnv
+	envRows        = cli.RowsEnv
+	envSeed        = cli.SeedEnv
+	envConcurrency = cli.ConcurrencyEnv
 	envBackend     = cli.EnvBackend
 	envRevision    = cli.EnvRevision
 	envServerArgs  = cli.EnvServerArgs
@@ -127,7 +127,7 @@ const (
 )
 
 // buildSlice renders the slice; tests reuse renders across runs.
-var buildSlice = checkmatch.BuildSliceProgress
+var buildSlice = checkmatch.BuildSlice
 
 func main() {
 	os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:], os.LookupEnv), os.Stderr))
@@ -212,16 +212,16 @@ func configure(env *cli.Env) (config, error) {
 	cfg.receiptPath = cfg.files.Receipt
 	cfg.rows = checkmatch.RowCount
 	if raw, ok := env.Lookup(envRows); ok {
-		if cfg.rows, err = checkmatch.ParseRows(raw, env.Name(envRows)); err != nil {
+		if cfg.rows, err = cli.ParseRows(raw, env.Name(envRows)); err != nil {
 			return cfg, cli.Usage(err)
 		}
 	}
 	raw, _ := env.Lookup(envSeed)
-	if cfg.seed, err = checkmatch.ParseSeed(raw, env.Name(envSeed)); err != nil {
+	if cfg.seed, err = cli.ParseSeed(raw, env.Name(envSeed)); err != nil {
 		return cfg, cli.Usage(err)
 	}
 	raw, _ = env.Lookup(envConcurrency)
-	if cfg.concurrency, err = checkmatch.ParseConcurrency(raw, env.Name(envConcurrency)); err != nil {
+	if cfg.concurrency, err = cli.ParseConcurrency(raw, env.Name(envConcurrency)); err != nil {
 		return cfg, cli.Usage(err)
 	}
 	// The backend, the vLLM revision, the porcelain text and the stated

@@ -75,7 +75,7 @@ func TestREADMEQuickStart(t *testing.T) {
 		want = 7
 	}
 	assert.Len(t, r.Cases, want)
-	m, err := checkmatch.Recompute(r)
+	m, err := r.Recompute()
 	require.NoError(t, err)
 	assert.Equal(t, r.Metrics.Accuracy, m.Accuracy)
 	assert.Equal(t, r.Metrics.FalseClearRate, m.FalseClearRate)

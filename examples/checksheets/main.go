@@ -75,11 +75,11 @@ func run(stdout, stderr io.Writer, args []string) error {
 	if err != nil || !ok {
 		return err
 	}
-	seed, err := checkmatch.ParseSeed(env.Flag("seed"), "-seed")
+	seed, err := cli.ParseSeed(env.Flag("seed"), "-seed")
 	if err != nil {
 		return cli.Usage(err)
 	}
-	rows, err := checkmatch.ParseRows(env.Flag("rows"), "-rows")
+	rows, err := cli.ParseRows(env.Flag("rows"), "-rows")
 	if err != nil {
 		return cli.Usage(err)
 	}

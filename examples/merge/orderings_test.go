@@ -20,7 +20,7 @@ import (
 )
 
 // studySlice is the one-row seed-1 slice, rendered once.
-var studySlice = sync.OnceValues(func() (checkmatch.Slice, error) { return checkmatch.BuildSlice(checkmatch.OrderingsSeed, 1) })
+var studySlice = sync.OnceValues(func() (checkmatch.Slice, error) { return checkmatch.BuildSlice(checkmatch.OrderingsSeed, 1, nil) })
 
 // study is one option-order experiment as examples/orderings runs it
 // offline: the slice, its orderings, the single-order receipt and the

@@ -148,9 +148,9 @@ var help = cli.Help{
 
 // The environment variables this command reads itself.
 const (
-	envReceipt    = checkmatch.OrderingsReceiptEnv
-	envRows       = checkmatch.OrderingsRowsEnv
-	envSeed       = checkmatch.SeedEnv
+	envReceipt    = cli.OrderingsReceiptEnv
+	envRows       = cli.OrderingsRowsEnv
+	envSeed       = cli.SeedEnv
 	envBackend    = cli.EnvBackend
 	envPorcelain  = cli.EnvPorcelain
 	envLlamaModel = cli.EnvLlamaModel
@@ -158,7 +158,7 @@ const (
 )
 
 // buildSlice renders the slice; tests reuse renders across runs.
-var buildSlice = checkmatch.BuildSliceProgress
+var buildSlice = checkmatch.BuildSlice
 
 func main() {
 	os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:], os.LookupEnv), os.Stderr))
@@ -230,7 +230,7 @@ func configure(env *cli.Env) (config, error) {
 	}
 
 	if raw, ok := env.Lookup(envSeed); ok {
-		seed, err := checkmatch.ParseSeed(raw, env.Name(envSeed))
+		seed, err := cli.ParseSeed(raw, env.Name(envSeed))
 		if err != nil {
 			return cfg, cli.Usage(err)
 		}
@@ -240,7 +240,7 @@ func configure(env *cli.Env) (config, error) {
 	}
 
 	rows, _ := env.Lookup(envRows)
-	if cfg.rows, err = checkmatch.ParseOrderingsRows(rows); err != nil {
+	if cfg.rows, err = cli.ParseOrderingsRows(rows); err != nil {
 		return cfg, env.Err(err)
 	}
 

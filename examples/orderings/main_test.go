@@ -36,7 +36,7 @@ func init() {
 		if s, ok := cache[k]; ok {
 			return s, nil
 		}
-		s, err := checkmatch.BuildSlice(seed, rows)
+		s, err := checkmatch.BuildSlice(seed, rows, nil)
 		if err == nil {
 			cache[k] = s
 		}

@@ -39,7 +39,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/repeats"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/receipt"
 )
@@ -78,11 +78,11 @@ func run(stdout, stderr io.Writer, args []string) error {
 	if len(paths) == 0 {
 		return &cli.UsageError{Msg: "name at least one receipt"}
 	}
-	runs, err := checkmatch.ReadRepeatRuns(paths)
+	runs, err := repeats.ReadRuns(paths)
 	if err != nil {
 		return err
 	}
-	rep, err := checkmatch.RepeatSummary(runs)
+	rep, err := repeats.Summary(runs)
 	if err != nil {
 		return err
 	}
@@ -100,7 +100,7 @@ func run(stdout, stderr io.Writer, args []string) error {
 }
 
 // writeTable writes the per-run rows and the study's verdict.
-func writeTable(w io.Writer, rep checkmatch.RepeatReport) error {
+func writeTable(w io.Writer, rep repeats.Report) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	eceNames := make([]string, 0, 2)
 	if len(rep.Runs) > 0 {
@@ -130,7 +130,7 @@ func writeTable(w io.Writer, rep checkmatch.RepeatReport) error {
 	}
 	for _, x := range rep.Excluded {
 		names := x.DifferingDigests
-		if x.Reason == checkmatch.ExcludedSlice {
+		if x.Reason == repeats.ExcludedSlice {
 			names = x.DifferingPins
 		}
 		fmt.Fprintf(w, "excluded %s: %s: %s\n", x.Run, x.Reason, strings.Join(names, ", "))
@@ -154,7 +154,7 @@ func writeTable(w io.Writer, rep checkmatch.RepeatReport) error {
 	if rep.Stable {
 		verdict = "stable"
 	}
-	_, err := fmt.Fprintf(w, "%s (rule: at least two included runs, the accuracy range and every ECE range below %g)\n", verdict, checkmatch.StabilityRangeLimit)
+	_, err := fmt.Fprintf(w, "%s (rule: at least two included runs, the accuracy range and every ECE range below %g)\n", verdict, repeats.StabilityRangeLimit)
 	return err
 }
 

@@ -142,15 +142,15 @@ var help = cli.Help{
 
 // The environment variables this command reads itself.
 const (
-	envRows      = checkmatch.RowsEnv
-	envSeed      = checkmatch.SeedEnv
+	envRows      = cli.RowsEnv
+	envSeed      = cli.SeedEnv
 	envBackend   = cli.EnvBackend
 	envRevision  = cli.EnvRevision
 	envPorcelain = cli.EnvPorcelain
 )
 
 // buildSlice renders the slice; tests reuse renders across runs.
-var buildSlice = checkmatch.BuildSliceProgress
+var buildSlice = checkmatch.BuildSlice
 
 func main() {
 	os.Exit(exitCode(run(os.Stdout, os.Stderr, os.Args[1:], os.LookupEnv), os.Stderr))
@@ -248,12 +248,12 @@ func configure(env *cli.Env, levels, prefix string) (config, error) {
 
 	cfg.rows = checkmatch.RowCount
 	if raw, ok := env.Lookup(envRows); ok {
-		if cfg.rows, err = checkmatch.ParseRows(raw, env.Name(envRows)); err != nil {
+		if cfg.rows, err = cli.ParseRows(raw, env.Name(envRows)); err != nil {
 			return cfg, cli.Usage(err)
 		}
 	}
 	raw, _ := env.Lookup(envSeed)
-	if cfg.seed, err = checkmatch.ParseSeed(raw, env.Name(envSeed)); err != nil {
+	if cfg.seed, err = cli.ParseSeed(raw, env.Name(envSeed)); err != nil {
 		return cfg, cli.Usage(err)
 	}
 	// The backend, the vLLM revision, the porcelain text and the stated

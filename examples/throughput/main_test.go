@@ -32,7 +32,7 @@ func init() {
 		if s, ok := cache[k]; ok {
 			return s, nil
 		}
-		s, err := checkmatch.BuildSlice(seed, rows)
+		s, err := checkmatch.BuildSlice(seed, rows, nil)
 		if err == nil {
 			cache[k] = s
 		}
@@ -105,7 +105,7 @@ func TestSweepAgainstVLLM(t *testing.T) {
 		require.NotNil(t, rec.ServerArgs.CallerStated)
 		assert.Equal(t, "--max-num-seqs 64", *rec.ServerArgs.CallerStated)
 		assert.Equal(t, "rev-1", rec.Pins.ModelRevision)
-		m, err := checkmatch.Recompute(rec)
+		m, err := rec.Recompute()
 		require.NoError(t, err)
 		assert.Equal(t, rec.Metrics.Accuracy, m.Accuracy)
 	}

@@ -49,7 +49,7 @@ func command(t *testing.T, dir string, args ...string) (string, string, int) {
 // backend answers consistent: five of the seven cases wrong) into dir and
 // returns its path.
 var smallReceipt = sync.OnceValues(func() ([]byte, error) {
-	slice, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, 1)
+	slice, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, 1, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -113,7 +113,7 @@ func sliceOf(tb testing.TB, seed uint64) checkmatch.Slice {
 // benchmark, as checkmatch builds it.
 func defaultSlice(tb testing.TB) checkmatch.Slice {
 	tb.Helper()
-	s, err := checkmatch.BuildSlice(0, checkmatch.RowCount)
+	s, err := checkmatch.BuildSlice(0, checkmatch.RowCount, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}

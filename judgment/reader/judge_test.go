@@ -55,7 +55,7 @@ func answers(t *testing.T, resp judgment.Response) (payee, amounts float64, verd
 
 // TestSliceVerdicts judges the slices of seeds 0 and 1 (full, except in
 // -short mode; seed 0 alone under the race detector) through checkmatch.Run and
-// scores them with checkmatch.OutcomeMetrics: every verdict is accepted (the
+// scores them with checkmatch.BuildReceipt: every verdict is accepted (the
 // blurred checks get cannot_tell), no mismatch or unsigned check is
 // cleared, both Nouls separate perfectly, and the legibility gap between
 // clean and blurred checks is wide. It logs the metrics. The judgments run
@@ -75,17 +75,18 @@ func TestSliceVerdicts(t *testing.T) {
 		if run.Stopped != nil {
 			t.Fatalf("seed %d: run stopped: %+v", seed, run.Stopped)
 		}
-		m, err := checkmatch.OutcomeMetrics(run.Outcomes)
+		rec, err := checkmatch.BuildReceipt(run, checkmatch.ReceiptParts{})
 		if err != nil {
 			t.Fatal(err)
 		}
+		m := rec.Metrics
 		t.Logf("seed %d: %d cases, accuracy %v, false-clear %v, cannot_tell %v, payee AUC %v ECE %.4f, amounts AUC %v ECE %.4f, legibility gap %.3f, wall %.2fs",
 			seed, m.Cases, *m.Accuracy, *m.FalseClearRate, *m.CannotTellRate,
 			*m.Nouls.PayeeMatches.ROCAUC, *m.Nouls.PayeeMatches.ECE,
 			*m.Nouls.AmountsMatch.ROCAUC, *m.Nouls.AmountsMatch.ECE,
 			*m.LegibilityGapCleanMinusLow, run.WallSeconds)
-		for _, o := range run.Outcomes {
-			if ok, _ := checkmatch.VerdictCorrect(o.Verdict, o.Expected); !ok {
+		for i, o := range run.Outcomes {
+			if !rec.Cases[i].Correct {
 				t.Errorf("seed %d %s: verdict %s, want one of %v", seed, o.CaseID, o.Verdict, o.Expected.Verdicts)
 			}
 		}

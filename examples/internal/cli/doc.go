@@ -1,5 +1,7 @@
 // Package cli is the command-line plumbing every command under examples/
-// shares: the usage error and exit status rule; flags over variables with
+// shares: the usage error and exit status rule; the run commands' variables
+// and typevet's rules for their text ([SeedEnv], [ParseSeed], [ParseRows],
+// [ParseConcurrency], [ParseOrderingsRows]); flags over variables with
 // errors that name what the user set ([Parse], [Env]) and the -h text
 // ([Help], [BackendFlags]); the git working tree a receipt records
 // ([WorkingTreeText]); warnings about settings that do nothing

@@ -35,3 +35,13 @@ func ExampleOverlay() {
 	fmt.Println(rows, model)
 	// Output: 3 gemma-4-31b-kv9-q4km-mm
 }
+
+func ExampleParseSeed() {
+	seed, err := cli.ParseSeed(" 007 ", "--seed")
+	fmt.Println(seed, err)
+	_, err = cli.ParseSeed("-1", "--seed")
+	fmt.Println(err)
+	// Output:
+	// 7 <nil>
+	// --seed must be a non-negative integer: '-1'
+}

@@ -105,7 +105,7 @@ func rate4(v *float64) string {
 }
 
 // RenderSlice builds the slice of seed and rows with build (pass
-// [checkmatch.BuildSliceProgress]), showing the renders' progress on
+// [checkmatch.BuildSlice]), showing the renders' progress on
 // stderr when it is a terminal.
 func RenderSlice(stderr io.Writer, build func(seed uint64, rows int, rendered func()) (checkmatch.Slice, error), seed uint64, rows int) (checkmatch.Slice, error) {
 	p := NewProgress(stderr, "rendering", rows*checkmatch.VariantsPerRow, "checks")

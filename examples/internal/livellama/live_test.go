@@ -251,7 +251,7 @@ func readCheckMatch(t *testing.T, path string) (checkmatch.Receipt, string) {
 	require.NoError(t, err)
 	r, err := checkmatch.ReadReceipt(bytes.NewReader(raw))
 	require.NoError(t, err)
-	m, err := checkmatch.Recompute(r)
+	m, err := r.Recompute()
 	require.NoError(t, err)
 	if r.Metrics.MeanLatencySeconds != nil {
 		require.NotNil(t, m.MeanLatencySeconds)

@@ -1,4 +1,4 @@
-package checkmatch
+package repeats
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 )
@@ -22,10 +23,10 @@ import (
 // consistent and the given correct flags, payee ECE e. typevet's fixture
 // has legibility probabilities {"0": 0.1, "4": 0.9}; a Go receipt holds
 // every level, so levels 1..3 are 0 here, which changes no result.
-func repeatFixture(correct [4]bool, e float64) Receipt {
-	verdicts := [4]string{VerdictConsistent, VerdictPayeeMismatch, VerdictUnsigned, VerdictConsistent}
-	r := Receipt{
-		Issue:       ReceiptIssue,
+func repeatFixture(correct [4]bool, e float64) checkmatch.Receipt {
+	verdicts := [4]string{checkmatch.VerdictConsistent, checkmatch.VerdictPayeeMismatch, checkmatch.VerdictUnsigned, checkmatch.VerdictConsistent}
+	r := checkmatch.Receipt{
+		Issue:       receiptIssue,
 		WallSeconds: 10.0,
 		Identity: receipt.Identity{
 			BaselineCommit:  "c0ffee",
@@ -37,12 +38,12 @@ func repeatFixture(correct [4]bool, e float64) Receipt {
 		if correct[i] {
 			right++
 		}
-		r.Cases = append(r.Cases, CaseRecord{
+		r.Cases = append(r.Cases, checkmatch.CaseRecord{
 			CaseID:                  "r0" + string(rune('0'+i)) + ":v",
 			Verdict:                 verdicts[i],
 			Correct:                 correct[i],
-			VerdictProbabilities:    judgment.Probabilities{{Label: VerdictConsistent, P: 0.7}, {Label: VerdictUnsigned, P: 0.3}},
-			LegibilityProbabilities: ByLevel[float64]{0.1, 0, 0, 0, 0.9},
+			VerdictProbabilities:    judgment.Probabilities{{Label: checkmatch.VerdictConsistent, P: 0.7}, {Label: checkmatch.VerdictUnsigned, P: 0.3}},
+			LegibilityProbabilities: checkmatch.ByLevel[float64]{0.1, 0, 0, 0, 0.9},
 			PayeeConfidence:         0.9,
 			AmountsConfidence:       0.8,
 		})
@@ -57,9 +58,9 @@ func repeatFixture(correct [4]bool, e float64) Receipt {
 
 var normalCorrect = [4]bool{true, true, false, true}
 
-func normal() Receipt { return repeatFixture(normalCorrect, 0.02) }
+func normal() checkmatch.Receipt { return repeatFixture(normalCorrect, 0.02) }
 
-func named(rs ...Receipt) []NamedReceipt {
+func named(rs ...checkmatch.Receipt) []NamedReceipt {
 	out := make([]NamedReceipt, len(rs))
 	for i, r := range rs {
 		out[i] = NamedReceipt{Name: "run" + string(rune('0'+i)), Receipt: r}
@@ -67,7 +68,7 @@ func named(rs ...Receipt) []NamedReceipt {
 	return out
 }
 
-func withDigest(r Receipt, name, value string) Receipt {
+func withDigest(r checkmatch.Receipt, name, value string) checkmatch.Receipt {
 	d := make(receipt.Digests, len(r.Identity.CodePathDigests))
 	copy(d, r.Identity.CodePathDigests)
 	for i := range d {
@@ -79,8 +80,8 @@ func withDigest(r Receipt, name, value string) Receipt {
 	return r
 }
 
-func withVerdict(r Receipt, cases []int, verdict string) Receipt {
-	r.Cases = append([]CaseRecord(nil), r.Cases...)
+func withVerdict(r checkmatch.Receipt, cases []int, verdict string) checkmatch.Receipt {
+	r.Cases = append([]checkmatch.CaseRecord(nil), r.Cases...)
 	for _, i := range cases {
 		r.Cases[i].Verdict = verdict
 	}
@@ -89,14 +90,14 @@ func withVerdict(r Receipt, cases []int, verdict string) Receipt {
 
 func TestRepeatSummaryExcludesOddDigests(t *testing.T) {
 	odd := withDigest(repeatFixture(normalCorrect, 0.5), "runner", "zzzz")
-	rep, err := RepeatSummary(named(odd, normal(), normal(), normal()))
+	rep, err := Summary(named(odd, normal(), normal(), normal()))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"run1", "run2", "run3"}, rep.Included)
-	assert.Equal(t, []ExcludedRun{{Run: "run0", DifferingDigests: []string{"runner"}, Reason: ExcludedCode, DifferingPins: []string{}}}, rep.Excluded)
+	assert.Equal(t, []ExcludedRun{{Run: "run0", DifferingDigests: []string{"runner"}, Reason: excludedCode, DifferingPins: []string{}}}, rep.Excluded)
 	b, err := json.Marshal(rep.Excluded)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), "zzzz")
-	ece, _ := rep.Statistics.ECE.Get(QuestionPayeeMatches)
+	ece, _ := rep.Statistics.ECE.Get(checkmatch.QuestionPayeeMatches)
 	assert.Equal(t, 0.02, ece.Max, "the odd run's ECE 0.5 is left out")
 	assert.False(t, rep.Runs[0].Included)
 	assert.Equal(t, 0.75, *rep.Runs[0].Accuracy)
@@ -105,87 +106,87 @@ func TestRepeatSummaryExcludesOddDigests(t *testing.T) {
 func TestDigestOutliers(t *testing.T) {
 	tests := []struct {
 		name     string
-		receipts []Receipt
+		receipts []checkmatch.Receipt
 		want     map[int][]string
 		reason   string
 	}{
-		{name: "one differs", receipts: []Receipt{normal(), withDigest(normal(), "metrics", "cccc"), normal()}, want: map[int][]string{1: {"metrics"}}},
-		{name: "none differs", receipts: []Receipt{normal(), normal()}, want: map[int][]string{}},
-		{name: "tie goes to the earliest", receipts: []Receipt{withDigest(normal(), "runner", "xxxx"), normal()}, want: map[int][]string{1: {"runner"}},
+		{name: "one differs", receipts: []checkmatch.Receipt{normal(), withDigest(normal(), "metrics", "cccc"), normal()}, want: map[int][]string{1: {"metrics"}}},
+		{name: "none differs", receipts: []checkmatch.Receipt{normal(), normal()}, want: map[int][]string{}},
+		{name: "tie goes to the earliest", receipts: []checkmatch.Receipt{withDigest(normal(), "runner", "xxxx"), normal()}, want: map[int][]string{1: {"runner"}},
 			reason: "one receipt each: the first is the reference"},
-		{name: "missing name differs", receipts: func() []Receipt {
+		{name: "missing name differs", receipts: func() []checkmatch.Receipt {
 			r := normal()
 			r.Identity.CodePathDigests = r.Identity.CodePathDigests[:1]
-			return []Receipt{normal(), r, normal()}
+			return []checkmatch.Receipt{normal(), r, normal()}
 		}(), want: map[int][]string{1: {"metrics"}}},
-		{name: "names sorted", receipts: []Receipt{normal(), normal(), withDigest(withDigest(normal(), "runner", "1"), "metrics", "2")}, want: map[int][]string{2: {"metrics", "runner"}}},
+		{name: "names sorted", receipts: []checkmatch.Receipt{normal(), normal(), withDigest(withDigest(normal(), "runner", "1"), "metrics", "2")}, want: map[int][]string{2: {"metrics", "runner"}}},
 		{name: "no receipts", receipts: nil, want: map[int][]string{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, DigestOutliers(tt.receipts), tt.reason)
+			assert.Equal(t, tt.want, digestOutliers(tt.receipts), tt.reason)
 		})
 	}
 }
 
 func TestCaseAgreement(t *testing.T) {
 	for _, i := range []int{0, 2, 3} {
-		got, err := CaseAgreement([]Receipt{normal(), withVerdict(normal(), []int{i}, VerdictCannotTell), normal()})
+		got, err := checkmatch.CaseAgreement([]checkmatch.Receipt{normal(), withVerdict(normal(), []int{i}, checkmatch.VerdictCannotTell), normal()})
 		require.NoError(t, err)
 		assert.Equal(t, 0.75, got, "case %d changed in the middle receipt", i)
 	}
-	got, err := CaseAgreement([]Receipt{normal(), normal()})
+	got, err := checkmatch.CaseAgreement([]checkmatch.Receipt{normal(), normal()})
 	require.NoError(t, err)
 	assert.Equal(t, 1.0, got)
-	got, err = CaseAgreement([]Receipt{normal(), withVerdict(normal(), []int{0, 3}, VerdictCannotTell)})
+	got, err = checkmatch.CaseAgreement([]checkmatch.Receipt{normal(), withVerdict(normal(), []int{0, 3}, checkmatch.VerdictCannotTell)})
 	require.NoError(t, err)
 	assert.Equal(t, 0.5, got)
 
 	short := normal()
 	short.Cases = short.Cases[:3]
-	_, err = CaseAgreement([]Receipt{normal(), short})
+	_, err = checkmatch.CaseAgreement([]checkmatch.Receipt{normal(), short})
 	assert.EqualError(t, err, "case ids differ between the receipts")
 	renamed := normal()
-	renamed.Cases = append([]CaseRecord(nil), renamed.Cases...)
+	renamed.Cases = append([]checkmatch.CaseRecord(nil), renamed.Cases...)
 	renamed.Cases[1].CaseID = "r99:v"
-	_, err = CaseAgreement([]Receipt{normal(), renamed})
+	_, err = checkmatch.CaseAgreement([]checkmatch.Receipt{normal(), renamed})
 	assert.EqualError(t, err, "case ids differ between the receipts", "same count, other ids")
 }
 
 func TestMaxProbabilityDifference(t *testing.T) {
 	changed := normal()
-	changed.Cases = append([]CaseRecord(nil), changed.Cases...)
-	changed.Cases[2].LegibilityProbabilities = ByLevel[float64]{0.1, 0, 0, 0, 0.875}
-	got, err := MaxProbabilityDifference([]Receipt{normal(), changed})
+	changed.Cases = append([]checkmatch.CaseRecord(nil), changed.Cases...)
+	changed.Cases[2].LegibilityProbabilities = checkmatch.ByLevel[float64]{0.1, 0, 0, 0, 0.875}
+	got, err := checkmatch.MaxProbabilityDifference([]checkmatch.Receipt{normal(), changed})
 	require.NoError(t, err)
 	assert.InDelta(t, 0.025, got, 1e-15)
 
-	got, err = MaxProbabilityDifference([]Receipt{normal(), normal(), normal()})
+	got, err = checkmatch.MaxProbabilityDifference([]checkmatch.Receipt{normal(), normal(), normal()})
 	require.NoError(t, err)
 	assert.Equal(t, 0.0, got, "bit-equal runs")
 
 	payee := normal()
-	payee.Cases = append([]CaseRecord(nil), payee.Cases...)
+	payee.Cases = append([]checkmatch.CaseRecord(nil), payee.Cases...)
 	payee.Cases[0].PayeeConfidence = 0.5
-	got, err = MaxProbabilityDifference([]Receipt{normal(), payee})
+	got, err = checkmatch.MaxProbabilityDifference([]checkmatch.Receipt{normal(), payee})
 	require.NoError(t, err)
 	assert.InDelta(t, 0.4, got, 1e-15)
 
 	missing := normal()
-	missing.Cases = append([]CaseRecord(nil), missing.Cases...)
-	missing.Cases[1].VerdictProbabilities = judgment.Probabilities{{Label: VerdictConsistent, P: 1}}
-	_, err = MaxProbabilityDifference([]Receipt{normal(), missing})
+	missing.Cases = append([]checkmatch.CaseRecord(nil), missing.Cases...)
+	missing.Cases[1].VerdictProbabilities = judgment.Probabilities{{Label: checkmatch.VerdictConsistent, P: 1}}
+	_, err = checkmatch.MaxProbabilityDifference([]checkmatch.Receipt{normal(), missing})
 	assert.ErrorContains(t, err, `case r01:v: run 1 has no verdict probability "unsigned"`)
 }
 
 func TestPooledAccuracyInterval(t *testing.T) {
 	// typevet's repeat vector: rows [1,1,0,1,1,0,0,1] → (0.25, 0.875).
 	worse := repeatFixture([4]bool{true, false, false, true}, 0.02)
-	got, err := PooledAccuracyInterval([]Receipt{normal(), worse})
+	got, err := checkmatch.PooledAccuracyInterval([]checkmatch.Receipt{normal(), worse})
 	require.NoError(t, err)
-	assert.Equal(t, AccuracyInterval{Low: 0.25, High: 0.875, Level: 0.95, Resamples: 10000, Seed: 0, Rows: 8}, got)
+	assert.Equal(t, checkmatch.AccuracyInterval{Low: 0.25, High: 0.875, Level: 0.95, Resamples: 10000, Seed: 0, Rows: 8}, got)
 	assert.True(t, 0 <= got.Low && got.Low < 0.625 && 0.625 < got.High && got.High <= 1)
-	again, err := PooledAccuracyInterval([]Receipt{normal(), worse})
+	again, err := checkmatch.PooledAccuracyInterval([]checkmatch.Receipt{normal(), worse})
 	require.NoError(t, err)
 	assert.Equal(t, got, again, "deterministic")
 
@@ -194,21 +195,21 @@ func TestPooledAccuracyInterval(t *testing.T) {
 	shares := make([]float64, 10000)
 	for b := range shares {
 		k := 0
-		for _, i := range ResampleIndices(len(rows), 0, b) {
+		for _, i := range checkmatch.ResampleIndices(len(rows), 0, b) {
 			k += rows[i]
 		}
 		shares[b] = float64(k) / 8
 	}
-	lo, hi, err := PercentileInterval(shares, 0.95)
+	lo, hi, err := checkmatch.PercentileInterval(shares, 0.95)
 	require.NoError(t, err)
 	assert.Equal(t, [2]float64{lo, hi}, [2]float64{got.Low, got.High})
 
 	all := repeatFixture([4]bool{true, true, true, true}, 0.02)
-	got, err = PooledAccuracyInterval([]Receipt{all, all})
+	got, err = checkmatch.PooledAccuracyInterval([]checkmatch.Receipt{all, all})
 	require.NoError(t, err)
 	assert.Equal(t, [2]float64{1, 1}, [2]float64{got.Low, got.High})
 
-	_, err = PooledAccuracyInterval([]Receipt{{}})
+	_, err = checkmatch.PooledAccuracyInterval([]checkmatch.Receipt{{}})
 	assert.ErrorContains(t, err, "at least one case")
 }
 
@@ -226,7 +227,7 @@ func TestStabilityVerdict(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, StabilityVerdict(tt.accuracy, tt.ece))
+			assert.Equal(t, tt.want, stabilityVerdict(tt.accuracy, tt.ece))
 		})
 	}
 	assert.Equal(t, 0.01, StabilityRangeLimit)
@@ -250,7 +251,7 @@ func TestSpread(t *testing.T) {
 
 func TestRepeatSummaryTwoRuns(t *testing.T) {
 	worse := repeatFixture([4]bool{true, false, false, true}, 0.04)
-	rep, err := RepeatSummary(named(normal(), worse))
+	rep, err := Summary(named(normal(), worse))
 	require.NoError(t, err)
 	acc := rep.Statistics.Accuracy
 	assert.Equal(t, 0.625, acc.Mean)
@@ -261,7 +262,7 @@ func TestRepeatSummaryTwoRuns(t *testing.T) {
 	assert.False(t, rep.Stable)
 	assert.Equal(t, 1.0, rep.Agreement)
 	e04, e0, one := 0.04, 0.0, 1.0
-	assert.Equal(t, RepeatRun{
+	assert.Equal(t, Run{
 		Run: "run1", Commit: "c0ffee", Accuracy: rep.Runs[1].Accuracy, FalseClearRate: rep.Runs[1].FalseClearRate,
 		ECE:         receipt.Ordered[*float64]{{Name: "payee_matches", Value: &e04}, {Name: "amounts_match", Value: &e0}},
 		WallSeconds: 10, Included: true, Agreement: &one, MaxAbsDifference: &e0,
@@ -280,7 +281,7 @@ func TestRepeatSummaryWarnings(t *testing.T) {
 	other := normal()
 	other.Model = "other-model"
 	other.Identity.PromptDigests = receipt.Digests{{Name: "verdict", Value: "x"}}
-	rep, err := RepeatSummary(named(normal(), other, normal()))
+	rep, err := Summary(named(normal(), other, normal()))
 	require.NoError(t, err)
 	assert.Equal(t, []string{
 		"run run1: model differs from the first included run's",
@@ -290,7 +291,7 @@ func TestRepeatSummaryWarnings(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"warnings":["run run1: model differs from the first included run's",`, "warnings are part of the summary JSON")
 
-	rep, err = RepeatSummary(named(normal(), normal()))
+	rep, err = Summary(named(normal(), normal()))
 	require.NoError(t, err)
 	assert.Equal(t, []string{}, rep.Warnings)
 	assert.True(t, rep.Stable)
@@ -303,7 +304,7 @@ func TestRepeatSummaryOtherSlice(t *testing.T) {
 	seed1 := normal()
 	seed1.Pins.GeneratorSeed = 1
 	seed1.Pins.SliceSHA256 = "ffff"
-	rep, err := RepeatSummary(named(normal(), seed1))
+	rep, err := Summary(named(normal(), seed1))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"run0"}, rep.Included)
 	assert.Equal(t, []ExcludedRun{{Run: "run1", DifferingDigests: []string{}, Reason: ExcludedSlice,
@@ -314,44 +315,44 @@ func TestRepeatSummaryOtherSlice(t *testing.T) {
 	assert.False(t, rep.Stable, "one included run is never stable")
 	assert.Equal(t, []string{
 		"run run1 excluded: another slice (pins.slice_sha256, pins.generator_seed differ from the majority's); runs of another seed, row count or renderer are not repeats",
-		ErrOneRun.Error(),
+		errOneRun.Error(),
 	}, rep.Warnings)
 
 	// Another row count: other case ids, still excluded, not an error.
 	short := normal()
 	short.Cases = short.Cases[:2]
 	short.Pins.RegisterRows = 1
-	rep, err = RepeatSummary(named(short, normal(), normal()))
+	rep, err = Summary(named(short, normal(), normal()))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"run1", "run2"}, rep.Included, "the majority's slice is the reference")
 	assert.Equal(t, []string{"pins.register_rows"}, rep.Excluded[0].DifferingPins)
 	assert.True(t, rep.Stable)
 
 	// A single receipt: not stable.
-	rep, err = RepeatSummary(named(normal()))
+	rep, err = Summary(named(normal()))
 	require.NoError(t, err)
 	assert.False(t, rep.Stable)
-	assert.Equal(t, []string{ErrOneRun.Error()}, rep.Warnings)
+	assert.Equal(t, []string{errOneRun.Error()}, rep.Warnings)
 }
 
 func TestRepeatSummaryRefusals(t *testing.T) {
-	_, err := RepeatSummary(nil)
+	_, err := Summary(nil)
 	assert.EqualError(t, err, "repeat_summary needs at least one receipt")
 
 	short := normal()
 	short.Cases = short.Cases[:3]
-	_, err = RepeatSummary(named(normal(), short))
+	_, err = Summary(named(normal(), short))
 	assert.ErrorContains(t, err, "case ids differ")
 
 	null := normal()
 	null.Metrics.FalseClearRate = nil
-	_, err = RepeatSummary(named(normal(), null))
+	_, err = Summary(named(normal(), null))
 	assert.EqualError(t, err, "run run1: false_clear_rate is null")
 }
 
 // vllmFixture is typevet's committed 140-case vLLM receipt, shared with the
-// receipt tests (testdata/receipt_typevet/README.md).
-const vllmFixture = "testdata/receipt_typevet/check_match_vllm_receipt.json"
+// receipt tests (checkmatch/testdata/receipt_typevet/README.md).
+const vllmFixture = "../testdata/receipt_typevet/check_match_vllm_receipt.json"
 
 // writeRepeatCopies writes n copies of typevet's vLLM receipt into dir as
 // repeat0.json …; the copy at odd (if ≥ 0) has its "runner" code digest
@@ -360,7 +361,7 @@ func writeRepeatCopies(t testing.TB, dir string, n, odd int, changed string) []s
 	t.Helper()
 	raw, err := os.ReadFile(vllmFixture)
 	require.NoError(t, err)
-	r, err := ReadReceipt(bytes.NewReader(raw))
+	r, err := checkmatch.ReadReceipt(bytes.NewReader(raw))
 	require.NoError(t, err)
 	old, ok := r.Identity.CodePathDigests.Get("runner")
 	require.True(t, ok)
@@ -381,13 +382,13 @@ func writeRepeatCopies(t testing.TB, dir string, n, odd int, changed string) []s
 func TestRepeatSummaryOverTypevetReceipt(t *testing.T) {
 	changed := strings.Repeat("d", 64)
 	paths := writeRepeatCopies(t, t.TempDir(), 3, 1, changed)
-	runs, err := ReadRepeatRuns(paths)
+	runs, err := ReadRuns(paths)
 	require.NoError(t, err)
 	assert.Equal(t, "repeat1", runs[1].Name)
-	rep, err := RepeatSummary(runs)
+	rep, err := Summary(runs)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"repeat0", "repeat2"}, rep.Included)
-	assert.Equal(t, []ExcludedRun{{Run: "repeat1", DifferingDigests: []string{"runner"}, Reason: ExcludedCode, DifferingPins: []string{}}}, rep.Excluded)
+	assert.Equal(t, []ExcludedRun{{Run: "repeat1", DifferingDigests: []string{"runner"}, Reason: excludedCode, DifferingPins: []string{}}}, rep.Excluded)
 	b, err := json.Marshal(rep)
 	require.NoError(t, err)
 	assert.NotContains(t, string(b), changed, "digest values never appear")
@@ -420,7 +421,7 @@ func repeatBenchRuns(b *testing.B) []NamedReceipt {
 	f, err := os.Open(vllmFixture)
 	require.NoError(b, err)
 	defer f.Close()
-	r, err := ReadReceipt(f)
+	r, err := checkmatch.ReadReceipt(f)
 	require.NoError(b, err)
 	require.Len(b, r.Cases, 140)
 	runs := make([]NamedReceipt, 5)
@@ -437,7 +438,7 @@ func BenchmarkRepeatSummary(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := RepeatSummary(runs); err != nil {
+		if _, err := Summary(runs); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -445,7 +446,7 @@ func BenchmarkRepeatSummary(b *testing.B) {
 
 // TestRepeatSummarySparseTypevetReceipts: typevet's repeat summary reads
 // receipts without an issue key and with sparse legibility_probabilities;
-// so does RepeatSummary. As in typevet's max_probability_difference, the
+// so does Summary. As in typevet's max_probability_difference, the
 // levels come from the first receipt: a level it lacks is not compared,
 // and a level it has that a later receipt lacks is an error.
 func TestRepeatSummarySparseTypevetReceipts(t *testing.T) {
@@ -477,19 +478,35 @@ func TestRepeatSummarySparseTypevetReceipts(t *testing.T) {
 		require.NoError(t, os.WriteFile(p, b, 0o644))
 		return p
 	}
-	runs, err := ReadRepeatRuns([]string{write("sparse.json", first), write("dense.json", second)})
+	runs, err := ReadRuns([]string{write("sparse.json", first), write("dense.json", second)})
 	require.NoError(t, err)
-	assert.Equal(t, ReceiptIssue, runs[0].Receipt.Issue, "filled in")
+	assert.Equal(t, receiptIssue, runs[0].Receipt.Issue, "filled in")
 	assert.True(t, math.IsNaN(runs[0].Receipt.Cases[0].LegibilityProbabilities[2]))
-	rep, err := RepeatSummary(runs)
+	rep, err := Summary(runs)
 	require.NoError(t, err)
 	assert.Equal(t, 0.0, rep.MaxAbsDifference)
 	assert.Equal(t, 1.0, rep.Agreement)
 	assert.True(t, rep.Stable)
 
 	third := edit(func(cases []any) { delete(levels(cases[3]), "3") })
-	runs, err = ReadRepeatRuns([]string{write("a.json", first), write("b.json", third)})
+	runs, err = ReadRuns([]string{write("a.json", first), write("b.json", third)})
 	require.NoError(t, err)
-	_, err = RepeatSummary(runs)
+	_, err = Summary(runs)
 	assert.ErrorContains(t, err, "run 1 has no legibility probability 3")
+}
+
+// receiptIssue is the issue number of a check-match receipt (typevet #316).
+const receiptIssue = 316
+
+// assertOrder checks that keys appear in text in that order.
+func assertOrder(t *testing.T, text string, keys ...string) {
+	t.Helper()
+	at := 0
+	for _, k := range keys {
+		i := strings.Index(text[at:], k)
+		if !assert.GreaterOrEqual(t, i, 0, "%s after offset %d", k, at) {
+			return
+		}
+		at += i + len(k)
+	}
 }
