@@ -91,7 +91,6 @@ func oldDecodeChat(body []byte, req judgment.ScoringRequest) (judgment.ScoringRe
 	return res, nil
 }
 
-
 // oldTokenID parses "token_id:<decimal>".
 func oldTokenID(tok string) (int, bool) {
 	digits, ok := strings.CutPrefix(tok, idPrefix)
