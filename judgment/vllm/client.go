@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/typevet/typevet-go/judgment"
@@ -124,6 +125,7 @@ func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, e
 	sent, size := payload.reader()
 	r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath(path).String(), sent)
 	if err != nil {
+		sent.Close()
 		return nil, "", &judgment.TransportError{Msg: "vLLM request failed: " + err.Error(), Err: err}
 	}
 	r.ContentLength = size
@@ -184,10 +186,14 @@ func uuid4Hex() string {
 type splicedJSON struct {
 	json [][]byte
 	uris []string
+	// release gives back the references to pooled URIs
+	// ([backendhttp.DataURIRef]); the body's Close calls them.
+	release []func()
 }
 
-// reader returns the body as one reader and its length.
-func (p splicedJSON) reader() (io.Reader, int64) {
+// reader returns the body as one reader and its length. Once closed it
+// reads nothing more, and its URIs' references are released.
+func (p splicedJSON) reader() (io.ReadCloser, int64) {
 	var n int64
 	for _, j := range p.json {
 		n += int64(len(j))
@@ -198,16 +204,43 @@ func (p splicedJSON) reader() (io.Reader, int64) {
 	return &splicedReader{p: p}, n
 }
 
-// splicedReader reads the pieces of a splicedJSON in order.
+// errBodyClosed is what a splicedReader reads after Close.
+var errBodyClosed = errors.New("vllm: request body read after close")
+
+// splicedReader reads the pieces of a splicedJSON in order. Read and
+// Close hold mu: net/http may close a request body on one goroutine
+// while another reads it, and after Close the URIs' bytes may belong to
+// another judgment.
 type splicedReader struct {
-	p   splicedJSON
-	i   int // piece 2k is json[k], piece 2k+1 is uris[k]
-	off int // bytes of piece i read
+	mu     sync.Mutex
+	closed bool
+	p      splicedJSON
+	i      int // piece 2k is json[k], piece 2k+1 is uris[k]
+	off    int // bytes of piece i read
+}
+
+// Close releases the body's URI references; later reads fail.
+func (r *splicedReader) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed = true
+		for _, release := range r.p.release {
+			release()
+		}
+		r.p = splicedJSON{}
+	}
+	return nil
 }
 
 // Read fills b across pieces, so the body goes out in as few writes as
 // one joined body would.
 func (r *splicedReader) Read(b []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return 0, errBodyClosed
+	}
 	total := 0
 	for r.i < 2*len(r.p.json)-1 && total < len(b) {
 		var n, size int
@@ -248,10 +281,10 @@ func chatBody(ctx context.Context, req judgment.ScoringRequest) splicedJSON {
 		ReturnTokensAsTokenIDs: true,
 		AddGenerationPrompt:    true,
 	})
-	out := splicedJSON{json: make([][]byte, 0, len(req.Media)+1), uris: make([]string, len(req.Media))}
+	out := splicedJSON{json: make([][]byte, 0, len(req.Media)+1), uris: make([]string, len(req.Media)), release: make([]func(), len(req.Media))}
 	const slot = `"url":"`
 	for i, im := range req.Media {
-		out.uris[i] = backendhttp.DataURI(ctx, im)
+		out.uris[i], out.release[i] = backendhttp.DataURIRef(ctx, im)
 		j := bytes.Index(b, []byte(slot)) + len(slot)
 		out.json = append(out.json, b[:j])
 		b = b[j:]

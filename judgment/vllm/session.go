@@ -62,7 +62,9 @@ func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
 // once for all the questions of req. With secrets configured every error
 // is masked by [Session.Masks] (unless OpenOptions.MaskedByCaller was set).
 func (s *Session) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
-	resp, err := s.judge.Judge(backendhttp.WithMedia(ctx, req.Media), req)
+	ctx, end := backendhttp.WithPooledMedia(ctx, req.Media)
+	defer end()
+	resp, err := s.judge.Judge(ctx, req)
 	if err != nil && !s.unmasked {
 		return resp, s.masks.Mask(err)
 	}
