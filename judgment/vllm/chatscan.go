@@ -1,7 +1,7 @@
 package vllm
 
 import (
-	"strings"
+	"sync"
 
 	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
 )
@@ -49,7 +49,8 @@ type chatAnswer struct {
 	prompt, completion []byte // the raw usage values, nil when absent
 }
 
-// chatScanner is the state of one scanChat.
+// chatScanner is the state of one scan; pooled (chatScanners) for its
+// entries list.
 type chatScanner struct {
 	b     []byte
 	i     int
@@ -57,18 +58,35 @@ type chatScanner struct {
 	a     chatAnswer
 }
 
-// scanChat reads body as described above; false means "decode it with
-// encoding/json".
-func scanChat(body []byte) (chatAnswer, bool) {
-	s := chatScanner{b: body}
+var chatScanners = sync.Pool{New: func() any { return &chatScanner{a: chatAnswer{entries: make([]topEntry, 0, 64)}} }}
+
+// scan reads body into s.a as described above; false means "decode it
+// with encoding/json".
+func (s *chatScanner) scan(body []byte) bool {
+	entries := s.a.entries[:0]
+	*s = chatScanner{b: body, a: chatAnswer{entries: entries}}
 	if !s.top() {
-		return chatAnswer{}, false
+		return false
 	}
 	s.ws()
-	if s.i != len(s.b) {
-		return chatAnswer{}, false
+	return s.i == len(s.b)
+}
+
+// done returns s to chatScanners, keeping no reference to the body.
+func (s *chatScanner) done() {
+	clear(s.a.entries)
+	if cap(s.a.entries) > scanMaxEntries {
+		return
 	}
-	return s.a, true
+	*s = chatScanner{a: chatAnswer{entries: s.a.entries[:0]}}
+	chatScanners.Put(s)
+}
+
+// scanChat reads body with a fresh scanner (for tests).
+func scanChat(body []byte) (chatAnswer, bool) {
+	var s chatScanner
+	ok := s.scan(body)
+	return s.a, ok
 }
 
 // ws skips JSON white space.
@@ -94,11 +112,7 @@ func (s *chatScanner) peek() byte {
 
 // null reads a null literal if one is next.
 func (s *chatScanner) null() bool {
-	if s.peek() == 'n' && strings.HasPrefix(string(s.b[s.i:]), "null") {
-		s.i += 4
-		return true
-	}
-	return false
+	return s.peek() == 'n' && s.literal("null")
 }
 
 // object reads an object, calling field for each key with the scanner at
@@ -208,7 +222,7 @@ func (s *chatScanner) skip() bool {
 
 // literal reads lit.
 func (s *chatScanner) literal(lit string) bool {
-	if !strings.HasPrefix(string(s.b[s.i:]), lit) {
+	if len(s.b)-s.i < len(lit) || string(s.b[s.i:s.i+len(lit)]) != lit {
 		return false
 	}
 	s.i += len(lit)
@@ -378,7 +392,7 @@ func (s *chatScanner) position() bool {
 			return true
 		}
 		s.a.hasTop = true
-		s.a.entries = make([]topEntry, 0, 16)
+		s.a.entries = s.a.entries[:0]
 		return s.array(func(n int) bool { return n < scanMaxEntries && s.entry() })
 	}})
 }

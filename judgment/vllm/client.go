@@ -73,6 +73,7 @@ func (c *Client) Tokenize(ctx context.Context, model, text string) ([]int, error
 	if err != nil {
 		return nil, err
 	}
+	defer putBody(body)
 	return decodeTokenize(body)
 }
 
@@ -94,6 +95,7 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 		return judgment.ScoringResult{}, err
 	}
 	res, err := decodeChat(body, req)
+	putBody(body)
 	if err != nil {
 		return judgment.ScoringResult{}, err
 	}
@@ -107,8 +109,24 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 // a hostile 100 MB answer is refused after 4 MiB, not held whole.
 const MaxResponseBytes = 4 << 20
 
-// do sends one POST of in as JSON and returns the body of a 2xx answer and
-// the request id sent. Nothing is retried here. A body over [MaxResponseBytes] is a
+// bodies holds response buffers: decoding keeps nothing of a body (a
+// result's strings are copies), so each goes back after its decode.
+var bodies = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBody is the largest buffer put back in bodies.
+const maxPooledBody = 1 << 20
+
+// putBody gives the buffer of a body from [Client.do] back to bodies; the
+// body must not be read after.
+func putBody(b []byte) {
+	if cap(b) <= maxPooledBody {
+		b = b[:0]
+		bodies.Put(&b)
+	}
+}
+
+// do sends one POST of in as JSON and returns the body of a 2xx answer
+// (for [putBody] once decoded) and the request id sent. Nothing is retried here. A body over [MaxResponseBytes] is a
 // [judgment.GenerationError]. Failures are
 // [judgment.TransportError] and [judgment.BackendHTTPError] values carrying
 // the request id.
@@ -140,7 +158,8 @@ func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, e
 		cause := backendhttp.Cause(ctx, err)
 		return nil, id, &judgment.TransportError{Msg: "vLLM request failed: " + cause.Error(), RequestID: id, Err: cause}
 	}
-	body, err := backendhttp.ReadBodyLimit(resp, MaxResponseBytes)
+	buf := bodies.Get().(*[]byte)
+	body, err := backendhttp.ReadBodyLimitInto(resp, MaxResponseBytes, *buf)
 	var large *backendhttp.BodyTooLargeError
 	if errors.As(err, &large) {
 		return nil, id, &judgment.GenerationError{Msg: "vLLM " + path + " response is larger than any answer needs (" + large.Error() + ")"}

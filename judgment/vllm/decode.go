@@ -38,12 +38,15 @@ func decodeTokenize(body []byte) ([]int, error) {
 // always nil: at most 128 ids come back. The body is read by scanChat,
 // or by encoding/json where scanChat gives up (unmarshalChat).
 func decodeChat(body []byte, req judgment.ScoringRequest) (judgment.ScoringResult, error) {
-	a, ok := scanChat(body)
-	if !ok {
-		var err error
-		if a, err = unmarshalChat(body); err != nil {
+	s := chatScanners.Get().(*chatScanner)
+	defer s.done()
+	a := &s.a
+	if !s.scan(body) {
+		u, err := unmarshalChat(body)
+		if err != nil {
 			return judgment.ScoringResult{}, err
 		}
+		a = &u
 	}
 	return a.result(req)
 }
