@@ -25,13 +25,20 @@ const MaxLogprobTokenIDs = 128
 // Client speaks the vLLM OpenAI-compatible API. It implements
 // [judgment.Scorer], holds no mutable state and is safe for concurrent use.
 type Client struct {
-	base      *url.URL
-	http      *http.Client
-	secrets   []string         // every secret, for key-free checks
-	masks     judgment.Secrets // the same, as errors mask them
-	requestID string           // request-id header name, "" for none
-	fixedID   string           // the request id when the extra headers set it
-	sent      []string         // canonical names of the headers every request sends
+	base *url.URL
+	http *http.Client
+	// calls is http without its Timeout: do bounds each call by a
+	// context deadline instead, since net/http's Client.Timeout over a
+	// wrapping transport (the session headers) costs a goroutine, a timer
+	// and three channels per request.
+	calls     *http.Client
+	timeout   time.Duration
+	urls      map[string]string // the URL of each path do posts to
+	secrets   []string          // every secret, for key-free checks
+	masks     judgment.Secrets  // the same, as errors mask them
+	requestID string            // request-id header name, "" for none
+	fixedID   string            // the request id when the extra headers set it
+	sent      []string          // canonical names of the headers every request sends
 	now       func() time.Time
 	owned     bool // the connection pool is the client's own (hc was nil)
 }
@@ -54,6 +61,14 @@ func NewClient(s Settings, hc *http.Client) (*Client, error) {
 		sent:      append(s.Auth.SentHeaderNames(), "Content-Type", "Accept"),
 		now:       time.Now,
 		owned:     hc == nil,
+		timeout:   s.Timeout,
+	}
+	calls := *c.http
+	calls.Timeout = 0
+	c.calls = &calls
+	c.urls = map[string]string{}
+	for _, p := range []string{"/tokenize", "/v1/chat/completions"} {
+		c.urls[p] = base.JoinPath(p).String()
 	}
 	if c.requestID != "" {
 		c.sent = append(c.sent, http.CanonicalHeaderKey(c.requestID))
@@ -141,7 +156,13 @@ func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, e
 		payload = splicedJSON{json: [][]byte{b}}
 	}
 	sent, size := payload.reader()
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath(path).String(), sent)
+	u, ok := c.urls[path]
+	if !ok {
+		u = c.base.JoinPath(path).String()
+	}
+	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	r, err := http.NewRequestWithContext(callCtx, http.MethodPost, u, sent)
 	if err != nil {
 		sent.Close()
 		return nil, "", &judgment.TransportError{Msg: "vLLM request failed: " + err.Error(), Err: err}
@@ -153,10 +174,9 @@ func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, e
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json")
 	id := c.stampRequestID(r)
-	resp, err := c.http.Do(r)
+	resp, err := c.calls.Do(r)
 	if err != nil {
-		cause := backendhttp.Cause(ctx, err)
-		return nil, id, &judgment.TransportError{Msg: "vLLM request failed: " + cause.Error(), RequestID: id, Err: cause}
+		return nil, id, c.transportError(ctx, callCtx, err, id)
 	}
 	buf := bodies.Get().(*[]byte)
 	body, err := backendhttp.ReadBodyLimitInto(resp, MaxResponseBytes, *buf)
@@ -165,13 +185,24 @@ func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, e
 		return nil, id, &judgment.GenerationError{Msg: "vLLM " + path + " response is larger than any answer needs (" + large.Error() + ")"}
 	}
 	if err != nil {
-		cause := backendhttp.Cause(ctx, err)
-		return nil, id, &judgment.TransportError{Msg: "vLLM request failed: " + cause.Error(), RequestID: id, Err: cause}
+		return nil, id, c.transportError(ctx, callCtx, err, id)
 	}
 	if resp.StatusCode >= 300 {
 		return nil, id, c.statusError(resp, body, id)
 	}
 	return body, id, nil
+}
+
+// transportError is the [judgment.TransportError] of a call under ctx
+// that failed with err; callCtx is ctx with the call's timeout, whose
+// expiry the message names as the session's timeout.
+func (c *Client) transportError(ctx, callCtx context.Context, err error, id string) error {
+	cause := backendhttp.Cause(ctx, err)
+	msg := cause.Error()
+	if ctx.Err() == nil && callCtx.Err() != nil {
+		msg += " (no answer within the session's timeout of " + c.timeout.String() + ")"
+	}
+	return &judgment.TransportError{Msg: "vLLM request failed: " + msg, RequestID: id, Err: cause}
 }
 
 // stampRequestID sets the request-id header to a fresh UUID4 hex and
