@@ -1,7 +1,6 @@
 package vllm
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,9 +9,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend/backendhttp"
@@ -239,6 +240,9 @@ type splicedJSON struct {
 	// release gives back the references to pooled URIs
 	// ([backendhttp.DataURIRef]); the body's Close calls them.
 	release []func()
+	// buf, when not nil, holds the json pieces and goes back to
+	// chatBuffers on Close.
+	buf *[]byte
 }
 
 // reader returns the body as one reader and its length. Once closed it
@@ -278,6 +282,9 @@ func (r *splicedReader) Close() error {
 		for _, release := range r.p.release {
 			release()
 		}
+		if r.p.buf != nil && cap(*r.p.buf) <= maxPooledBody {
+			chatBuffers.Put(r.p.buf)
+		}
 		r.p = splicedJSON{}
 	}
 	return nil
@@ -310,62 +317,151 @@ func (r *splicedReader) Read(b []byte) (int, error) {
 	return total, nil
 }
 
-// chatBody encodes the [ChatRequest] of a scoring request. Image blocks are
-// encoded with an empty url, and each image's data URI is sent in its
-// "url":"" slot (splicedJSON) rather than passed through encoding/json: a
+// chatBody encodes the [ChatRequest] of a scoring request, byte for byte
+// as encoding/json encodes it (appendChatJSON; TestChatBodyBytes and
+// FuzzChatBodyBytes compare the two), except that each image's data URI
+// is not written into the JSON: the body is the JSON pieces around each
+// image's "url":"" slot with the URI sent between them (splicedJSON). A
 // data URI of a supported image type needs no JSON escaping, and scanning
 // ~130 KB per image per question was the client's largest cost, copying it
-// the next. The slots are found in order; the same bytes inside a text
-// block would have escaped quotes.
+// the next.
 func chatBody(ctx context.Context, req judgment.ScoringRequest) splicedJSON {
-	ids := make([]int, len(req.Candidates))
-	for i, c := range req.Candidates {
-		ids[i] = c.TokenID
+	bp := chatBuffers.Get().(*[]byte)
+	b, slots := appendChatJSON((*bp)[:0], req)
+	*bp = b
+	out := splicedJSON{json: make([][]byte, 0, len(req.Media)+1), buf: bp}
+	if len(req.Media) > 0 {
+		out.uris = make([]string, len(req.Media))
+		out.release = make([]func(), len(req.Media))
 	}
-	b, _ := json.Marshal(ChatRequest{
-		Model:                  req.Model,
-		Messages:               []ChatMessage{{Role: "user", Content: content(req.Prefix, len(req.Media))}},
-		MaxTokens:              1,
-		Logprobs:               true,
-		LogprobTokenIDs:        ids,
-		ReturnTokensAsTokenIDs: true,
-		AddGenerationPrompt:    true,
-	})
-	out := splicedJSON{json: make([][]byte, 0, len(req.Media)+1), uris: make([]string, len(req.Media)), release: make([]func(), len(req.Media))}
-	const slot = `"url":"`
+	last := 0
 	for i, im := range req.Media {
 		out.uris[i], out.release[i] = backendhttp.DataURIRef(ctx, im)
-		j := bytes.Index(b, []byte(slot)) + len(slot)
-		out.json = append(out.json, b[:j])
-		b = b[j:]
+		out.json = append(out.json, b[last:slots[i]])
+		last = slots[i]
 	}
-	out.json = append(out.json, b)
+	out.json = append(out.json, b[last:])
 	return out
 }
 
-// content builds the message content: the prefix string
-// without images; with images the prefix split at each "<__media__>": the
-// first piece as a text block when non-empty, then per image an image_url
-// block (url left empty for [chatBody] to fill) followed by the next piece,
-// minus one leading "\n", when non-empty.
-func content(prefix string, images int) any {
-	if images == 0 {
-		return prefix
-	}
-	pieces := strings.Split(prefix, judgment.MediaMarker)
-	blocks := make([]ContentBlock, 0, 2*images+1)
-	if pieces[0] != "" {
-		blocks = append(blocks, ContentBlock{Type: "text", Text: pieces[0]})
-	}
-	for i := range images {
-		blocks = append(blocks, ContentBlock{Type: "image_url", ImageURL: &ImageURL{}})
-		if i+1 < len(pieces) {
-			if t := strings.TrimPrefix(pieces[i+1], "\n"); t != "" {
-				blocks = append(blocks, ContentBlock{Type: "text", Text: t})
+// chatBuffers holds the JSON buffers of closed request bodies.
+var chatBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// appendChatJSON appends the JSON of req's [ChatRequest] as encoding/json
+// writes it, each image block's url empty, and returns the offset just
+// inside each url's quotes.
+func appendChatJSON(b []byte, req judgment.ScoringRequest) ([]byte, []int) {
+	var slots []int
+	b = append(b, `{"model":`...)
+	b = appendJSONString(b, req.Model)
+	b = append(b, `,"messages":[{"role":"user","content":`...)
+	if len(req.Media) == 0 {
+		b = appendJSONString(b, req.Prefix)
+	} else {
+		slots = make([]int, 0, len(req.Media))
+		first := true
+		block := func(text string) {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, `{"type":"text","text":`...)
+			b = appendJSONString(b, text)
+			b = append(b, '}')
+		}
+		b = append(b, '[')
+		rest := req.Prefix
+		piece, rest, _ := strings.Cut(rest, judgment.MediaMarker)
+		if piece != "" {
+			block(piece)
+		}
+		for range req.Media {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, `{"type":"image_url","image_url":{"url":"`...)
+			slots = append(slots, len(b))
+			b = append(b, `"}}`...)
+			if rest == "" {
+				continue
+			}
+			var more bool
+			piece, rest, more = strings.Cut(rest, judgment.MediaMarker)
+			if t := strings.TrimPrefix(piece, "\n"); t != "" {
+				block(t)
+			}
+			if !more {
+				rest = ""
 			}
 		}
+		b = append(b, ']')
 	}
-	return blocks
+	b = append(b, `}],"max_tokens":1,"temperature":0,"logprobs":true,"logprob_token_ids":[`...)
+	for i, c := range req.Candidates {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(c.TokenID), 10)
+	}
+	b = append(b, `],"return_tokens_as_token_ids":true,"add_generation_prompt":true,"chat_template_kwargs":{"enable_thinking":false}}`...)
+	return b, slots
+}
+
+// appendJSONString appends s quoted as encoding/json quotes a string:
+// HTML-safe (<, > and & as \u003c, \u003e, \u0026), control characters
+// as \b, \f, \n, \r, \t or \u00XX, U+2028 and U+2029 escaped, invalid
+// UTF-8 as \ufffd.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // HTTPClient returns the configured HTTP client: session headers, timeout,

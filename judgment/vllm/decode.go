@@ -106,49 +106,13 @@ func (a *chatAnswer) result(req judgment.ScoringRequest) (judgment.ScoringResult
 			want[c.TokenID] = i
 		}
 	}
-	index := func(id int) (int, bool) {
-		if want != nil {
-			i, ok := want[id]
-			return i, ok
-		}
-		for i, c := range req.Candidates {
-			if c.TokenID == id {
-				return i, true
-			}
-		}
-		return 0, false
-	}
 	rows := make([]judgment.ScoredCandidate, len(req.Candidates))
 	var foundBuf [smallSet]bool
-	found := foundBuf[:0]
+	found := foundBuf[:]
 	if len(req.Candidates) > smallSet {
 		found = make([]bool, len(req.Candidates))
-	} else {
-		found = found[:len(req.Candidates)]
 	}
-	var seenBuf [smallSet]int
-	seenList := seenBuf[:0]
-	var seen map[int]bool
-	repeated := func(id int) bool {
-		if seen == nil {
-			if slices.Contains(seenList, id) {
-				return true
-			}
-			if len(seenList) < smallSet {
-				seenList = append(seenList, id)
-				return false
-			}
-			seen = make(map[int]bool, 2*smallSet)
-			for _, s := range seenList {
-				seen[s] = true
-			}
-		}
-		if seen[id] {
-			return true
-		}
-		seen[id] = true
-		return false
-	}
+	var seen idSet
 	for _, e := range a.entries {
 		if !e.hasToken || !e.hasLogprob {
 			return judgment.ScoringResult{}, &judgment.GenerationError{Msg: "vLLM top_logprobs entry lacks a token or a numeric logprob"}
@@ -158,10 +122,10 @@ func (a *chatAnswer) result(req judgment.ScoringRequest) (judgment.ScoringResult
 			return judgment.ScoringResult{}, &judgment.GenerationError{
 				Msg: "vLLM top_logprobs token '" + string(e.token) + "' is not in token_id:N form; send return_tokens_as_token_ids"}
 		}
-		if repeated(id) {
+		if seen.repeated(id) {
 			return judgment.ScoringResult{}, &judgment.ScoringValidationError{Msg: "vLLM top_logprobs lists token id " + strconv.Itoa(id) + " more than once"}
 		}
-		if i, ok := index(id); ok {
+		if i, ok := candidateIndex(req.Candidates, want, id); ok {
 			c := req.Candidates[i]
 			rows[i] = judgment.ScoredCandidate{Label: c.Label, TokenID: c.TokenID, Logprob: e.logprob}
 			found[i] = true
@@ -195,4 +159,44 @@ func tokenID(tok []byte) (int, bool) {
 	}
 	n, err := strconv.Atoi(string(digits))
 	return n, err == nil
+}
+
+// candidateIndex returns the index of the candidate with token id id:
+// from want when there is one, else by a scan of cands.
+func candidateIndex(cands []judgment.Candidate, want map[int]int, id int) (int, bool) {
+	if want != nil {
+		i, ok := want[id]
+		return i, ok
+	}
+	for i, c := range cands {
+		if c.TokenID == id {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// idSet remembers the token ids of an answer: the first smallSet in a
+// list, the rest in a map.
+type idSet struct {
+	list [smallSet]int
+	n    int
+	more map[int]bool
+}
+
+// repeated reports whether id was added before, and adds it.
+func (s *idSet) repeated(id int) bool {
+	if slices.Contains(s.list[:s.n], id) || s.more[id] {
+		return true
+	}
+	if s.n < smallSet {
+		s.list[s.n] = id
+		s.n++
+		return false
+	}
+	if s.more == nil {
+		s.more = make(map[int]bool)
+	}
+	s.more[id] = true
+	return false
 }
