@@ -176,10 +176,13 @@ func candidateIndex(cands []judgment.Candidate, want map[int]int, id int) (int, 
 	return 0, false
 }
 
-// idSet remembers the token ids of an answer: the first smallSet in a
+// idListSize is how many ids an idSet keeps in its list.
+const idListSize = 64
+
+// idSet remembers the token ids of an answer: the first idListSize in a
 // list, the rest in a map.
 type idSet struct {
-	list [smallSet]int
+	list [idListSize]int
 	n    int
 	more map[int]bool
 }
@@ -189,7 +192,7 @@ func (s *idSet) repeated(id int) bool {
 	if slices.Contains(s.list[:s.n], id) || s.more[id] {
 		return true
 	}
-	if s.n < smallSet {
+	if s.n < idListSize {
 		s.list[s.n] = id
 		s.n++
 		return false

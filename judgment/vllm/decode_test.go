@@ -55,6 +55,12 @@ func chatSeeds(tb testing.TB) [][]byte {
 	for _, c := range manyRequest.Candidates {
 		many = append(many, c.TokenID)
 	}
+	var long []int // past idSet's list
+	for id := range idListSize + 8 {
+		long = append(long, 1000+id)
+	}
+	seeds = append(seeds, chatAnswerBody(append(long, many...), false), chatAnswerBody(append(long, many...), true),
+		chatAnswerBody(append(many, long...), true))
 	seeds = append(seeds, chatAnswerBody([]int{236771, 236770, 236778}, false), chatAnswerBody([]int{236771, 236770, 236778}, true),
 		chatAnswerBody(many, false), chatAnswerBody(many, true), chatAnswerBody(append(many[:smallSet+1:smallSet+1], 236771, 236770, 236778), false))
 	for _, s := range []string{
