@@ -132,9 +132,12 @@ func open(ctx context.Context, c *Client, model string, opts OpenOptions) (*Sess
 }
 
 // Judge judges req (see [judgment.Port]). Each image is base64-encoded
-// once for all the questions of req. With secrets configured every error
+// once for all the questions of req, and on the session's own pool the
+// questions go out on one connection ([backendhttp.WithLane]). With secrets configured every error
 // is masked by [Session.Masks] (unless OpenOptions.MaskedByCaller was set).
 func (s *Session) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
+	ctx, leave := backendhttp.WithLane(ctx, s.client.http)
+	defer leave()
 	resp, err := s.judge.Judge(backendhttp.WithMedia(ctx, req.Media), req)
 	if err != nil && !s.unmasked {
 		return resp, s.masks.Mask(err)

@@ -59,11 +59,14 @@ func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
 }
 
 // Judge judges req (see [judgment.Port]). Each image is base64-encoded
-// once for all the questions of req. With secrets configured every error
+// once for all the questions of req, and on the session's own pool the
+// questions go out on one connection ([backendhttp.WithLane]). With secrets configured every error
 // is masked by [Session.Masks] (unless OpenOptions.MaskedByCaller was set).
 func (s *Session) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
 	ctx, end := backendhttp.WithPooledMedia(ctx, req.Media)
 	defer end()
+	ctx, leave := backendhttp.WithLane(ctx, s.client.http)
+	defer leave()
 	resp, err := s.judge.Judge(ctx, req)
 	if err != nil && !s.unmasked {
 		return resp, s.masks.Mask(err)
