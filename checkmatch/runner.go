@@ -92,8 +92,9 @@ type RunResult struct {
 	// Metrics reader was given.
 	MetricsReadings []serving.Reading
 	// Warnings lists doubts that did not stop the run: a /metrics reading
-	// refused by [serving.RunServerDelta] (a gauge over several engines; the
-	// server block is then all "unknown") and the delta's own warnings.
+	// refused by [serving.RunServerDelta] (a gauge over several engines, as
+	// a data-parallel vLLM writes them; the server block then pools the
+	// engines, [serving.MergeRunDelta]) and the delta's own warnings.
 	Warnings []error
 }
 
@@ -238,8 +239,10 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 		out.MetricsReadings = []serving.Reading{before, after}
 		delta, err := serving.RunServerDelta(before, after)
 		if err != nil {
+			// A gauge over several engines: a data-parallel vLLM behind
+			// one URL, whose engines are pooled as replicas are.
 			out.Warnings = append(out.Warnings, err)
-			delta, _ = serving.RunServerDelta(serving.Reading{}, serving.Reading{})
+			delta, _ = serving.MergeRunDelta([]serving.Interval{{Before: before, After: after}})
 		}
 		out.Warnings = append(out.Warnings, delta.Warnings...)
 		out.Server = &delta

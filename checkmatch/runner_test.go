@@ -524,20 +524,28 @@ func TestRunServerMetricsMissing(t *testing.T) {
 	}
 }
 
-// TestRunServerMetricsEngines: a reading refused for several engines does
-// not lose the run; the block is all unknown and the refusal a warning.
+// TestRunServerMetricsEngines: readings of a data-parallel vLLM (gauges
+// over several engines), which serving.RunServerDelta refuses as typevet
+// does, do not lose the run or its server block: the refusal is a warning
+// and the block pools the engines (serving.MergeRunDelta).
 func TestRunServerMetricsEngines(t *testing.T) {
-	two := metricsBefore + `vllm:kv_cache_usage_perc{engine="1",model_name="m"} 0.5` + "\n"
+	engine1 := func(page string) string {
+		return page + strings.ReplaceAll(page, `engine="0"`, `engine="1"`)
+	}
+	readings := []string{engine1(metricsBefore), engine1(metricsAfter)}
 	port := replay([]runAnswer{{VerdictConsistent, 0.5, 0.5, 0}}, nil)
 	run, err := Run(context.Background(), port, "m", numberedRequests(t, 1), RunOptions{
-		Metrics: func(context.Context) (string, bool) { return two, true },
+		Metrics: func(context.Context) (string, bool) { r := readings[0]; readings = readings[1:]; return r, true },
 	})
 	require.NoError(t, err)
 	require.Len(t, run.Outcomes, 1)
 	var ee *serving.EngineError
 	require.NotEmpty(t, run.Warnings)
 	assert.ErrorAs(t, run.Warnings[0], &ee)
-	assert.False(t, run.Server.PrefixCacheHitRate.Known)
+	assert.Equal(t, serving.Known(0.75), run.Server.PrefixCacheHitRate, "(1600-100)/(2400-400) on both engines")
+	assert.Equal(t, serving.Known(4000), run.Server.Counters.PromptTokens, "2000 per engine")
+	assert.Equal(t, serving.Gauge{Before: serving.Known(0), After: serving.Known(0.25), Present: true}, run.Server.Gauges.KVCacheUsagePerc,
+		"the mean over engines")
 }
 
 // TestReceiptRight builds the receipt of the _RIGHT run.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/typevet/typevet-go/internal/pyjson"
@@ -99,14 +100,13 @@ func (r ScoringRequest) Validate() error {
 	if len(r.Candidates) == 0 {
 		return scoringErr("at least one candidate is required")
 	}
-	labels := make(map[string]bool, len(r.Candidates))
-	ids := make(map[int]bool, len(r.Candidates))
+	labels := newSeenSet[string](len(r.Candidates))
+	ids := newSeenSet[int](len(r.Candidates))
 	var dup []string
 	for _, c := range r.Candidates {
-		if labels[c.Label] {
+		if labels.add(c.Label) {
 			dup = append(dup, c.Label)
 		}
-		labels[c.Label] = true
 	}
 	if dup != nil {
 		return scoringErr("duplicate candidate labels: " + pytext.ReprList(dup))
@@ -115,10 +115,9 @@ func (r ScoringRequest) Validate() error {
 		if c.TokenID < 0 {
 			return scoringErr("candidate token ids must be non-negative")
 		}
-		if ids[c.TokenID] {
+		if ids.add(c.TokenID) {
 			return scoringErr("duplicate candidate token-id sequences are not allowed")
 		}
-		ids[c.TokenID] = true
 	}
 	for _, im := range r.Media {
 		if err := im.validate(); err != nil {
@@ -137,18 +136,17 @@ func (r ScoringRequest) Validate() error {
 // off-option mass finite, in [0, 1] and consistent with the candidate mass.
 // Violations are [ScoringValidationError]s.
 func (r ScoringRequest) ValidateResult(res ScoringResult) error {
-	want := make(map[string]int, len(r.Candidates))
-	for i, c := range r.Candidates {
-		want[c.Label] = i
+	want := newSeenSet[string](len(r.Candidates))
+	for _, c := range r.Candidates {
+		want.add(c.Label)
 	}
-	got := make(map[string]bool, len(res.Candidates))
+	got := newSeenSet[string](len(res.Candidates))
 	var dup, unexpected []string
 	for _, c := range res.Candidates {
-		if got[c.Label] {
+		if got.add(c.Label) {
 			dup = append(dup, c.Label)
 		}
-		got[c.Label] = true
-		if _, ok := want[c.Label]; !ok {
+		if !want.has(c.Label) {
 			unexpected = append(unexpected, c.Label)
 		}
 	}
@@ -160,7 +158,7 @@ func (r ScoringRequest) ValidateResult(res ScoringResult) error {
 	}
 	var missing []string
 	for _, c := range r.Candidates {
-		if !got[c.Label] {
+		if !got.has(c.Label) {
 			missing = append(missing, c.Label)
 		}
 	}
@@ -199,4 +197,53 @@ func (r ScoringRequest) ValidateResult(res ScoringResult) error {
 		}
 	}
 	return nil
+}
+
+// smallSeenSet is the size up to which a seenSet is a list: more than
+// the 36 control strings a question can have.
+const smallSeenSet = 40
+
+// seenSet is a set of the few labels or ids of one scoring request: a
+// list scanned in place (no allocation for a request's handful of
+// candidates), a map past smallSeenSet keys.
+type seenSet[K comparable] struct {
+	list [smallSeenSet]K
+	n    int
+	m    map[K]bool
+}
+
+// newSeenSet returns a set for up to n keys.
+func newSeenSet[K comparable](n int) seenSet[K] {
+	if n > smallSeenSet {
+		return seenSet[K]{m: make(map[K]bool, n)}
+	}
+	return seenSet[K]{}
+}
+
+// add adds k and reports whether it was there already.
+func (s *seenSet[K]) add(k K) bool {
+	if s.has(k) {
+		return true
+	}
+	if s.m != nil {
+		s.m[k] = true
+	} else if s.n < smallSeenSet {
+		s.list[s.n] = k
+		s.n++
+	} else {
+		s.m = make(map[K]bool, 2*smallSeenSet)
+		for _, v := range s.list {
+			s.m[v] = true
+		}
+		s.m[k] = true
+	}
+	return false
+}
+
+// has reports whether k was added.
+func (s *seenSet[K]) has(k K) bool {
+	if s.m != nil {
+		return s.m[k]
+	}
+	return slices.Contains(s.list[:s.n], k)
 }

@@ -84,3 +84,23 @@ func BenchmarkSoftmax(b *testing.B) {
 		}
 	})
 }
+
+// TestSeenSet: the list of a seenSet and its map past smallSeenSet keys
+// answer as a map does, for sets of up to three times the list.
+func TestSeenSet(t *testing.T) {
+	for _, n := range []int{0, 1, smallSeenSet - 1, smallSeenSet, smallSeenSet + 1, 3 * smallSeenSet} {
+		for _, hint := range []int{0, n} {
+			s, ref := newSeenSet[int](hint), map[int]bool{}
+			for i := range 4 * n {
+				k := (i * 7919) % (n + 1)
+				if got := s.add(k); got != ref[k] {
+					t.Fatalf("n %d hint %d: add(%d) = %v, want %v", n, hint, k, got, ref[k])
+				}
+				ref[k] = true
+				if !s.has(k) || s.has(n+1+i) {
+					t.Fatalf("n %d hint %d: has wrong after add(%d)", n, hint, k)
+				}
+			}
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package serving
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -273,7 +274,21 @@ func delta(b, a Snapshot) Delta {
 // invalid) and, when asked for, the engine ids of each gauge.
 type parsed struct {
 	snap    Snapshot
-	engines map[string]map[string]bool // gauge name -> engine ids
+	engines map[string]map[string]float64 // gauge name -> engine id -> value
+}
+
+// gauge returns a gauge of the reading pooled over its engines (vLLM
+// --data-parallel-size labels each engine's samples): the sum over
+// engines, and the number of engines (1 for a reading without engine
+// labels, 0 when the gauge is missing). Within an engine samples are
+// summed over the other labels, as [Snapshot.Get] sums them. For a
+// reading of one engine the sum is that engine's value.
+func (p parsed) gauge(name string) (sum float64, engines int) {
+	ids := p.engines[name]
+	for _, id := range slices.Sorted(maps.Keys(ids)) { // one sum order on every run
+		sum += ids[id]
+	}
+	return sum, len(ids)
 }
 
 // noEngine stands for a gauge sample without an engine label, spelled as
@@ -288,7 +303,7 @@ func snapshots(before, after Reading, engines bool) (b, a parsed, warnings []err
 		}
 		p := parsed{snap: Snapshot{}}
 		if engines {
-			p.engines = map[string]map[string]bool{}
+			p.engines = map[string]map[string]float64{}
 		}
 		err := eachSample(r.Text, func(s sample) {
 			p.snap[s.key] += s.value
@@ -302,9 +317,9 @@ func snapshots(before, after Reading, engines bool) (b, a parsed, warnings []err
 					id = s.engine
 				}
 				if p.engines[s.key.Name] == nil {
-					p.engines[s.key.Name] = map[string]bool{}
+					p.engines[s.key.Name] = map[string]float64{}
 				}
-				p.engines[s.key.Name][id] = true
+				p.engines[s.key.Name][id] += s.value
 			}
 		})
 		if err != nil {

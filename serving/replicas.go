@@ -2,6 +2,7 @@ package serving
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"time"
 )
@@ -36,8 +37,17 @@ type Interval struct {
 // num_requests_waiting are summed and kv_cache_usage_perc is the mean.
 // Each replica's own gauges are in [ReplicaGauges].
 //
-// A reading refused by the engine check of [RunServerDelta] is an error;
-// a missing or invalid reading makes the whole block "unknown", as in
+// The engines of a vLLM data-parallel server (--data-parallel-size)
+// behind one URL are replicas too: one /metrics page labels each engine's
+// samples engine="0", engine="1", …, so counters and histograms already
+// hold the sum over engines, and a gauge carrying several engine labels,
+// which [RunServerDelta] refuses as typevet does (typevet #339, #346), is
+// pooled as replicas are: running and waiting summed over engines,
+// kv_cache_usage_perc the mean over every engine of every replica (a
+// sample without an engine label is an engine of its own). Readings that
+// RunServerDelta accepts give its values.
+//
+// A missing or invalid reading makes the whole block "unknown", as in
 // RunServerDelta (reasons in Warnings).
 func MergeRunDelta(intervals []Interval) (RunDelta, error) {
 	type joined struct {
@@ -63,11 +73,6 @@ func MergeRunDelta(intervals []Interval) (RunDelta, error) {
 		for k, sp := range spans {
 			b, a, w := snapshots(sp.Before, sp.After, true)
 			warnings = append(warnings, w...)
-			for _, p := range []parsed{b, a} {
-				if err := p.engineError(); err != nil {
-					return RunDelta{}, err
-				}
-			}
 			if b.snap == nil || a.snap == nil {
 				missing = true
 			}
@@ -99,22 +104,41 @@ func MergeRunDelta(intervals []Interval) (RunDelta, error) {
 	for _, f := range counterFields(&r.Counters) {
 		*f.v = CounterChange(sumB, sumA, f.name)
 	}
+	// Replicas in name order, so that the gauges' sums are the same
+	// floating-point sums on every run.
+	names := slices.Sorted(maps.Keys(firstLast))
+	var firsts, lasts []parsed
+	for _, n := range names {
+		firsts, lasts = append(firsts, firstLast[n][0]), append(lasts, firstLast[n][1])
+	}
 	for _, f := range gaugeFields(&r.Gauges) {
-		before, after := Known(0), Known(0)
-		for _, fl := range firstLast {
-			before = addValue(before, gaugeValue(fl[0].snap, f.name))
-			after = addValue(after, gaugeValue(fl[1].snap, f.name))
-		}
-		if f.name == KVCacheUsageGauge {
-			before, after = divValue(before, len(firstLast)), divValue(after, len(firstLast))
-		}
-		*f.v = Gauge{Before: before, After: after, Present: true}
+		*f.v = Gauge{Before: pooledGauge(firsts, f.name), After: pooledGauge(lasts, f.name), Present: true}
 	}
 	return r, nil
 }
 
+// pooledGauge returns gauge name over the engines of every reading:
+// the sum, or for kv_cache_usage_perc the mean over engines; unknown when
+// a reading lacks it.
+func pooledGauge(readings []parsed, name string) Value {
+	var sum float64
+	var engines int
+	for _, p := range readings {
+		v, n := p.gauge(name)
+		if n == 0 {
+			return Value{}
+		}
+		sum, engines = sum+v, engines+n
+	}
+	if name == KVCacheUsageGauge {
+		return divValue(Known(sum), engines)
+	}
+	return Known(sum)
+}
+
 // ReplicaGauge is one replica's gauges over a run (its first reading's
-// before and its last reading's after), for a document beside the receipt:
+// before and its last reading's after, pooled over the replica's engines
+// as [MergeRunDelta] pools them), for a document beside the receipt:
 // typevet's server block has one gauges object, which [MergeRunDelta]
 // fills with the pool's sums.
 type ReplicaGauge struct {
@@ -134,12 +158,12 @@ func ReplicaGauges(intervals []Interval) []ReplicaGauge {
 				last = iv
 			}
 		}
-		b, _, _ := snapshots(rep[0].Before, Reading{}, false)
-		_, a, _ := snapshots(Reading{}, last.After, false)
+		b, _, _ := snapshots(rep[0].Before, Reading{}, true)
+		_, a, _ := snapshots(Reading{}, last.After, true)
 		g := ReplicaGauge{Replica: rep[0].Replica}
 		for _, f := range gaugeFields(&g.Gauges) {
 			if b.snap != nil && a.snap != nil {
-				*f.v = Gauge{Before: gaugeValue(b.snap, f.name), After: gaugeValue(a.snap, f.name), Present: true}
+				*f.v = Gauge{Before: pooledGauge([]parsed{b}, f.name), After: pooledGauge([]parsed{a}, f.name), Present: true}
 			}
 		}
 		out = append(out, g)
@@ -166,13 +190,6 @@ func replicaGroups(intervals []Interval) [][]Interval {
 		out[i] = g
 	}
 	return out
-}
-
-func addValue(a, b Value) Value {
-	if !a.Known || !b.Known {
-		return Value{}
-	}
-	return Known(a.Number + b.Number)
 }
 
 func divValue(a Value, n int) Value {

@@ -40,10 +40,30 @@ func (e *BodyTooLargeError) Error() string {
 // *[BodyTooLargeError] one longer than limit bytes, after reading at most
 // limit+1 of them (a hostile server cannot make the client hold more).
 func ReadBodyLimit(resp *http.Response, limit int64) ([]byte, error) {
+	return ReadBodyLimitInto(resp, limit, nil)
+}
+
+// ReadBodyLimitInto is [ReadBodyLimit] reading into buf from its start
+// (growing it as needed), so a caller can reuse one buffer across
+// responses; the body returned shares buf's array when it fits.
+func ReadBodyLimitInto(resp *http.Response, limit int64, buf []byte) ([]byte, error) {
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
-	if err != nil {
-		return b, err
+	b, r := buf[:0], io.LimitReader(resp.Body, limit+1)
+	if n := resp.ContentLength; n > 0 && n <= limit && int64(cap(b)) < n+1 {
+		b = make([]byte, 0, n+1) // room for the EOF read
+	}
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return b, err
+		}
 	}
 	if int64(len(b)) > limit {
 		return nil, &BodyTooLargeError{Limit: limit}

@@ -13,9 +13,10 @@ import (
 // (the 3xx response comes back to the caller), and timeout bounds
 // each whole request.
 //
-// When base is nil the client gets its own connection pool
-// ([NewTransport]); otherwise base's transport, jar and settings are
-// reused and base itself is not modified.
+// When base is nil the client gets its own connection pool, in lanes that
+// keep each judgment's calls on one connection ([Lanes], [WithLane]);
+// otherwise base's transport, jar and settings are reused and base itself
+// is not modified.
 func NewHTTPClient(base *http.Client, a judgment.Auth, timeout time.Duration) *http.Client {
 	var c http.Client
 	var rt http.RoundTripper
@@ -24,7 +25,7 @@ func NewHTTPClient(base *http.Client, a judgment.Auth, timeout time.Duration) *h
 		rt = base.Transport
 	}
 	if rt == nil {
-		rt = NewTransport()
+		rt = NewLanes()
 	}
 	c.Transport = &headerTransport{base: rt, set: sentHeaders(a)}
 	c.Timeout = timeout

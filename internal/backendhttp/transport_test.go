@@ -1,6 +1,7 @@
 package backendhttp
 
 import (
+	"context"
 	"github.com/typevet/typevet-go/judgment"
 	"io"
 	"net"
@@ -83,5 +84,35 @@ func TestNewTransportHTTP2(t *testing.T) {
 	body, _ := io.ReadAll(resp.Body)
 	if resp.ProtoMajor != 2 || string(body) != "HTTP/2.0" {
 		t.Fatalf("protocol %s (server saw %s), want HTTP/2", resp.Proto, body)
+	}
+}
+
+// TestLanes: a judgment's calls take one lane, a lane given back is the
+// next judgment's (so a run opens as many as it held at once), two
+// judgments at once hold two, and a client on an injected transport has
+// no lanes.
+func TestLanes(t *testing.T) {
+	c := NewHTTPClient(nil, judgment.Auth{UserAgent: "ua"}, time.Second)
+	l := lanesOf(c)
+	if l == nil {
+		t.Fatal("a session's own client has no lanes")
+	}
+	laneOf := func(ctx context.Context) *http.Transport { return ctx.Value(laneKey{}).(*lane).tr }
+	a, endA := WithLane(context.Background(), c)
+	b, endB := WithLane(context.Background(), c)
+	if laneOf(a) == laneOf(b) {
+		t.Fatal("two judgments at once share a lane")
+	}
+	endB()
+	endB()
+	endA()
+	d, endD := WithLane(context.Background(), c)
+	defer endD()
+	if laneOf(d) != laneOf(a) || len(l.all) != 2 || len(l.free) != 1 {
+		t.Fatalf("lanes: %d made, %d free; the last given back must be taken first", len(l.all), len(l.free))
+	}
+	injected := NewHTTPClient(&http.Client{Transport: NewTransport()}, judgment.Auth{}, time.Second)
+	if ctx, _ := WithLane(context.Background(), injected); ctx.Value(laneKey{}) != nil {
+		t.Fatal("an injected transport got a lane")
 	}
 }

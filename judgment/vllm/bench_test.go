@@ -63,7 +63,8 @@ func BenchmarkJudgeVLLMClient(b *testing.B) {
 //     nothing else: the least a client can cost;
 //   - DefaultPool is a session on a clone of http.DefaultTransport (2 idle
 //     connections per host), the pool sessions had before issue 18;
-//   - Session is a session on its own pool (backendhttp.NewTransport).
+//   - Session is a session on its own pool (backendhttp.Lanes: one lane
+//     per judgment in flight, each judgment's calls on one connection).
 func BenchmarkSliceVLLM(b *testing.B) {
 	url, serverCPU := judgmenttest.StartChild(b)
 	bodies := recordChatBodies(b)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -13,9 +14,10 @@ import (
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 
-// joinedChatBody is chatBody as it was before issue 18: the JSON with
-// every data URI copied in, one fresh body per question. It is the
-// baseline of BenchmarkChatBody and the oracle of TestChatBodyBytes.
+// joinedChatBody is chatBody as it was before issue 18: encoding/json's
+// JSON of the ChatRequest with every data URI copied in, one fresh body
+// per question. It is the baseline of BenchmarkChatBody and the oracle of
+// TestChatBodyBytes and FuzzChatBodyBytes.
 func joinedChatBody(ctx context.Context, req judgment.ScoringRequest) []byte {
 	ids := make([]int, len(req.Candidates))
 	for i, c := range req.Candidates {
@@ -48,6 +50,31 @@ func joinedChatBody(ctx context.Context, req judgment.ScoringRequest) []byte {
 		b = b[i:]
 	}
 	return append(out, b...)
+}
+
+// content builds the message content: the prefix string
+// without images; with images the prefix split at each "<__media__>": the
+// first piece as a text block when non-empty, then per image an image_url
+// block (url left empty for joinedChatBody to fill) followed by the next piece,
+// minus one leading "\n", when non-empty.
+func content(prefix string, images int) any {
+	if images == 0 {
+		return prefix
+	}
+	pieces := strings.Split(prefix, judgment.MediaMarker)
+	blocks := make([]ContentBlock, 0, 2*images+1)
+	if pieces[0] != "" {
+		blocks = append(blocks, ContentBlock{Type: "text", Text: pieces[0]})
+	}
+	for i := range images {
+		blocks = append(blocks, ContentBlock{Type: "image_url", ImageURL: &ImageURL{}})
+		if i+1 < len(pieces) {
+			if t := strings.TrimPrefix(pieces[i+1], "\n"); t != "" {
+				blocks = append(blocks, ContentBlock{Type: "text", Text: t})
+			}
+		}
+	}
+	return blocks
 }
 
 // scoringRequest is a check question's scoring request with images
@@ -100,6 +127,35 @@ func BenchmarkChatBody(b *testing.B) {
 		for b.Loop() {
 			r, _ := chatBody(ctx, req).reader()
 			io.Copy(io.Discard, r)
+		}
+	})
+}
+
+// FuzzChatBodyBytes: for any model, prefix text (with its markers) and
+// candidates, the spliced body is byte for byte encoding/json's (the
+// joined body before issue 18).
+func FuzzChatBodyBytes(f *testing.F) {
+	for _, s := range []string{"Look:", "a<b>&c\"d\\e\x00\x1f\x7f\b\f\n\r\t", "\u2028\u2029é\xff\xfe", judgment.MediaMarker, "\n"} {
+		f.Add("gemma-4-31b-it", s, s, uint8(0), 236771)
+		f.Add("m<&>\u2028", s, "\n"+s, uint8(1), 0)
+		f.Add("m", "", s, uint8(2), -1)
+	}
+	png := judgmenttest.CheckPNG()[:64]
+	f.Fuzz(func(t *testing.T, model, head, tail string, images uint8, id int) {
+		req := judgment.ScoringRequest{Model: model, Prefix: head,
+			Candidates: []judgment.Candidate{{Label: "0", TokenID: id}, {Label: "1", TokenID: id / 2}}}
+		for i := range int(images % 3) {
+			req.Prefix += judgment.MediaMarker + tail
+			req.Media = append(req.Media, judgment.Image{Data: png[i:], MIMEType: "image/png"})
+		}
+		if strings.Count(req.Prefix, judgment.MediaMarker) != len(req.Media) {
+			return // refused by ScoringRequest.Validate before any body is built
+		}
+		ctx := backendhttp.WithMedia(context.Background(), req.Media)
+		r, n := chatBody(ctx, req).reader()
+		got, _ := io.ReadAll(r)
+		if want := joinedChatBody(ctx, req); !bytes.Equal(got, want) || n != int64(len(want)) {
+			t.Fatalf("body\n%q (said %d)\nwant\n%q", got, n, want)
 		}
 	})
 }

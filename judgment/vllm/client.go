@@ -1,7 +1,6 @@
 package vllm
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -10,8 +9,11 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
@@ -24,12 +26,19 @@ const MaxLogprobTokenIDs = 128
 // Client speaks the vLLM OpenAI-compatible API. It implements
 // [judgment.Scorer], holds no mutable state and is safe for concurrent use.
 type Client struct {
-	base      *url.URL
-	http      *http.Client
-	secrets   judgment.Secrets // masked from every error a Session returns
-	requestID string           // request-id header name, "" for none
-	fixedID   string           // the request id when the extra headers set it
-	sent      []string         // canonical names of the headers every request sends
+	base *url.URL
+	http *http.Client
+	// calls is http without its Timeout: do bounds each call by a
+	// context deadline instead, since net/http's Client.Timeout over a
+	// wrapping transport (the session headers) costs a goroutine, a timer
+	// and three channels per request.
+	calls     *http.Client
+	timeout   time.Duration
+	urls      map[string]string // the URL of each path do posts to
+	secrets   judgment.Secrets  // masked from every error a Session returns
+	requestID string            // request-id header name, "" for none
+	fixedID   string            // the request id when the extra headers set it
+	sent      []string          // canonical names of the headers every request sends
 	now       func() time.Time
 	owned     bool // the connection pool is the client's own (hc was nil)
 }
@@ -51,6 +60,14 @@ func NewClient(s Settings, hc *http.Client) (*Client, error) {
 		sent:      append(backendhttp.SentHeaderNames(s.Auth), "Content-Type", "Accept"),
 		now:       time.Now,
 		owned:     hc == nil,
+		timeout:   s.Timeout,
+	}
+	calls := *c.http
+	calls.Timeout = 0
+	c.calls = &calls
+	c.urls = map[string]string{}
+	for _, p := range []string{"/tokenize", "/v1/chat/completions"} {
+		c.urls[p] = base.JoinPath(p).String()
 	}
 	if c.requestID != "" {
 		c.sent = append(c.sent, http.CanonicalHeaderKey(c.requestID))
@@ -70,6 +87,7 @@ func (c *Client) Tokenize(ctx context.Context, model, text string) ([]int, error
 	if err != nil {
 		return nil, err
 	}
+	defer putBody(body)
 	return decodeTokenize(body)
 }
 
@@ -91,6 +109,7 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 		return judgment.ScoringResult{}, err
 	}
 	res, err := decodeChat(body, req)
+	putBody(body)
 	if err != nil {
 		return judgment.ScoringResult{}, err
 	}
@@ -104,8 +123,24 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 // a hostile 100 MB answer is refused after 4 MiB, not held whole.
 const MaxResponseBytes = 4 << 20
 
-// do sends one POST of in as JSON and returns the body of a 2xx answer and
-// the request id sent. Nothing is retried here. A body over [MaxResponseBytes] is a
+// bodies holds response buffers: decoding keeps nothing of a body (a
+// result's strings are copies), so each goes back after its decode.
+var bodies = sync.Pool{New: func() any { return new([]byte) }}
+
+// maxPooledBody is the largest buffer put back in bodies.
+const maxPooledBody = 1 << 20
+
+// putBody gives the buffer of a body from [Client.do] back to bodies; the
+// body must not be read after.
+func putBody(b []byte) {
+	if cap(b) <= maxPooledBody {
+		b = b[:0]
+		bodies.Put(&b)
+	}
+}
+
+// do sends one POST of in as JSON and returns the body of a 2xx answer
+// (for [putBody] once decoded) and the request id sent. Nothing is retried here. A body over [MaxResponseBytes] is a
 // [judgment.GenerationError]. Failures are
 // [judgment.TransportError] and [judgment.BackendHTTPError] values carrying
 // the request id.
@@ -120,8 +155,15 @@ func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, e
 		payload = splicedJSON{json: [][]byte{b}}
 	}
 	sent, size := payload.reader()
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, c.base.JoinPath(path).String(), sent)
+	u, ok := c.urls[path]
+	if !ok {
+		u = c.base.JoinPath(path).String()
+	}
+	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	r, err := http.NewRequestWithContext(callCtx, http.MethodPost, u, sent)
 	if err != nil {
+		sent.Close()
 		return nil, "", &judgment.TransportError{Msg: "vLLM request failed: " + err.Error(), Err: err}
 	}
 	r.ContentLength = size
@@ -131,24 +173,35 @@ func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, e
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json")
 	id := c.stampRequestID(r)
-	resp, err := c.http.Do(r)
+	resp, err := c.calls.Do(r)
 	if err != nil {
-		cause := backendhttp.Cause(ctx, err)
-		return nil, id, &judgment.TransportError{Msg: "vLLM request failed: " + cause.Error(), RequestID: id, Err: cause}
+		return nil, id, c.transportError(ctx, callCtx, err, id)
 	}
-	body, err := backendhttp.ReadBodyLimit(resp, MaxResponseBytes)
+	buf := bodies.Get().(*[]byte)
+	body, err := backendhttp.ReadBodyLimitInto(resp, MaxResponseBytes, *buf)
 	var large *backendhttp.BodyTooLargeError
 	if errors.As(err, &large) {
 		return nil, id, &judgment.GenerationError{Msg: "vLLM " + path + " response is larger than any answer needs (" + large.Error() + ")"}
 	}
 	if err != nil {
-		cause := backendhttp.Cause(ctx, err)
-		return nil, id, &judgment.TransportError{Msg: "vLLM request failed: " + cause.Error(), RequestID: id, Err: cause}
+		return nil, id, c.transportError(ctx, callCtx, err, id)
 	}
 	if resp.StatusCode >= 300 {
 		return nil, id, c.statusError(resp, body, id)
 	}
 	return body, id, nil
+}
+
+// transportError is the [judgment.TransportError] of a call under ctx
+// that failed with err; callCtx is ctx with the call's timeout, whose
+// expiry the message names as the session's timeout.
+func (c *Client) transportError(ctx, callCtx context.Context, err error, id string) error {
+	cause := backendhttp.Cause(ctx, err)
+	msg := cause.Error()
+	if ctx.Err() == nil && callCtx.Err() != nil {
+		msg += " (no answer within the session's timeout of " + c.timeout.String() + ")"
+	}
+	return &judgment.TransportError{Msg: "vLLM request failed: " + msg, RequestID: id, Err: cause}
 }
 
 // stampRequestID sets the request-id header to a fresh UUID4 hex and
@@ -182,10 +235,17 @@ func uuid4Hex() string {
 type splicedJSON struct {
 	json [][]byte
 	uris []string
+	// release gives back the references to pooled URIs
+	// ([backendhttp.DataURIRef]); the body's Close calls them.
+	release []func()
+	// buf, when not nil, holds the json pieces and goes back to
+	// chatBuffers on Close.
+	buf *[]byte
 }
 
-// reader returns the body as one reader and its length.
-func (p splicedJSON) reader() (io.Reader, int64) {
+// reader returns the body as one reader and its length. Once closed it
+// reads nothing more, and its URIs' references are released.
+func (p splicedJSON) reader() (io.ReadCloser, int64) {
 	var n int64
 	for _, j := range p.json {
 		n += int64(len(j))
@@ -196,16 +256,46 @@ func (p splicedJSON) reader() (io.Reader, int64) {
 	return &splicedReader{p: p}, n
 }
 
-// splicedReader reads the pieces of a splicedJSON in order.
+// errBodyClosed is what a splicedReader reads after Close.
+var errBodyClosed = errors.New("vllm: request body read after close")
+
+// splicedReader reads the pieces of a splicedJSON in order. Read and
+// Close hold mu: net/http may close a request body on one goroutine
+// while another reads it, and after Close the URIs' bytes may belong to
+// another judgment.
 type splicedReader struct {
-	p   splicedJSON
-	i   int // piece 2k is json[k], piece 2k+1 is uris[k]
-	off int // bytes of piece i read
+	mu     sync.Mutex
+	closed bool
+	p      splicedJSON
+	i      int // piece 2k is json[k], piece 2k+1 is uris[k]
+	off    int // bytes of piece i read
+}
+
+// Close releases the body's URI references; later reads fail.
+func (r *splicedReader) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.closed {
+		r.closed = true
+		for _, release := range r.p.release {
+			release()
+		}
+		if r.p.buf != nil && cap(*r.p.buf) <= maxPooledBody {
+			chatBuffers.Put(r.p.buf)
+		}
+		r.p = splicedJSON{}
+	}
+	return nil
 }
 
 // Read fills b across pieces, so the body goes out in as few writes as
 // one joined body would.
 func (r *splicedReader) Read(b []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return 0, errBodyClosed
+	}
 	total := 0
 	for r.i < 2*len(r.p.json)-1 && total < len(b) {
 		var n, size int
@@ -225,62 +315,151 @@ func (r *splicedReader) Read(b []byte) (int, error) {
 	return total, nil
 }
 
-// chatBody encodes the [ChatRequest] of a scoring request. Image blocks are
-// encoded with an empty url, and each image's data URI is sent in its
-// "url":"" slot (splicedJSON) rather than passed through encoding/json: a
+// chatBody encodes the [ChatRequest] of a scoring request, byte for byte
+// as encoding/json encodes it (appendChatJSON; TestChatBodyBytes and
+// FuzzChatBodyBytes compare the two), except that each image's data URI
+// is not written into the JSON: the body is the JSON pieces around each
+// image's "url":"" slot with the URI sent between them (splicedJSON). A
 // data URI of a supported image type needs no JSON escaping, and scanning
 // ~130 KB per image per question was the client's largest cost, copying it
-// the next. The slots are found in order; the same bytes inside a text
-// block would have escaped quotes.
+// the next.
 func chatBody(ctx context.Context, req judgment.ScoringRequest) splicedJSON {
-	ids := make([]int, len(req.Candidates))
-	for i, c := range req.Candidates {
-		ids[i] = c.TokenID
+	bp := chatBuffers.Get().(*[]byte)
+	b, slots := appendChatJSON((*bp)[:0], req)
+	*bp = b
+	out := splicedJSON{json: make([][]byte, 0, len(req.Media)+1), buf: bp}
+	if len(req.Media) > 0 {
+		out.uris = make([]string, len(req.Media))
+		out.release = make([]func(), len(req.Media))
 	}
-	b, _ := json.Marshal(ChatRequest{
-		Model:                  req.Model,
-		Messages:               []ChatMessage{{Role: "user", Content: content(req.Prefix, len(req.Media))}},
-		MaxTokens:              1,
-		Logprobs:               true,
-		LogprobTokenIDs:        ids,
-		ReturnTokensAsTokenIDs: true,
-		AddGenerationPrompt:    true,
-	})
-	out := splicedJSON{json: make([][]byte, 0, len(req.Media)+1), uris: make([]string, len(req.Media))}
-	const slot = `"url":"`
+	last := 0
 	for i, im := range req.Media {
-		out.uris[i] = backendhttp.DataURI(ctx, im)
-		j := bytes.Index(b, []byte(slot)) + len(slot)
-		out.json = append(out.json, b[:j])
-		b = b[j:]
+		out.uris[i], out.release[i] = backendhttp.DataURIRef(ctx, im)
+		out.json = append(out.json, b[last:slots[i]])
+		last = slots[i]
 	}
-	out.json = append(out.json, b)
+	out.json = append(out.json, b[last:])
 	return out
 }
 
-// content builds the message content: the prefix string
-// without images; with images the prefix split at each "<__media__>": the
-// first piece as a text block when non-empty, then per image an image_url
-// block (url left empty for [chatBody] to fill) followed by the next piece,
-// minus one leading "\n", when non-empty.
-func content(prefix string, images int) any {
-	if images == 0 {
-		return prefix
-	}
-	pieces := strings.Split(prefix, judgment.MediaMarker)
-	blocks := make([]ContentBlock, 0, 2*images+1)
-	if pieces[0] != "" {
-		blocks = append(blocks, ContentBlock{Type: "text", Text: pieces[0]})
-	}
-	for i := range images {
-		blocks = append(blocks, ContentBlock{Type: "image_url", ImageURL: &ImageURL{}})
-		if i+1 < len(pieces) {
-			if t := strings.TrimPrefix(pieces[i+1], "\n"); t != "" {
-				blocks = append(blocks, ContentBlock{Type: "text", Text: t})
+// chatBuffers holds the JSON buffers of closed request bodies.
+var chatBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
+
+// appendChatJSON appends the JSON of req's [ChatRequest] as encoding/json
+// writes it, each image block's url empty, and returns the offset just
+// inside each url's quotes.
+func appendChatJSON(b []byte, req judgment.ScoringRequest) ([]byte, []int) {
+	var slots []int
+	b = append(b, `{"model":`...)
+	b = appendJSONString(b, req.Model)
+	b = append(b, `,"messages":[{"role":"user","content":`...)
+	if len(req.Media) == 0 {
+		b = appendJSONString(b, req.Prefix)
+	} else {
+		slots = make([]int, 0, len(req.Media))
+		first := true
+		block := func(text string) {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, `{"type":"text","text":`...)
+			b = appendJSONString(b, text)
+			b = append(b, '}')
+		}
+		b = append(b, '[')
+		rest := req.Prefix
+		piece, rest, _ := strings.Cut(rest, judgment.MediaMarker)
+		if piece != "" {
+			block(piece)
+		}
+		for range req.Media {
+			if !first {
+				b = append(b, ',')
+			}
+			first = false
+			b = append(b, `{"type":"image_url","image_url":{"url":"`...)
+			slots = append(slots, len(b))
+			b = append(b, `"}}`...)
+			if rest == "" {
+				continue
+			}
+			var more bool
+			piece, rest, more = strings.Cut(rest, judgment.MediaMarker)
+			if t := strings.TrimPrefix(piece, "\n"); t != "" {
+				block(t)
+			}
+			if !more {
+				rest = ""
 			}
 		}
+		b = append(b, ']')
 	}
-	return blocks
+	b = append(b, `}],"max_tokens":1,"temperature":0,"logprobs":true,"logprob_token_ids":[`...)
+	for i, c := range req.Candidates {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(c.TokenID), 10)
+	}
+	b = append(b, `],"return_tokens_as_token_ids":true,"add_generation_prompt":true,"chat_template_kwargs":{"enable_thinking":false}}`...)
+	return b, slots
+}
+
+// appendJSONString appends s quoted as encoding/json quotes a string:
+// HTML-safe (<, > and & as \u003c, \u003e, \u0026), control characters
+// as \b, \f, \n, \r, \t or \u00XX, U+2028 and U+2029 escaped, invalid
+// UTF-8 as \ufffd.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // HTTPClient returns the configured HTTP client: session headers, timeout,

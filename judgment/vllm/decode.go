@@ -1,9 +1,10 @@
 package vllm
 
 import (
+	"bytes"
 	"encoding/json"
+	"slices"
 	"strconv"
-	"strings"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
@@ -34,8 +35,26 @@ func decodeTokenize(body []byte) ([]int, error) {
 // [judgment.ScoringValidationError], and a requested id that is missing
 // fails [judgment.ScoringRequest.ValidateResult]. An answer whose "model"
 // is not the requested one is a [judgment.GenerationError]. The off-option mass is
-// always nil: at most 128 ids come back.
+// always nil: at most 128 ids come back. The body is read by scanChat,
+// or by encoding/json where scanChat gives up (unmarshalChat).
 func decodeChat(body []byte, req judgment.ScoringRequest) (judgment.ScoringResult, error) {
+	s := chatScanners.Get().(*chatScanner)
+	defer s.done()
+	a := &s.a
+	if !s.scan(body) {
+		u, err := unmarshalChat(body)
+		if err != nil {
+			return judgment.ScoringResult{}, err
+		}
+		a = &u
+	}
+	return a.result(req)
+}
+
+// unmarshalChat reads body with encoding/json into a [ChatResponse],
+// after rewriting Python's NaN and Infinity literals if encoding/json
+// refused it.
+func unmarshalChat(body []byte) (chatAnswer, error) {
 	var w ChatResponse
 	err := json.Unmarshal(body, &w)
 	if _, syntax := err.(*json.SyntaxError); syntax {
@@ -46,42 +65,69 @@ func decodeChat(body []byte, req judgment.ScoringRequest) (judgment.ScoringResul
 	}
 	if err != nil {
 		if _, syntax := err.(*json.SyntaxError); syntax {
-			return judgment.ScoringResult{}, errNonJSON()
+			return chatAnswer{}, errNonJSON()
 		}
-		return judgment.ScoringResult{}, &judgment.GenerationError{Msg: "vLLM chat completion response is malformed: top_logprobs must be a list of objects with a token string and a numeric logprob"}
+		return chatAnswer{}, &judgment.GenerationError{Msg: "vLLM chat completion response is malformed: top_logprobs must be a list of objects with a token string and a numeric logprob"}
 	}
-	if w.Model != "" && w.Model != req.Model {
+	a := chatAnswer{model: w.Model, prompt: w.Usage.PromptTokens, completion: w.Usage.CompletionTokens}
+	if len(w.Choices) == 0 || w.Choices[0].Logprobs == nil || len(w.Choices[0].Logprobs.Content) == 0 ||
+		w.Choices[0].Logprobs.Content[0].TopLogprobs == nil {
+		return a, nil
+	}
+	a.hasTop = true
+	for _, e := range *w.Choices[0].Logprobs.Content[0].TopLogprobs {
+		t := topEntry{hasToken: e.Token != nil, logprob: e.Logprob.Value, hasLogprob: e.Logprob.Valid}
+		if e.Token != nil {
+			t.token = []byte(*e.Token)
+		}
+		a.entries = append(a.entries, t)
+	}
+	return a, nil
+}
+
+// smallSet is the size up to which result finds candidates and repeats by
+// a linear scan instead of a map.
+const smallSet = 16
+
+// result validates the answer as the result of req.
+func (a *chatAnswer) result(req judgment.ScoringRequest) (judgment.ScoringResult, error) {
+	if a.model != "" && a.model != req.Model {
 		// A server that answers as another model would put that model's
 		// judgments under the requested model's name in the receipt.
 		return judgment.ScoringResult{}, &judgment.GenerationError{Msg: "vLLM answered as another model than the requested " + strconv.Quote(req.Model)}
 	}
-	if len(w.Choices) == 0 || w.Choices[0].Logprobs == nil || len(w.Choices[0].Logprobs.Content) == 0 ||
-		w.Choices[0].Logprobs.Content[0].TopLogprobs == nil {
+	if !a.hasTop {
 		return judgment.ScoringResult{}, &judgment.GenerationError{Msg: "vLLM chat completion response missing choices[0].logprobs.content[0].top_logprobs"}
 	}
-	want := make(map[int]int, len(req.Candidates))
-	for i, c := range req.Candidates {
-		want[c.TokenID] = i
+	var want map[int]int
+	if len(req.Candidates) > smallSet {
+		want = make(map[int]int, len(req.Candidates))
+		for i, c := range req.Candidates {
+			want[c.TokenID] = i
+		}
 	}
 	rows := make([]judgment.ScoredCandidate, len(req.Candidates))
-	found := make([]bool, len(req.Candidates))
-	seen := make(map[int]bool)
-	for _, e := range *w.Choices[0].Logprobs.Content[0].TopLogprobs {
-		if e.Token == nil || !e.Logprob.Valid {
+	var foundBuf [smallSet]bool
+	found := foundBuf[:]
+	if len(req.Candidates) > smallSet {
+		found = make([]bool, len(req.Candidates))
+	}
+	var seen idSet
+	for _, e := range a.entries {
+		if !e.hasToken || !e.hasLogprob {
 			return judgment.ScoringResult{}, &judgment.GenerationError{Msg: "vLLM top_logprobs entry lacks a token or a numeric logprob"}
 		}
-		id, ok := tokenID(*e.Token)
+		id, ok := tokenID(e.token)
 		if !ok {
 			return judgment.ScoringResult{}, &judgment.GenerationError{
-				Msg: "vLLM top_logprobs token '" + *e.Token + "' is not in token_id:N form; send return_tokens_as_token_ids"}
+				Msg: "vLLM top_logprobs token '" + string(e.token) + "' is not in token_id:N form; send return_tokens_as_token_ids"}
 		}
-		if seen[id] {
+		if seen.repeated(id) {
 			return judgment.ScoringResult{}, &judgment.ScoringValidationError{Msg: "vLLM top_logprobs lists token id " + strconv.Itoa(id) + " more than once"}
 		}
-		seen[id] = true
-		if i, ok := want[id]; ok {
+		if i, ok := candidateIndex(req.Candidates, want, id); ok {
 			c := req.Candidates[i]
-			rows[i] = judgment.ScoredCandidate{Label: c.Label, TokenID: c.TokenID, Logprob: e.Logprob.Value}
+			rows[i] = judgment.ScoredCandidate{Label: c.Label, TokenID: c.TokenID, Logprob: e.logprob}
 			found[i] = true
 		}
 	}
@@ -95,8 +141,8 @@ func decodeChat(body []byte, req judgment.ScoringRequest) (judgment.ScoringResul
 		Model:      req.Model,
 		Candidates: cands,
 		Usage: judgment.Usage{
-			InputTokens:  backendhttp.Count(w.Usage.PromptTokens),
-			OutputTokens: backendhttp.Count(w.Usage.CompletionTokens),
+			InputTokens:  backendhttp.Count(a.prompt),
+			OutputTokens: backendhttp.Count(a.completion),
 		},
 	}
 	if err := req.ValidateResult(res); err != nil {
@@ -106,11 +152,54 @@ func decodeChat(body []byte, req judgment.ScoringRequest) (judgment.ScoringResul
 }
 
 // tokenID parses "token_id:<decimal>".
-func tokenID(tok string) (int, bool) {
-	digits, ok := strings.CutPrefix(tok, idPrefix)
-	if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" {
+func tokenID(tok []byte) (int, bool) {
+	digits, ok := bytes.CutPrefix(tok, []byte(idPrefix))
+	if !ok || len(digits) == 0 || len(bytes.Trim(digits, "0123456789")) != 0 {
 		return 0, false
 	}
-	n, err := strconv.Atoi(digits)
+	n, err := strconv.Atoi(string(digits))
 	return n, err == nil
+}
+
+// candidateIndex returns the index of the candidate with token id id:
+// from want when there is one, else by a scan of cands.
+func candidateIndex(cands []judgment.Candidate, want map[int]int, id int) (int, bool) {
+	if want != nil {
+		i, ok := want[id]
+		return i, ok
+	}
+	for i, c := range cands {
+		if c.TokenID == id {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// idListSize is how many ids an idSet keeps in its list.
+const idListSize = 64
+
+// idSet remembers the token ids of an answer: the first idListSize in a
+// list, the rest in a map.
+type idSet struct {
+	list [idListSize]int
+	n    int
+	more map[int]bool
+}
+
+// repeated reports whether id was added before, and adds it.
+func (s *idSet) repeated(id int) bool {
+	if slices.Contains(s.list[:s.n], id) || s.more[id] {
+		return true
+	}
+	if s.n < idListSize {
+		s.list[s.n] = id
+		s.n++
+		return false
+	}
+	if s.more == nil {
+		s.more = make(map[int]bool)
+	}
+	s.more[id] = true
+	return false
 }

@@ -84,7 +84,7 @@ func TestJudgeErrors(t *testing.T) {
 		{name: "early close not retried", fault: judgmenttest.Fault{Path: chat, Close: true},
 			wantClass: "TransportError", wantMsg: "vLLM request failed: ", wantCalls: 1, reason: "vLLM has no early-close resend"},
 		{name: "timeout", fault: judgmenttest.Fault{Path: chat, Delay: 2 * time.Second}, settings: vllm.Settings{Timeout: 150 * time.Millisecond},
-			wantClass: "TransportError", wantMsg: "vLLM request failed: ", wantCalls: 1},
+			wantClass: "TransportError", wantMsg: "vLLM request failed: context deadline exceeded (no answer within the session's timeout of 150ms)", wantCalls: 1},
 		{name: "tokenize error", fault: judgmenttest.Fault{Path: "/tokenize", Status: 500, Body: "down"},
 			wantClass: "BackendHttpError", wantMsg: "vLLM HTTP 500: down", wantCalls: 0},
 		{name: "answers as another model", fault: judgmenttest.Fault{Path: chat, Status: 200, Body: `{"model":"evil-other-model","choices":[]}`},

@@ -47,11 +47,17 @@ func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
 }
 
 // Judge judges req (see [judgment.Port]). Each image is base64-encoded
-// once for all the questions of req. Every error is masked of the
-// session's secrets ([Session.Secrets], [judgment.Secrets.Mask]): this is
-// the one place a vLLM run's errors are masked.
+// once for all the questions of req, and on the session's own pool the
+// questions go out on one connection ([backendhttp.WithLane]). Every error
+// is masked of the session's secrets ([Session.Secrets],
+// [judgment.Secrets.Mask]): this is the one place a vLLM run's errors are
+// masked.
 func (s *Session) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
-	resp, err := s.judge.Judge(backendhttp.WithMedia(ctx, req.Media), req)
+	ctx, end := backendhttp.WithPooledMedia(ctx, req.Media)
+	defer end()
+	ctx, leave := backendhttp.WithLane(ctx, s.client.http)
+	defer leave()
+	resp, err := s.judge.Judge(ctx, req)
 	return resp, s.client.secrets.Mask(err)
 }
 
