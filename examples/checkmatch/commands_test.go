@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 )
 
 // The tests in this file drive the built commands as a new user meets
@@ -45,10 +46,11 @@ var built struct {
 	err  error
 }
 
-// commandsDir builds every command once into a temporary directory, with
-// a `go` shim beside them that runs `go run ./examples/NAME ARGS` as the
-// built NAME (same code, same exit status, no compile per line) and hands
-// anything else to the real go.
+// commandsDir builds every command once ([cmdtest.Build]: kept between
+// test runs, relinked only when its code changed), with a `go` shim
+// beside them that runs `go run ./examples/NAME ARGS` as the built NAME
+// (same code, same exit status, no compile per line) and hands anything
+// else to the real go.
 func commandsDir(t *testing.T) string {
 	t.Helper()
 	if raceEnabled {
@@ -59,22 +61,32 @@ func commandsDir(t *testing.T) string {
 		t.Skip("no go on PATH to build the commands")
 	}
 	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "typevet-commands-")
+		dir, err := cmdtest.Build(commandNames...)
 		if err != nil {
 			built.err = err
 			return
 		}
 		built.dir = dir
-		args := []string{"build", "-o", dir + string(os.PathSeparator)}
-		for _, name := range commandNames {
-			args = append(args, "github.com/typevet/typevet-go/examples/"+name)
-		}
-		if out, err := exec.Command(goBin, args...).CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
 		shim := "#!/bin/sh\nif [ \"$1\" = run ]; then case \"$2\" in ./examples/*) n=${2#./examples/}; shift 2; exec \"" + dir + "/$n\" \"$@\";; esac; fi\nexec \"" + goBin + "\" \"$@\"\n"
-		built.err = os.WriteFile(filepath.Join(dir, "go"), []byte(shim), 0o755)
+		// Written beside and renamed into place: another test binary of
+		// this checkout may be running the shim.
+		tmp, err := os.CreateTemp(dir, ".go-shim-")
+		if err == nil {
+			_, err = tmp.WriteString(shim)
+			if cerr := tmp.Close(); err == nil {
+				err = cerr
+			}
+			if err == nil {
+				err = os.Chmod(tmp.Name(), 0o755)
+			}
+			if err == nil {
+				err = os.Rename(tmp.Name(), filepath.Join(dir, "go"))
+			}
+			if err != nil {
+				os.Remove(tmp.Name())
+			}
+		}
+		built.err = err
 	})
 	require.NoError(t, built.err)
 	return built.dir

@@ -28,8 +28,7 @@ import (
 const childEnv = "TYPEVET_CHECKMATCH_TEST_CHILD"
 
 // TestMain runs the command itself when the test binary is started as its
-// child (childEnv), and otherwise the tests, then removes the commands
-// they built.
+// child (childEnv), and otherwise the tests.
 func TestMain(m *testing.M) {
 	if os.Getenv(childEnv) == "1" {
 		args := os.Args[1:]
@@ -41,11 +40,7 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr))
 	}
-	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir) // the commands commands_test.go built
-	}
-	os.Exit(code)
+	os.Exit(m.Run())
 }
 
 // startChild starts the command as a child process with env (and the

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -21,30 +20,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// checkmatchExe is the built examples/checkmatch command (TestMain).
+// checkmatchExe is the built examples/checkmatch command (TestMain;
+// [cmdtest.Build] keeps it between test runs).
 var checkmatchExe string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "merge-test")
+	dir, err := cmdtest.Build("checkmatch")
 	if err != nil {
-		panic(err)
-	}
-	checkmatchExe = filepath.Join(dir, "checkmatch")
-	if runtime.GOOS == "windows" {
-		checkmatchExe += ".exe"
-	}
-	build := exec.Command("go", "build", "-o", checkmatchExe, "../checkmatch")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
 		panic("build examples/checkmatch: " + err.Error())
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	checkmatchExe = cmdtest.Exe(dir, "checkmatch")
+	os.Exit(m.Run())
 }
 
 // vllmEnv is the environment of a vLLM run of rows rows against baseURL.
