@@ -2,9 +2,10 @@ package stats
 
 import (
 	"bytes"
-	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/typevet/typevet-go/internal/golden"
 )
 
 // FuzzReadDocuments feeds arbitrary bytes to both document readers: they
@@ -16,7 +17,7 @@ import (
 // TestReadDocumentsRoundTrip.
 func FuzzReadDocuments(f *testing.F) {
 	for _, doc := range fixtureDocuments(f) {
-		f.Add(compact(f, doc, 160))
+		f.Add(golden.Seed(f, doc, 160))
 	}
 	f.Add([]byte(`{"issue": 316, "backend": "vllm"}`))
 	f.Add([]byte(`{"schema": "typevet-go/check-match-intervals", "version": 1, "nouls": {"x": {"brier": null}}}`))
@@ -62,40 +63,6 @@ func fixtureDocuments(tb testing.TB) [][]byte {
 		out = append(out, b)
 	}
 	return out
-}
-
-// compact returns the JSON object b with only its top-level members of at
-// most max bytes, in their order: a small seed of the document's shape.
-func compact(tb testing.TB, b []byte, max int) []byte {
-	tb.Helper()
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		tb.Fatalf("not a JSON object: %v", err)
-	}
-	out := []byte{'{'}
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			tb.Fatal(err)
-		}
-		if len(v) > max {
-			continue
-		}
-		var cv bytes.Buffer
-		if err := json.Compact(&cv, v); err != nil {
-			tb.Fatal(err)
-		}
-		k, _ := json.Marshal(key)
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(append(append(out, k...), ':'), cv.Bytes()...)
-	}
-	return append(out, '}')
 }
 
 // readDocumentsRoundTrip is FuzzReadDocuments' property on one input.
