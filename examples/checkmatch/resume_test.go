@@ -91,6 +91,7 @@ func journalEntries(path string) int {
 // uninterrupted run's in every field but latency, and the server saw each
 // case the killed run finished exactly once.
 func TestKilledRunResumes(t *testing.T) {
+	t.Parallel() // waits on child processes
 	slow := &judgmenttest.Model{NVocab: 64, Delay: func(string) time.Duration { return 40 * time.Millisecond }}
 	srv := judgmenttest.NewLlamaCPP(slow)
 	t.Cleanup(srv.Close)
