@@ -16,7 +16,7 @@ import (
 // (its checks not re-rendered):
 // Build never panics, and no text of the receipt becomes markup (the pages
 // hold exactly the one script element of view.js). The seeds are a few
-// hundred bytes ([golden.Seed] of typevet's receipt cut to one case): on
+// hundred bytes to 1.5 KB ([golden.Seed] of typevet's receipt cut to one case): on
 // the receipt itself the fuzzer spent the run minimising (8 executions in
 // 20 s); TestBuildPropertyOnTypevetReceipt holds the property on it.
 func FuzzBuild(f *testing.F) {
@@ -24,7 +24,7 @@ func FuzzBuild(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(golden.Seed(f, b, 600))
+	f.Add(golden.Seed(f, b, 900)) // 1.5 KB with the case
 	f.Add([]byte(`{"issue": 316, "model": "<script>x</script>", "pins": {"generator_seed": 0, "register_rows": 1}, "cases": [{"case_id": "r00:clean", "variant": "</td><script>", "verdict": "<img src=x>", "render_sha256": "\"><b>"}]}`))
 	f.Fuzz(buildProperty)
 }
