@@ -300,55 +300,83 @@ func TestReceiptRoundTripTypevet(t *testing.T) {
 // FuzzReadReceipt checks that whatever ReadReceipt accepts, it writes back
 // in a form it reads again to the same bytes (parse → write → parse is
 // stable), and that metrics recomputed from accepted cases stay in [0, 1].
+// The seeds are a few hundred bytes: the fuzzer minimises every input that
+// reaches new code, and on a seed of kilobytes that took the whole run (11
+// executions in 20 s). The real receipts get the same property in
+// TestReadReceiptRoundTrips.
 func FuzzReadReceipt(f *testing.F) {
-	// Seeds stay small: the fuzzer spends its first minute minimising the
-	// first new input, and that takes the whole minute on a 100 KB receipt.
-	// typevet's c4 head (4 KB) and one compact receipt of ours with two cases.
-	head, err := os.ReadFile("testdata/receipt_typevet/check_match_vllm_throughput_c4.head.json")
+	one := rightReceipt(f)
+	c, err := json.Marshal(one.Cases[0])
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(head)
-	small := rightReceipt(f)
-	small.Cases = small.Cases[:2]
-	b, err := json.Marshal(small)
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add(b)
+	f.Add([]byte(`{"issue": 316, "cases": [` + string(c) + `]}`))
+	f.Add([]byte(`{"issue": 316, "backend": "vllm", "model": "m", "pins": {"generator_seed": 0, "register_rows": 1, "server": null}, "stopped": null}`))
 	f.Add([]byte(`{"issue": 316, "cases": [], "metrics": {"accuracy": null}}`))
 	f.Add([]byte(`{"issue": 316, "stopped": {"index": 1}, "pins": {"server": null}}`))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		r, err := ReadReceipt(bytes.NewReader(in))
-		if err != nil {
-			return
-		}
-		first, err := receipt.Marshal(r)
-		if err != nil {
-			t.Fatalf("read but cannot write: %v", err)
-		}
-		r2, err := ReadReceipt(bytes.NewReader(first))
-		if err != nil {
-			t.Fatalf("cannot read what was written: %v\n%s", err, first)
-		}
-		second, err := receipt.Marshal(r2)
+	f.Fuzz(readReceiptRoundTrip)
+}
+
+// TestReadReceiptRoundTrips holds FuzzReadReceipt's property on the large
+// receipts too big to seed the fuzzer with: typevet's published vLLM
+// receipt, both of typevet's throughput heads and one of ours with two
+// cases.
+func TestReadReceiptRoundTrips(t *testing.T) {
+	small := rightReceipt(t)
+	small.Cases = small.Cases[:2]
+	ours, err := json.Marshal(small)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs := map[string][]byte{"ours, two cases": ours}
+	for _, name := range []string{"check_match_vllm_receipt.json", "check_match_vllm_throughput_c4.head.json", "check_match_vllm_throughput_full_c16.head.json"} {
+		b, err := os.ReadFile("testdata/receipt_typevet/" + name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(first, second) {
-			t.Fatalf("write → read → write changed the text:\n%s", golden.FirstDiff(first, second))
-		}
-		// Whatever cases Recompute accepts give rates, AUCs and ECEs in [0, 1].
-		m, err := r.Recompute()
-		if err != nil {
-			return
-		}
-		for name, v := range rateValues(m) {
-			if !(v >= 0 && v <= 1) {
-				t.Errorf("%s = %v, not in [0, 1]", name, v)
+		inputs[name] = b
+	}
+	for name, in := range inputs {
+		t.Run(name, func(t *testing.T) {
+			if _, err := ReadReceipt(bytes.NewReader(in)); err != nil {
+				t.Fatalf("ReadReceipt: %v", err) // the property below holds for accepted receipts only
 			}
+			readReceiptRoundTrip(t, in)
+		})
+	}
+}
+
+// readReceiptRoundTrip is FuzzReadReceipt's property on one input.
+func readReceiptRoundTrip(t *testing.T, in []byte) {
+	r, err := ReadReceipt(bytes.NewReader(in))
+	if err != nil {
+		return
+	}
+	first, err := receipt.Marshal(r)
+	if err != nil {
+		t.Fatalf("read but cannot write: %v", err)
+	}
+	r2, err := ReadReceipt(bytes.NewReader(first))
+	if err != nil {
+		t.Fatalf("cannot read what was written: %v\n%s", err, first)
+	}
+	second, err := receipt.Marshal(r2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(first, second) {
+		t.Fatalf("write → read → write changed the text:\n%s", golden.FirstDiff(first, second))
+	}
+	// Whatever cases Recompute accepts give rates, AUCs and ECEs in [0, 1].
+	m, err := r.Recompute()
+	if err != nil {
+		return
+	}
+	for name, v := range rateValues(m) {
+		if !(v >= 0 && v <= 1) {
+			t.Errorf("%s = %v, not in [0, 1]", name, v)
 		}
-	})
+	}
 }
 
 // rateValues lists every value of a metrics block that must lie in [0, 1].

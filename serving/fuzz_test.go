@@ -16,16 +16,73 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// seedTexts adds every /metrics text of testdata and the spec's odd lines.
+// metricsFiles are the /metrics texts of testdata.
+var metricsFiles = []string{"spec61_before.txt", "spec61_after.txt", "spec62_before.txt", "spec63_after.txt",
+	"vllm-metrics-sample.txt", "vllm_cache_config_metrics.txt"}
+
+// seedTexts adds the metric families of every /metrics text of testdata,
+// one family (its comment lines and samples) a seed, and the spec's odd
+// lines. A whole file is not a seed: the fuzzer minimises every input that
+// reaches new code, and on kilobytes of text that took the whole run (17
+// executions in 20 s); TestMetricsTextProperties holds the fuzz targets'
+// properties on the whole files.
 func seedTexts(f *testing.F) {
-	for _, name := range []string{"spec61_before.txt", "spec61_after.txt", "spec62_before.txt", "spec63_after.txt",
-		"vllm-metrics-sample.txt", "vllm_cache_config_metrics.txt"} {
-		f.Add(readTestdata(f, name))
+	for _, name := range metricsFiles {
+		for _, fam := range families(readTestdata(f, name)) {
+			f.Add(fam)
+		}
 	}
 	for _, s := range []string{"x abc\n", "a{x=\"}\"} 1 12\n", "# TYPE h histogram\nh_bucket{le=\"1\"} 1.5\nh_sum 2\n",
 		"# TYPE s summary\ns{quantile=\"0.5\"} 1\ns_count 2\n", `vllm:cache_config_info{a="t\tx\\n",a="dup"} 1`,
 		"vllm:cache_config_info{} 1.0", "{\"a.b\",le=\"+Inf\"} NaN\n"} {
 		f.Add(s)
+	}
+}
+
+// families splits an exposition text before each "# HELP" or "# TYPE"
+// line that follows a sample line (one metric family a part), and before
+// a line that would make a part longer than partMax bytes.
+func families(text string) []string {
+	var out []string
+	var cur strings.Builder
+	sample := false
+	for _, line := range strings.SplitAfter(text, "\n") {
+		if cur.Len() > 0 && (strings.HasPrefix(line, "# ") && sample || cur.Len()+len(line) > partMax) {
+			out = append(out, cur.String())
+			cur.Reset()
+			sample = false
+		}
+		if line != "" && !strings.HasPrefix(line, "#") {
+			sample = true
+		}
+		cur.WriteString(line)
+	}
+	if cur.Len() > 0 {
+		out = append(out, cur.String())
+	}
+	return out
+}
+
+// partMax is the size a seed part of [families] grows to at most (unless
+// one line is longer).
+const partMax = 256
+
+// TestMetricsTextProperties holds the properties of FuzzParseSnapshot,
+// FuzzCacheConfig and FuzzKVCacheUsage on every whole /metrics text of
+// testdata, and checks [families] splits each into parts that make up the
+// text (so the fuzz seeds are parts, not the files).
+func TestMetricsTextProperties(t *testing.T) {
+	for _, name := range metricsFiles {
+		text := readTestdata(t, name)
+		parts := families(text)
+		if len(parts) < 2 || strings.Join(parts, "") != text {
+			t.Errorf("%s splits into %d parts, or the parts are not the text", name, len(parts))
+		}
+		t.Run(name, func(t *testing.T) {
+			snapshotProperty(t, text)
+			cacheConfigProperty(t, text)
+			kvCacheUsageProperty(t, text)
+		})
 	}
 }
 
@@ -78,84 +135,90 @@ func sameSnapshot(a, b Snapshot) bool {
 // reading compared with itself changes no counter and no gauge.
 func FuzzParseSnapshot(f *testing.F) {
 	seedTexts(f)
-	f.Fuzz(func(t *testing.T, text string) {
-		s, err := ParseSnapshot(text)
-		if err != nil {
-			if s != nil {
-				t.Fatal("an error must come with no snapshot")
-			}
-			return
-		}
-		again, err := ParseSnapshot(text)
-		if err != nil || !sameSnapshot(s, again) {
-			t.Fatalf("second parse differs: %v", err)
-		}
-		written := writeSnapshot(t, s)
-		back, err := ParseSnapshot(written)
-		if err != nil {
-			t.Fatalf("written snapshot does not parse: %v\n%s", err, written)
-		}
-		if !sameSnapshot(s, back) {
-			t.Fatalf("parse → write → parse changed the snapshot\n%v\n%v", s, back)
-		}
+	f.Fuzz(snapshotProperty)
+}
 
-		r, err := RunServerDelta(present(text), present(text))
-		if err != nil {
-			if !strings.Contains(err.Error(), "a sum across engines is not one reading") {
-				t.Fatalf("unexpected error %v", err)
-			}
-			return
+// snapshotProperty is FuzzParseSnapshot's property on one text.
+func snapshotProperty(t *testing.T, text string) {
+	s, err := ParseSnapshot(text)
+	if err != nil {
+		if s != nil {
+			t.Fatal("an error must come with no snapshot")
 		}
-		for _, c := range counterFields(&r.Counters) {
-			if c.v.Known && c.v.Number != 0 {
-				t.Fatalf("counter %s changed against itself: %v", c.name, *c.v)
-			}
+		return
+	}
+	again, err := ParseSnapshot(text)
+	if err != nil || !sameSnapshot(s, again) {
+		t.Fatalf("second parse differs: %v", err)
+	}
+	written := writeSnapshot(t, s)
+	back, err := ParseSnapshot(written)
+	if err != nil {
+		t.Fatalf("written snapshot does not parse: %v\n%s", err, written)
+	}
+	if !sameSnapshot(s, back) {
+		t.Fatalf("parse → write → parse changed the snapshot\n%v\n%v", s, back)
+	}
+
+	r, err := RunServerDelta(present(text), present(text))
+	if err != nil {
+		if !strings.Contains(err.Error(), "a sum across engines is not one reading") {
+			t.Fatalf("unexpected error %v", err)
 		}
-		for _, g := range gaugeFields(&r.Gauges) {
-			if !g.v.Present || g.v.Before != g.v.After {
-				t.Fatalf("gauge %s differs against itself: %+v", g.name, *g.v)
-			}
+		return
+	}
+	for _, c := range counterFields(&r.Counters) {
+		if c.v.Known && c.v.Number != 0 {
+			t.Fatalf("counter %s changed against itself: %v", c.name, *c.v)
 		}
-		for _, h := range []Histogram{r.E2E, r.Queue, r.Prefill} {
-			if h.Known && (h.Count != 0 || h.P50.Set) {
-				t.Fatalf("histogram changed against itself: %+v", h)
-			}
+	}
+	for _, g := range gaugeFields(&r.Gauges) {
+		if !g.v.Present || g.v.Before != g.v.After {
+			t.Fatalf("gauge %s differs against itself: %+v", g.name, *g.v)
 		}
-	})
+	}
+	for _, h := range []Histogram{r.E2E, r.Queue, r.Prefill} {
+		if h.Known && (h.Count != 0 || h.P50.Set) {
+			t.Fatalf("histogram changed against itself: %+v", h)
+		}
+	}
 }
 
 // FuzzCacheConfig checks that CacheConfig never panics and that its labels,
 // escaped again into one gauge line, read back unchanged.
 func FuzzCacheConfig(f *testing.F) {
 	seedTexts(f)
-	f.Fuzz(func(t *testing.T, text string) {
-		labels, ok := CacheConfig(text)
-		if ok != (labels != nil) {
-			t.Fatalf("ok %v with labels %v", ok, labels)
+	f.Fuzz(cacheConfigProperty)
+}
+
+// cacheConfigProperty is FuzzCacheConfig's property on one text.
+func cacheConfigProperty(t *testing.T, text string) {
+	labels, ok := CacheConfig(text)
+	if ok != (labels != nil) {
+		t.Fatalf("ok %v with labels %v", ok, labels)
+	}
+	if !ok {
+		return
+	}
+	seen := map[string]bool{}
+	var line strings.Builder
+	line.WriteString(CacheConfigGauge + "{")
+	for i, l := range labels {
+		if seen[l.Name] {
+			t.Fatalf("label %q twice", l.Name)
 		}
-		if !ok {
-			return
+		seen[l.Name] = true
+		if i > 0 {
+			line.WriteByte(',')
 		}
-		seen := map[string]bool{}
-		var line strings.Builder
-		line.WriteString(CacheConfigGauge + "{")
-		for i, l := range labels {
-			if seen[l.Name] {
-				t.Fatalf("label %q twice", l.Name)
-			}
-			seen[l.Name] = true
-			if i > 0 {
-				line.WriteByte(',')
-			}
-			esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(l.Value)
-			line.WriteString(l.Name + `="` + esc + `"`)
-		}
-		line.WriteString("} 1.0\n")
-		back, ok := CacheConfig(line.String())
-		if !ok || !slices.Equal(back, labels) {
-			t.Fatalf("re-escaped labels read back as %q (ok %v), want %q\nline %q", back, ok, labels, line.String())
-		}
-	})
+		esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`).Replace(l.Value)
+		line.WriteString(l.Name + `="` + esc + `"`)
+	}
+	line.WriteString("} 1.0\n")
+	back, ok := CacheConfig(line.String())
+	if !ok || !slices.Equal(back, labels) {
+		t.Fatalf("re-escaped labels read back as %q (ok %v), want %q\nline %q", back, ok, labels, line.String())
+	}
 }
 
 // FuzzKVCacheUsage checks that the in-flight read is unknown or finite and
@@ -163,15 +226,18 @@ func FuzzCacheConfig(f *testing.F) {
 func FuzzKVCacheUsage(f *testing.F) {
 	seedTexts(f)
 	f.Add("vllm:kv_cache_usage_perc{e=\"0\"} 0.25\n")
-	f.Fuzz(func(t *testing.T, text string) {
-		v := KVCacheUsage(text)
-		if v.Known && (math.IsNaN(v.Number) || math.IsInf(v.Number, 0)) {
-			t.Fatalf("known value %v is not finite", v.Number)
-		}
-		if got := KVCacheUsage(text + "\nvllm:kv_cache_usage_perc 0.5\n"); v.Known && got != v {
-			t.Fatalf("a later line changed the reading: %v, then %v", v, got)
-		}
-	})
+	f.Fuzz(kvCacheUsageProperty)
+}
+
+// kvCacheUsageProperty is FuzzKVCacheUsage's property on one text.
+func kvCacheUsageProperty(t *testing.T, text string) {
+	v := KVCacheUsage(text)
+	if v.Known && (math.IsNaN(v.Number) || math.IsInf(v.Number, 0)) {
+		t.Fatalf("known value %v is not finite", v.Number)
+	}
+	if got := KVCacheUsage(text + "\nvllm:kv_cache_usage_perc 0.5\n"); v.Known && got != v {
+		t.Fatalf("a later line changed the reading: %v, then %v", v, got)
+	}
 }
 
 // FuzzBlockJSON checks that every block read from JSON writes JSON that

@@ -31,6 +31,7 @@ func TestSiteSize140(t *testing.T) {
 // site's size and the process CPU time per build (wall time on this shared
 // 2-core machine depends on the neighbours; CPU time does not).
 func benchBuild(b *testing.B, r checkmatch.Receipt, opts view.Options) {
+	defer view.SetRender(checkmatch.Render)() // the command's work: no memo
 	b.ReportAllocs()
 	var size int64
 	cpu0 := judgmenttest.ProcessCPU()

@@ -30,6 +30,10 @@ type render struct {
 	sha256 string // lower-case hex SHA-256 of png
 }
 
+// renderCase is checkmatch.Render; the tests share one render per case
+// across their many sites through it.
+var renderCase = checkmatch.Render
+
 // renders re-renders the cases of every slice the receipts name, once per
 // slice and case, in parallel. A slice whose rows are out of range has no
 // renders (every case of it is then not reproducible).
@@ -69,7 +73,7 @@ func renders(inputs []Input) (map[sliceKey]map[string]render, error) {
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i, j := range jobs {
 		g.Go(func() error {
-			b, err := checkmatch.Render(j.c)
+			b, err := renderCase(j.c)
 			if err != nil {
 				return fmt.Errorf("re-render %s: %w", j.c.ID(), err)
 			}

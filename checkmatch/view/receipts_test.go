@@ -3,11 +3,13 @@ package view_test
 import (
 	"context"
 	"crypto/sha256"
+	"fmt"
 	"os"
 	"sync"
 	"testing"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/view"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/fake"
 	"github.com/typevet/typevet-go/judgment/reader"
@@ -36,8 +38,54 @@ func (p mixedPort) Judge(ctx context.Context, req judgment.Request) (judgment.Re
 func ptr[T any](v T) *T { return &v }
 
 var slice0 = sync.OnceValues(func() (checkmatch.Slice, error) {
-	return checkmatch.BuildSlice(checkmatch.DefaultSeed, testRows(), nil)
+	s, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, testRows(), nil)
+	if err == nil {
+		for _, r := range s.Requests {
+			renderMemo.put(r.Case, r.Media[0].Data)
+		}
+	}
+	return s, err
 })
+
+// TestMain runs the tests with view.Build re-rendering through
+// renderMemo: every site of the default slice's cases re-renders the
+// same checks, and checkmatch.Render's output for a case is fixed (its
+// own tests hold that), so each is drawn once per test binary, by
+// BuildSlice. The benchmarks set checkmatch.Render back.
+func TestMain(m *testing.M) {
+	view.SetRender(renderMemo.render)
+	os.Exit(m.Run())
+}
+
+// memo holds checkmatch.Render's PNG of each face drawn so far.
+type memo struct {
+	mu   sync.Mutex
+	pngs map[string][]byte // by the face, as %#v prints it
+}
+
+var renderMemo = &memo{pngs: map[string][]byte{}}
+
+func (m *memo) put(c checkmatch.Case, png []byte) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.pngs[fmt.Sprintf("%#v", c.Face)] = png
+}
+
+// render is checkmatch.Render through the memo. The bytes are shared:
+// view.Build only reads them.
+func (m *memo) render(c checkmatch.Case) ([]byte, error) {
+	m.mu.Lock()
+	png, ok := m.pngs[fmt.Sprintf("%#v", c.Face)]
+	m.mu.Unlock()
+	if ok {
+		return png, nil
+	}
+	png, err := checkmatch.Render(c)
+	if err == nil {
+		m.put(c, png)
+	}
+	return png, err
+}
 
 // testRows is the number of register rows the test runs judge: the whole
 // slice, or three under the race detector.

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +17,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 )
 
 // The tests in this file drive the built commands as a new user meets
@@ -45,10 +46,11 @@ var built struct {
 	err  error
 }
 
-// commandsDir builds every command once into a temporary directory, with
-// a `go` shim beside them that runs `go run ./examples/NAME ARGS` as the
-// built NAME (same code, same exit status, no compile per line) and hands
-// anything else to the real go.
+// commandsDir builds every command once ([cmdtest.Build]: kept between
+// test runs, relinked only when its code changed), with a `go` shim
+// beside them that runs `go run ./examples/NAME ARGS` as the built NAME
+// (same code, same exit status, no compile per line) and hands anything
+// else to the real go.
 func commandsDir(t *testing.T) string {
 	t.Helper()
 	if raceEnabled {
@@ -59,22 +61,32 @@ func commandsDir(t *testing.T) string {
 		t.Skip("no go on PATH to build the commands")
 	}
 	built.once.Do(func() {
-		dir, err := os.MkdirTemp("", "typevet-commands-")
+		dir, err := cmdtest.Build(commandNames...)
 		if err != nil {
 			built.err = err
 			return
 		}
 		built.dir = dir
-		args := []string{"build", "-o", dir + string(os.PathSeparator)}
-		for _, name := range commandNames {
-			args = append(args, "github.com/typevet/typevet-go/examples/"+name)
-		}
-		if out, err := exec.Command(goBin, args...).CombinedOutput(); err != nil {
-			built.err = fmt.Errorf("go build: %v\n%s", err, out)
-			return
-		}
 		shim := "#!/bin/sh\nif [ \"$1\" = run ]; then case \"$2\" in ./examples/*) n=${2#./examples/}; shift 2; exec \"" + dir + "/$n\" \"$@\";; esac; fi\nexec \"" + goBin + "\" \"$@\"\n"
-		built.err = os.WriteFile(filepath.Join(dir, "go"), []byte(shim), 0o755)
+		// Written beside and renamed into place: another test binary of
+		// this checkout may be running the shim.
+		tmp, err := os.CreateTemp(dir, ".go-shim-")
+		if err == nil {
+			_, err = tmp.WriteString(shim)
+			if cerr := tmp.Close(); err == nil {
+				err = cerr
+			}
+			if err == nil {
+				err = os.Chmod(tmp.Name(), 0o755)
+			}
+			if err == nil {
+				err = os.Rename(tmp.Name(), filepath.Join(dir, "go"))
+			}
+			if err != nil {
+				os.Remove(tmp.Name())
+			}
+		}
+		built.err = err
 	})
 	require.NoError(t, built.err)
 	return built.dir
@@ -185,18 +197,19 @@ func gitRepo(t *testing.T) string {
 // git, no server, junk and slow servers, the summary, progress, repeats,
 // wording -verify, orderings, go run's exit status, the renderer pin.
 func TestFirstHour(t *testing.T) {
+	t.Parallel() // waits on child processes
 	bin := commandsDir(t)
 	junk := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte(`{"data": 7}`))
 	}))
-	defer junk.Close()
+	t.Cleanup(junk.Close) // after the parallel rows
 	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case <-r.Context().Done():
 		case <-time.After(5 * time.Second):
 		}
 	}))
-	defer slow.Close()
+	t.Cleanup(slow.Close)
 	none := closedPort(t)
 	vllm := "-backend vllm -model m -revision r -receipt r.json"
 	_, gitErr := exec.LookPath("git")
@@ -319,15 +332,32 @@ func TestFirstHour(t *testing.T) {
 			cmdRow{name: "sheets progress on a terminal",
 				line: `script -qec "checksheets -rows 1 -out s" /dev/null`, want: []string{"drawing: 1/1 sheets"}})
 	}
+	// Each row waits on its child processes, most in a fresh directory:
+	// those run in parallel; the rows in the one git clone run in order.
+	var inClone []cmdRow
 	for _, r := range rows {
-		t.Run(r.name, func(t *testing.T) { runRow(t, bin, r) })
+		if r.dir != "" {
+			inClone = append(inClone, r)
+			continue
+		}
+		t.Run(r.name, func(t *testing.T) {
+			t.Parallel()
+			runRow(t, bin, r)
+		})
 	}
+	t.Run("in one clone", func(t *testing.T) {
+		t.Parallel()
+		for _, r := range inClone {
+			t.Run(r.name, func(t *testing.T) { runRow(t, bin, r) })
+		}
+	})
 }
 
 // TestGoRun: go run turns the command's exit status 2 into 1 and prints
 // "exit status 2", as README.md says; and go run and go build of one tree
 // pin the same renderer module_version (the commit and dirty state).
 func TestGoRun(t *testing.T) {
+	t.Parallel() // waits on child processes
 	bin := commandsDir(t)
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	require.NoError(t, err)
@@ -408,6 +438,7 @@ type readmeRow struct {
 // must fail at once with the hint that says what to set. A new command
 // line in a README fails this test until it is added here.
 func TestREADMECommands(t *testing.T) {
+	t.Parallel() // waits on child processes
 	bin := commandsDir(t)
 	examples, err := filepath.Abs("..")
 	require.NoError(t, err)
@@ -456,35 +487,52 @@ func TestREADMECommands(t *testing.T) {
 		c.Close()
 		llamaUp = true
 	}
+	// The lines of one README run in order in its directory (a line may
+	// read what an earlier one wrote); the two READMEs run in parallel.
 	seen := map[string]bool{}
+	type file struct {
+		readme, dir string
+		lines       []string
+	}
+	var files []file
 	for _, readme := range []string{filepath.Join("..", "..", "README.md"), filepath.Join("..", "README.md")} {
 		dir := t.TempDir()
 		require.NoError(t, os.Symlink(examples, filepath.Join(dir, "examples")))
 		lines := readmeLines(t, readme)
 		require.NotEmpty(t, lines, readme)
+		f := file{readme: readme, dir: dir}
 		for _, line := range lines {
 			if line == "go test ./..." {
 				continue // the README's test line is this run
 			}
-			r, ok := want[line]
-			if !assert.True(t, ok, "%s has a command line this test does not know; add it with what it prints:\n%s", readme, line) {
+			if _, ok := want[line]; !assert.True(t, ok, "%s has a command line this test does not know; add it with what it prints:\n%s", readme, line) {
 				continue
 			}
 			if seen[line] {
 				continue // shown in both READMEs; its run in the first stands for both
 			}
 			seen[line] = true
-			t.Run(readme+": "+line, func(t *testing.T) {
-				if r.llama && llamaUp {
-					t.Skip("something listens on 127.0.0.1:8090; the no-server line cannot run as written")
-				}
-				env := r.env
-				if r.llama {
-					env = append(env, "TYPEVET_LLAMA__TIMEOUT=20")
-				}
-				runRow(t, bin, cmdRow{line: line, dir: dir, code: r.code, want: r.want, env: env})
-			})
+			f.lines = append(f.lines, line)
 		}
+		files = append(files, f)
+	}
+	for _, f := range files {
+		t.Run(f.readme, func(t *testing.T) {
+			t.Parallel()
+			for _, line := range f.lines {
+				r := want[line]
+				t.Run(line, func(t *testing.T) {
+					if r.llama && llamaUp {
+						t.Skip("something listens on 127.0.0.1:8090; the no-server line cannot run as written")
+					}
+					env := r.env
+					if r.llama {
+						env = append(env, "TYPEVET_LLAMA__TIMEOUT=20")
+					}
+					runRow(t, bin, cmdRow{line: line, dir: f.dir, code: r.code, want: r.want, env: env})
+				})
+			}
+		})
 	}
 	for line := range want {
 		assert.True(t, seen[line], "no README shows %q any more; drop it here", line)

@@ -18,21 +18,17 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
-	"github.com/typevet/typevet-go/examples/internal/childproc"
 	"github.com/typevet/typevet-go/examples/internal/cli"
+	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 
 // TestMain runs the command itself when the test binary is started as its
-// child ([childproc.Start]), and otherwise the tests, then removes the
-// commands they built.
+// child ([cmdtest.StartChild]), and otherwise the tests. The commands
+// commands_test.go built stay for the next run ([cmdtest.Build]).
 func TestMain(m *testing.M) {
-	childproc.Run(func(args []string) int { return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr) })
-	code := m.Run()
-	if built.dir != "" {
-		os.RemoveAll(built.dir) // the commands commands_test.go built
-	}
-	os.Exit(code)
+	cmdtest.RunChild(func(args []string) int { return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr) })
+	os.Exit(m.Run())
 }
 
 // scoringCalls counts the /completion requests the server saw per case,
@@ -66,6 +62,7 @@ func journalEntries(path string) int {
 // uninterrupted run's in every field but latency, and the server saw each
 // case the killed run finished exactly once.
 func TestKilledRunResumes(t *testing.T) {
+	t.Parallel() // waits on child processes
 	slow := &judgmenttest.Model{NVocab: 64, Delay: func(string) time.Duration { return 40 * time.Millisecond }}
 	srv := judgmenttest.NewLlamaCPP(slow)
 	t.Cleanup(srv.Close)
@@ -75,7 +72,7 @@ func TestKilledRunResumes(t *testing.T) {
 	env[envReceipt] = path
 	jpath := path + journal.Suffix
 
-	child, out := childproc.Start(t, env)
+	child, out := cmdtest.StartChild(t, env)
 	deadline := time.Now().Add(60 * time.Second)
 	for journalEntries(jpath) < 3 {
 		if time.Now().After(deadline) {

@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strconv"
 	"sync/atomic"
 	"testing"
@@ -21,30 +20,22 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// checkmatchExe is the built examples/checkmatch command (TestMain).
+// checkmatchExe is the built examples/checkmatch command (TestMain;
+// [cmdtest.Build] keeps it between test runs).
 var checkmatchExe string
 
 func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "merge-test")
+	dir, err := cmdtest.Build("checkmatch")
 	if err != nil {
-		panic(err)
-	}
-	checkmatchExe = filepath.Join(dir, "checkmatch")
-	if runtime.GOOS == "windows" {
-		checkmatchExe += ".exe"
-	}
-	build := exec.Command("go", "build", "-o", checkmatchExe, "../checkmatch")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
 		panic("build examples/checkmatch: " + err.Error())
 	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
+	checkmatchExe = cmdtest.Exe(dir, "checkmatch")
+	os.Exit(m.Run())
 }
 
 // vllmEnv is the environment of a vLLM run of rows rows against baseURL.
@@ -121,6 +112,7 @@ func mergeCmd(t *testing.T, args ...string) (string, error) {
 // TestShardsMergeLikeOneRun runs a whole run and the same run as 3 shards
 // against one fake vLLM server, merges the shards, and compares.
 func TestShardsMergeLikeOneRun(t *testing.T) {
+	t.Parallel() // waits on child processes
 	srv := judgmenttest.NewVLLM(nil)
 	t.Cleanup(srv.Close)
 	dir := t.TempDir()
@@ -175,6 +167,7 @@ func fakeShards(t *testing.T, dir string, seed, n int, only ...int) []string {
 }
 
 func TestMergeRefusesAnotherSeed(t *testing.T) {
+	t.Parallel() // waits on child processes
 	dir := t.TempDir()
 	paths := append(fakeShards(t, dir, 0, 2, 0), fakeShards(t, dir, 1, 2, 1)...)
 	out := filepath.Join(dir, "merged.json")
@@ -185,6 +178,7 @@ func TestMergeRefusesAnotherSeed(t *testing.T) {
 }
 
 func TestMergeRefusesMissingShard(t *testing.T) {
+	t.Parallel() // waits on child processes
 	dir := t.TempDir()
 	paths := fakeShards(t, dir, 0, 3, 0, 2)
 	out := filepath.Join(dir, "merged.json")
@@ -195,6 +189,7 @@ func TestMergeRefusesMissingShard(t *testing.T) {
 }
 
 func TestMergeRefusesSameShardTwice(t *testing.T) {
+	t.Parallel() // waits on child processes
 	dir := t.TempDir()
 	paths := fakeShards(t, dir, 0, 2)
 	out := filepath.Join(dir, "merged.json")
@@ -208,6 +203,7 @@ func TestMergeRefusesSameShardTwice(t *testing.T) {
 // shard 0's (and updates the record's digest, as a hand edit would), so
 // one case is in both.
 func TestMergeRefusesCaseInTwoShards(t *testing.T) {
+	t.Parallel() // waits on child processes
 	dir := t.TempDir()
 	paths := fakeShards(t, dir, 0, 2)
 	j1, err := os.ReadFile(paths[1] + ".journal.jsonl")
@@ -236,6 +232,7 @@ func TestMergeRefusesCaseInTwoShards(t *testing.T) {
 }
 
 func TestMergeRefusesChangedJournal(t *testing.T) {
+	t.Parallel() // waits on child processes
 	dir := t.TempDir()
 	paths := fakeShards(t, dir, 0, 2)
 	j := paths[0] + ".journal.jsonl"
@@ -297,6 +294,7 @@ func totals(servers ...*judgmenttest.Server) (requests, prompt, e2e int) {
 // metrics equal the whole run's; its summed /metrics changes equal what
 // the two replicas counted during the shards.
 func TestShardsBehindRoundRobin(t *testing.T) {
+	t.Parallel() // waits on child processes
 	a, b := judgmenttest.NewVLLM(nil), judgmenttest.NewVLLM(nil)
 	t.Cleanup(a.Close)
 	t.Cleanup(b.Close)
@@ -334,6 +332,7 @@ func TestShardsBehindRoundRobin(t *testing.T) {
 // TestReplicaOfAnotherBuildRefused: a replica whose /version differs from
 // the front's is refused before the first scoring call.
 func TestReplicaOfAnotherBuildRefused(t *testing.T) {
+	t.Parallel() // waits on child processes
 	a := judgmenttest.NewVLLM(nil)
 	b := judgmenttest.NewUnstartedVLLM(nil)
 	b.Version = "0.31.0"

@@ -19,17 +19,17 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
-	"github.com/typevet/typevet-go/examples/internal/childproc"
 	"github.com/typevet/typevet-go/examples/internal/cli"
+	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/receipt"
 )
 
 // TestMain runs the command itself when the test binary is started as its
-// child ([childproc.Start]), and otherwise the tests.
+// child ([cmdtest.StartChild]), and otherwise the tests.
 func TestMain(m *testing.M) {
-	childproc.Run(func(args []string) int { return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr) })
+	cmdtest.RunChild(func(args []string) int { return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr) })
 	os.Exit(m.Run())
 }
 
@@ -111,7 +111,7 @@ func TestKilledStudyResumes(t *testing.T) {
 	env[envReceipt] = path
 	jpath := path + journal.Suffix
 
-	child, out := childproc.Start(t, env)
+	child, out := cmdtest.StartChild(t, env)
 	waitJournaled(t, jpath, 2, child, out)
 	require.NoError(t, child.Process.Signal(syscall.SIGKILL))
 	_ = child.Wait()
@@ -136,7 +136,7 @@ func TestKilledStudyResumes(t *testing.T) {
 	assert.Equal(t, before, scoringCalls(srv, slice), "a refused resume scores nothing")
 
 	// Part 2: a child resumed, stopped by SIGTERM after one more case.
-	child, out = childproc.Start(t, env, "-resume")
+	child, out = cmdtest.StartChild(t, env, "-resume")
 	waitJournaled(t, jpath, len(part1)+1, child, out)
 	require.NoError(t, child.Process.Signal(syscall.SIGTERM))
 	err = child.Wait()

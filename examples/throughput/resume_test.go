@@ -21,15 +21,15 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
-	"github.com/typevet/typevet-go/examples/internal/childproc"
 	"github.com/typevet/typevet-go/examples/internal/cli"
+	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 
 // TestMain runs the command when the test binary is started as its child
-// ([childproc.Start]).
+// ([cmdtest.StartChild]).
 func TestMain(m *testing.M) {
-	childproc.Run(func(args []string) int { return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr) })
+	cmdtest.RunChild(func(args []string) int { return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr) })
 	os.Exit(m.Run())
 }
 
@@ -142,7 +142,7 @@ func TestKilledSweepResumes(t *testing.T) {
 	srv := slowVLLM(15 * time.Millisecond)
 	env := vllmEnv(t, srv)
 	prefix := filepath.Join(t.TempDir(), "tp")
-	child, out := childproc.Start(t, env, "-levels", "1,2", "-receipt-prefix", prefix)
+	child, out := cmdtest.StartChild(t, env, "-levels", "1,2", "-receipt-prefix", prefix)
 	j2 := prefix + "_c2.json" + journal.Suffix
 	waitEntries(t, child, out, j2, 2)
 	require.NoError(t, child.Process.Signal(syscall.SIGKILL))
@@ -194,7 +194,7 @@ func TestTerminatedSweepResumes(t *testing.T) {
 	srv := slowVLLM(15 * time.Millisecond)
 	env := vllmEnv(t, srv)
 	prefix := filepath.Join(t.TempDir(), "tp")
-	child, out := childproc.Start(t, env, "-levels", "1,2", "-receipt-prefix", prefix)
+	child, out := cmdtest.StartChild(t, env, "-levels", "1,2", "-receipt-prefix", prefix)
 	waitEntries(t, child, out, prefix+"_c1.json"+journal.Suffix, 2)
 	require.NoError(t, child.Process.Signal(syscall.SIGTERM))
 	err := child.Wait()

@@ -89,3 +89,11 @@ func ExampleFirstDiff() {
 	// want rows 20
 	// got  rows 2
 }
+
+func TestSeed(t *testing.T) {
+	in := []byte(`{"a": 1, "big": {"x": "` + strings.Repeat("y", 50) + `"}, "list": [{"k": 2}, {"k": "` + strings.Repeat("z", 50) + `"}], "s": "t"}`)
+	got := string(Seed(t, in, 20))
+	if want := `{"a":1,"list":[{"k":2}],"s":"t"}`; got != want {
+		t.Errorf("Seed = %s, want %s", got, want)
+	}
+}

@@ -1,19 +1,19 @@
-package childproc_test
+package cmdtest_test
 
 import (
 	"fmt"
 	"os"
 	"testing"
 
-	"github.com/typevet/typevet-go/examples/internal/childproc"
+	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 )
 
 // ExampleRun is the TestMain of a command's tests: the child runs the
 // command's body (here one that prints its arguments), the parent runs
-// the tests, which start children with childproc.Start.
-func ExampleRun() {
+// the tests, which start children with cmdtest.StartChild.
+func ExampleRunChild() {
 	var m *testing.M // the TestMain argument
-	childproc.Run(func(args []string) int {
+	cmdtest.RunChild(func(args []string) int {
 		fmt.Println(args)
 		return 0
 	})
