@@ -280,11 +280,22 @@ func ReadFile(path string) (Contents, error) {
 
 // Writer appends entries to a journal. Its methods are safe for
 // concurrent use.
+//
+// Concurrent [Writer.Add] calls share their flushes (group commit): each
+// line is written at once, then one fdatasync makes every line written
+// so far durable, and each Add returns when a flush that began after its
+// write has ended. At concurrency 16 a case then pays a fraction of the
+// device's flush latency rather than waiting for 15 flushes before its own.
 type Writer struct {
-	mu   sync.Mutex
-	f    *os.File
-	path string
-	buf  []byte
+	mu      sync.Mutex // guards f, buf, written and err
+	f       *os.File
+	path    string
+	buf     []byte
+	written uint64 // lines written (header included)
+	err     error  // the first write or sync failure: every later Add fails
+
+	syncMu sync.Mutex // one flush at a time
+	synced uint64     // lines a finished flush made durable (under syncMu)
 }
 
 // Create creates a new journal at path (create-exclusive: an existing file
@@ -349,22 +360,69 @@ func (w *Writer) Add(v any) error {
 	if err != nil {
 		return fmt.Errorf("journal: encoding an entry: %w", err)
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
 	return w.writeLine(b)
 }
 
+// writeLine writes b as one line and makes it durable.
 func (w *Writer) writeLine(b []byte) error {
+	n, err := w.write(b)
+	if err != nil {
+		return err
+	}
+	return w.sync(n)
+}
+
+// write appends b and a newline with one write and returns the number of
+// lines written so far. After a failure nothing more is written, so a
+// torn line can only be the last one.
+func (w *Writer) write(b []byte) (uint64, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err != nil {
+		return 0, w.err
+	}
 	if w.f == nil {
-		return errors.New("journal: write after close")
+		return 0, errors.New("journal: write after close")
 	}
 	w.buf = append(append(w.buf[:0], b...), '\n')
 	if _, err := w.f.Write(w.buf); err != nil {
-		return fmt.Errorf("journal: writing %s: %w", w.path, err)
+		w.err = fmt.Errorf("journal: writing %s: %w", w.path, err)
+		return 0, w.err
 	}
-	if err := datasync(w.f); err != nil {
-		return fmt.Errorf("journal: syncing %s: %w", w.path, err)
+	w.written++
+	return w.written, nil
+}
+
+// sync returns once line n is durable: at once when a flush that began
+// after line n was written has already ended, else after one flush of
+// every line written so far. A failed flush fails every later Add too
+// (after a failed fdatasync the kernel may have dropped the pages, so no
+// later flush proves them written).
+func (w *Writer) sync(n uint64) error {
+	w.syncMu.Lock()
+	defer w.syncMu.Unlock()
+	if w.synced >= n {
+		return nil
 	}
+	w.mu.Lock()
+	f, upTo, err := w.f, w.written, w.err
+	w.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if f == nil {
+		return errors.New("journal: sync after close")
+	}
+	if err := datasync(f); err != nil {
+		w.mu.Lock()
+		if w.err == nil {
+			w.err = fmt.Errorf("journal: syncing %s: %w", w.path, err)
+		}
+		err = w.err
+		w.mu.Unlock()
+		return err
+	}
+	w.synced = upTo
 	return nil
 }
 
