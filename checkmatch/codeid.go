@@ -24,7 +24,7 @@ const (
 // covers it, with the runs that
 // record that name, or in the entry with no name and no runs (as
 // path.Match patterns), for the files no run executes: the package doc,
-// contact sheets, the repeat study and the throughput sweep (which read or
+// contact sheets and the repeat study (which read or
 // write documents of their own), the doc file of internal/pytext, and
 // internal/pymath's exp, which belongs to the judgment scoring path and,
 // like the rest of package judgment and its backends, is outside the
@@ -64,7 +64,7 @@ var codeFiles = []struct {
 	{"words", checkRun | studyRun, []string{"checkmatch/words.go"}},
 	{"", 0, []string{ // path.Match patterns
 		"checkmatch/doc.go", "checkmatch/sheet.go",
-		"checkmatch/repeats*.go", "checkmatch/sweep*.go",
+		"checkmatch/repeats*.go",
 		"internal/pytext/doc.go",
 		"internal/pymath/exp*.go",
 	}},

@@ -168,7 +168,7 @@ func (c RunContext) Pins(slice Slice, concurrency int) Pins {
 // else after) and caller_stated as given. Backends without /metrics
 // (llama.cpp, the offline ones) get cache_config null with caller_stated
 // still filled, as typevet writes it. A throughput sweep records its own
-// block per level ([SweepResult].LevelServerArgs) instead.
+// block per level (sweep.Result.LevelServerArgs) instead.
 func (c RunContext) ServerArgs(run RunResult) *serving.ServerArgsBlock {
 	cache, _ := serving.FirstCacheConfig(run.MetricsReadings...)
 	b := serving.ServerArgs(cache, c.StatedServerArgs)

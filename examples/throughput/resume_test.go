@@ -21,6 +21,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/checkmatch/sweep"
 	"github.com/typevet/typevet-go/examples/internal/childproc"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
@@ -104,11 +105,11 @@ func metricsBut(m checkmatch.MetricsBlock) checkmatch.MetricsBlock {
 	return m
 }
 
-func readSummary(t *testing.T, path string) checkmatch.SweepSummary {
+func readSummary(t *testing.T, path string) sweep.Summary {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
-	var sum checkmatch.SweepSummary
+	var sum sweep.Summary
 	require.NoError(t, json.Unmarshal(raw, &sum))
 	return sum
 }
