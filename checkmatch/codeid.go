@@ -43,7 +43,7 @@ var codeFiles = []struct {
 	}},
 	{"metrics", checkRun, []string{"checkmatch/metrics.go", "checkmatch/outcome.go", "internal/pymath/pymath.go"}},
 	{"orderings", studyRun, []string{
-		"checkmatch/orderings.go", "checkmatch/orderings_journal.go", "checkmatch/orderings_receipt.go", "checkmatch/resample.go",
+		"checkmatch/orderings.go", "checkmatch/orderings_journal.go", "checkmatch/orderings_receipt.go", "checkmatch/internal/resample/resample.go",
 	}},
 	{"pool", checkRun, []string{"pool/pool.go"}},
 	{"render", checkRun | studyRun, []string{
@@ -64,7 +64,6 @@ var codeFiles = []struct {
 	{"words", checkRun | studyRun, []string{"checkmatch/words.go"}},
 	{"", 0, []string{ // path.Match patterns
 		"checkmatch/doc.go", "checkmatch/sheet.go",
-		"checkmatch/repeats*.go",
 		"internal/pytext/doc.go",
 		"internal/pymath/exp*.go",
 	}},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/repeats"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
@@ -334,7 +335,7 @@ func drift(first, level []checkmatch.CaseRecord) (AnswerDrift, error) {
 		return d, nil
 	}
 	var err error
-	if d.MaxAbsProbabilityDifference, err = checkmatch.MaxProbabilityDifference([]checkmatch.Receipt{{Cases: a}, {Cases: b}}); err != nil {
+	if d.MaxAbsProbabilityDifference, err = repeats.MaxProbabilityDifference([]checkmatch.Receipt{{Cases: a}, {Cases: b}}); err != nil {
 		return AnswerDrift{}, err
 	}
 	right := 0
