@@ -13,7 +13,7 @@ import (
 // Runs that digest a logical name of [codeFiles].
 const (
 	checkRun = 1 << iota // a check-match run (checkCodeDigests)
-	studyRun             // an option-order study ([OrderingsCodeDigests])
+	studyRun             // an option-order study (orderingsCodeDigests)
 )
 
 // codeFiles is the one list of the code fingerprint. Every non-test Go

@@ -50,14 +50,14 @@ func TakeSnapshot(repoRoot string, porcelain *string) (Snapshot, error) {
 
 // TakeOrderingsSnapshot is [TakeSnapshot] for the option-order study: the
 // prompt digest is the verdict question's alone
-// ([OrderingsPromptDigests]) and the code digests are
-// [OrderingsCodeDigests].
+// (orderingsPromptDigests) and the code digests are
+// orderingsCodeDigests.
 func TakeOrderingsSnapshot(repoRoot string, porcelain *string) (Snapshot, error) {
-	code, err := OrderingsCodeDigests()
+	code, err := orderingsCodeDigests()
 	if err != nil {
 		return Snapshot{}, err
 	}
-	return newSnapshot(repoRoot, porcelain, OrderingsPromptDigests(), code), nil
+	return newSnapshot(repoRoot, porcelain, orderingsPromptDigests(), code), nil
 }
 
 func newSnapshot(repoRoot string, porcelain *string, prompts, code receipt.Digests) Snapshot {
