@@ -138,7 +138,7 @@
 // (typevet #105: [BalancedOrders], [RunOrderings], [OrderingsStatistics])
 // scores the verdict once per balanced ordering of its options and asks
 // whether averaging over orderings is worth adopting. The repeat summary
-// (#357: [RepeatSummary]) applies the pre-registered stability statistics
+// (#357: package checkmatch/repeats) applies the pre-registered stability statistics
 // to several receipts of one slice. The throughput sweep (#335: package
 // checkmatch/sweep) runs the slice at several concurrency levels against one server; each
 // level is a check-match run with its own journal, retry policy and shard

@@ -31,7 +31,7 @@ type AccuracyInterval struct {
 	Rows int `json:"rows"`
 }
 
-// PooledAccuracyInterval resamples the pooled case rows of the receipts:
+// pooledAccuracyInterval resamples the pooled case rows of the receipts:
 // one row per case of every receipt (receipt order, then case
 // order), 1 when the case is correct, else 0. Each of 10,000
 // resamples draws the rows at resample_indices(rows, 0, b) and
@@ -43,7 +43,7 @@ type AccuracyInterval struct {
 // draw; the result does not depend on the schedule. The share is the count
 // of correct rows over the row count, which is what math.fsum of the 0/1
 // rows divided by n gives in Python. No rows is an error.
-func PooledAccuracyInterval(receipts []checkmatch.Receipt) (AccuracyInterval, error) {
+func pooledAccuracyInterval(receipts []checkmatch.Receipt) (AccuracyInterval, error) {
 	var rows []bool
 	for _, r := range receipts {
 		for _, c := range r.Cases {
@@ -105,10 +105,10 @@ func caseTables(receipts []checkmatch.Receipt) ([]map[string]*checkmatch.CaseRec
 	return tables, ids, nil
 }
 
-// CaseAgreement returns the share of cases whose verdict is the same in
+// caseAgreement returns the share of cases whose verdict is the same in
 // every receipt. The receipts must hold the same set of case
 // ids ("case ids differ between the receipts") and at least one case.
-func CaseAgreement(receipts []checkmatch.Receipt) (float64, error) {
+func caseAgreement(receipts []checkmatch.Receipt) (float64, error) {
 	tables, ids, err := caseTables(receipts)
 	if err != nil {
 		return 0, err

@@ -237,7 +237,7 @@ type Report struct {
 	// Statistics spreads accuracy, false-clear rate and ECE over the
 	// included runs.
 	Statistics Statistics `json:"statistics"`
-	// AccuracyInterval is [PooledAccuracyInterval] of the included runs.
+	// AccuracyInterval is pooledAccuracyInterval of the included runs.
 	AccuracyInterval AccuracyInterval `json:"accuracy_interval"`
 	// Agreement is caseAgreement of the included runs.
 	Agreement float64 `json:"agreement"`
@@ -390,7 +390,7 @@ func Summary(runs []NamedReceipt) (Report, error) {
 		}
 		if !sliceOut {
 			pair := []checkmatch.Receipt{kept[0], r.Receipt}
-			agreement, err := CaseAgreement(pair)
+			agreement, err := caseAgreement(pair)
 			if err != nil {
 				return Report{}, fmt.Errorf("run %s: %w", r.Name, err)
 			}
@@ -407,10 +407,10 @@ func Summary(runs []NamedReceipt) (Report, error) {
 	if rep.Statistics, err = statistics(keptRuns); err != nil {
 		return Report{}, err
 	}
-	if rep.AccuracyInterval, err = PooledAccuracyInterval(kept); err != nil {
+	if rep.AccuracyInterval, err = pooledAccuracyInterval(kept); err != nil {
 		return Report{}, err
 	}
-	if rep.Agreement, err = CaseAgreement(kept); err != nil {
+	if rep.Agreement, err = caseAgreement(kept); err != nil {
 		return Report{}, err
 	}
 	if rep.MaxAbsDifference, err = MaxProbabilityDifference(kept); err != nil {

@@ -132,25 +132,25 @@ func TestDigestOutliers(t *testing.T) {
 
 func TestCaseAgreement(t *testing.T) {
 	for _, i := range []int{0, 2, 3} {
-		got, err := CaseAgreement([]checkmatch.Receipt{normal(), withVerdict(normal(), []int{i}, checkmatch.VerdictCannotTell), normal()})
+		got, err := caseAgreement([]checkmatch.Receipt{normal(), withVerdict(normal(), []int{i}, checkmatch.VerdictCannotTell), normal()})
 		require.NoError(t, err)
 		assert.Equal(t, 0.75, got, "case %d changed in the middle receipt", i)
 	}
-	got, err := CaseAgreement([]checkmatch.Receipt{normal(), normal()})
+	got, err := caseAgreement([]checkmatch.Receipt{normal(), normal()})
 	require.NoError(t, err)
 	assert.Equal(t, 1.0, got)
-	got, err = CaseAgreement([]checkmatch.Receipt{normal(), withVerdict(normal(), []int{0, 3}, checkmatch.VerdictCannotTell)})
+	got, err = caseAgreement([]checkmatch.Receipt{normal(), withVerdict(normal(), []int{0, 3}, checkmatch.VerdictCannotTell)})
 	require.NoError(t, err)
 	assert.Equal(t, 0.5, got)
 
 	short := normal()
 	short.Cases = short.Cases[:3]
-	_, err = CaseAgreement([]checkmatch.Receipt{normal(), short})
+	_, err = caseAgreement([]checkmatch.Receipt{normal(), short})
 	assert.EqualError(t, err, "case ids differ between the receipts")
 	renamed := normal()
 	renamed.Cases = append([]checkmatch.CaseRecord(nil), renamed.Cases...)
 	renamed.Cases[1].CaseID = "r99:v"
-	_, err = CaseAgreement([]checkmatch.Receipt{normal(), renamed})
+	_, err = caseAgreement([]checkmatch.Receipt{normal(), renamed})
 	assert.EqualError(t, err, "case ids differ between the receipts", "same count, other ids")
 }
 
@@ -183,11 +183,11 @@ func TestMaxProbabilityDifference(t *testing.T) {
 func TestPooledAccuracyInterval(t *testing.T) {
 	// typevet's repeat vector: rows [1,1,0,1,1,0,0,1] → (0.25, 0.875).
 	worse := repeatFixture([4]bool{true, false, false, true}, 0.02)
-	got, err := PooledAccuracyInterval([]checkmatch.Receipt{normal(), worse})
+	got, err := pooledAccuracyInterval([]checkmatch.Receipt{normal(), worse})
 	require.NoError(t, err)
 	assert.Equal(t, AccuracyInterval{Low: 0.25, High: 0.875, Level: 0.95, Resamples: 10000, Seed: 0, Rows: 8}, got)
 	assert.True(t, 0 <= got.Low && got.Low < 0.625 && 0.625 < got.High && got.High <= 1)
-	again, err := PooledAccuracyInterval([]checkmatch.Receipt{normal(), worse})
+	again, err := pooledAccuracyInterval([]checkmatch.Receipt{normal(), worse})
 	require.NoError(t, err)
 	assert.Equal(t, got, again, "deterministic")
 
@@ -206,11 +206,11 @@ func TestPooledAccuracyInterval(t *testing.T) {
 	assert.Equal(t, [2]float64{lo, hi}, [2]float64{got.Low, got.High})
 
 	all := repeatFixture([4]bool{true, true, true, true}, 0.02)
-	got, err = PooledAccuracyInterval([]checkmatch.Receipt{all, all})
+	got, err = pooledAccuracyInterval([]checkmatch.Receipt{all, all})
 	require.NoError(t, err)
 	assert.Equal(t, [2]float64{1, 1}, [2]float64{got.Low, got.High})
 
-	_, err = PooledAccuracyInterval([]checkmatch.Receipt{{}})
+	_, err = pooledAccuracyInterval([]checkmatch.Receipt{{}})
 	assert.ErrorContains(t, err, "at least one case")
 }
 

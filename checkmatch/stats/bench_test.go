@@ -32,7 +32,7 @@ func BenchmarkCompare(b *testing.B) {
 }
 
 // BenchmarkDrawsOnly is the floor: the 10,000 × 140 draws alone, as
-// repeats.PooledAccuracyInterval makes them, with nothing computed per
+// the repeat study's pooled accuracy interval makes them, with nothing computed per
 // resample.
 func BenchmarkDrawsOnly(b *testing.B) {
 	n := len(readFixture(b).Cases)
