@@ -18,6 +18,11 @@
 //   - [github.com/typevet/typevet-go/checkmatch/view]: the receipt viewer:
 //     a static site of receipts that shows each check only when its
 //     re-render matches the receipt's digest, with the statistics' intervals.
+//   - [github.com/typevet/typevet-go/checkmatch/sweep]: the throughput sweep
+//     (typevet #335): one check-match run per concurrency level against one
+//     server, and the sweep's summary document.
+//   - [github.com/typevet/typevet-go/checkmatch/repeats]: the repeat-run
+//     study (typevet #357): whether several receipts of one slice agree.
 //   - [github.com/typevet/typevet-go/checkmatch/stats]: error bars on a
 //     check receipt (Wilson and bootstrap intervals, Brier score, log loss)
 //     and the paired comparison of two runs (exact McNemar), each its own

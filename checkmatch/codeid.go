@@ -13,7 +13,7 @@ import (
 // Runs that digest a logical name of [codeFiles].
 const (
 	checkRun = 1 << iota // a check-match run (checkCodeDigests)
-	studyRun             // an option-order study ([OrderingsCodeDigests])
+	studyRun             // an option-order study (orderingsCodeDigests)
 )
 
 // codeFiles is the one list of the code fingerprint. Every non-test Go
@@ -24,7 +24,7 @@ const (
 // covers it, with the runs that
 // record that name, or in the entry with no name and no runs (as
 // path.Match patterns), for the files no run executes: the package doc,
-// contact sheets, the repeat study and the throughput sweep (which read or
+// contact sheets and the repeat study (which read or
 // write documents of their own), the doc file of internal/pytext, and
 // internal/pymath's exp, which belongs to the judgment scoring path and,
 // like the rest of package judgment and its backends, is outside the
@@ -43,7 +43,7 @@ var codeFiles = []struct {
 	}},
 	{"metrics", checkRun, []string{"checkmatch/metrics.go", "checkmatch/outcome.go", "internal/pymath/pymath.go"}},
 	{"orderings", studyRun, []string{
-		"checkmatch/orderings.go", "checkmatch/orderings_journal.go", "checkmatch/orderings_receipt.go", "checkmatch/resample.go",
+		"checkmatch/orderings.go", "checkmatch/orderings_journal.go", "checkmatch/orderings_receipt.go", "checkmatch/internal/resample/resample.go",
 	}},
 	{"pool", checkRun, []string{"pool/pool.go"}},
 	{"render", checkRun | studyRun, []string{
@@ -64,7 +64,6 @@ var codeFiles = []struct {
 	{"words", checkRun | studyRun, []string{"checkmatch/words.go"}},
 	{"", 0, []string{ // path.Match patterns
 		"checkmatch/doc.go", "checkmatch/sheet.go",
-		"checkmatch/repeats*.go", "checkmatch/sweep*.go",
 		"internal/pytext/doc.go",
 		"internal/pymath/exp*.go",
 	}},

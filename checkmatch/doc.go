@@ -134,16 +134,15 @@
 //
 // # Studies
 //
-// Three runs build on the check-match run. The option-order study
-// (typevet #105: [BalancedOrders], [RunOrderings], [OrderingsStatistics])
-// scores the verdict once per balanced ordering of its options and asks
-// whether averaging over orderings is worth adopting. The repeat summary
-// (#357: [RepeatSummary]) applies the pre-registered stability statistics
-// to several receipts of one slice. The throughput sweep (#335: [Sweep])
-// runs the slice at several concurrency levels against one server; each
-// level is a check-match run with its own journal, retry policy and shard
-// ([SweepOptions].Journal, Retry, Shard), a resumed sweep skips the levels
-// an earlier part finished ([SweepOptions].Finished), and
-// [SweepOptions].LevelDone lets the caller write each level's receipt as
-// it ends.
+// Three runs build on the check-match run. The option-order study (typevet
+// #105: [BalancedOrders], [RunOrderings], [OrderingsStatistics]) scores the
+// verdict once per balanced ordering of its options and asks whether
+// averaging over orderings is worth adopting. The repeat summary (#357:
+// package checkmatch/repeats) applies the pre-registered stability
+// statistics to several receipts of one slice. The throughput sweep (#335:
+// package checkmatch/sweep) runs the slice at several concurrency levels
+// against one server; each level is a check-match run with its own journal,
+// retry policy and shard (its Options.Journal, Retry, Shard), a resumed
+// sweep skips the levels an earlier part finished (Options.Finished), and
+// Options.LevelDone lets the caller write each level's receipt as it ends.
 package checkmatch

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/typevet/typevet-go/checkmatch/internal/resample"
 	"github.com/typevet/typevet-go/internal/pymath"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
@@ -21,7 +22,7 @@ const (
 	// as no position effect ([DecisionDoNotAdopt]).
 	PositionSpreadLimit = 0.05
 	// BootstrapResamples is the number of case resamples behind the
-	// study's intervals, drawn with [ResampleIndices] under BootstrapSeed.
+	// study's intervals, drawn with typevet's resample_indices under BootstrapSeed.
 	BootstrapResamples = 1000
 	// BootstrapSeed is the seed of the study's case resamples.
 	BootstrapSeed = 0
@@ -593,7 +594,7 @@ func SingleOrderCases(r Receipt, reqs []Request, seed uint64) (receipt.Ordered[C
 }
 
 // Bootstrap records how an interval was resampled: the number of resamples
-// and the seed of [ResampleIndices].
+// and the seed of typevet's resample_indices.
 type Bootstrap struct {
 	// Resamples is the number of resamples.
 	Resamples int `json:"resamples"`
@@ -771,7 +772,7 @@ func share(nums []caseNumbers, pick func(caseNumbers) bool) float64 {
 // answer; the stored argmax, mean and position fields are not read.
 //
 // The intervals resample the cases BootstrapResamples times with
-// [ResampleIndices] (seed BootstrapSeed) and take [PercentileInterval] at
+// typevet's resample_indices (seed BootstrapSeed) and take typevet's percentile_interval at
 // intervalLevel (ranks 25 and 974). Resamples run in parallel; the result
 // does not depend on the schedule.
 //
@@ -821,7 +822,7 @@ func OrderingsStatistics(cases []OrderingsCase) (OrderingsStats, error) {
 
 	spreads := make([]float64, BootstrapResamples)
 	diffs := make([]float64, BootstrapResamples)
-	forEachResample(len(nums), BootstrapSeed, BootstrapResamples, func() func(int, []int) {
+	resample.ForEach(len(nums), BootstrapSeed, BootstrapResamples, func() func(int, []int) {
 		var s spreadScratch
 		return func(b int, idx []int) {
 			_, spreads[b] = s.positionSpread(nums, idx, width)
@@ -829,10 +830,10 @@ func OrderingsStatistics(cases []OrderingsCase) (OrderingsStats, error) {
 		}
 	})
 	var err error
-	if st.SpreadInterval[0], st.SpreadInterval[1], err = PercentileInterval(spreads, intervalLevel); err != nil {
+	if st.SpreadInterval[0], st.SpreadInterval[1], err = resample.PercentileInterval(spreads, intervalLevel); err != nil {
 		return OrderingsStats{}, err
 	}
-	if st.AccuracyDifferenceInterval[0], st.AccuracyDifferenceInterval[1], err = PercentileInterval(diffs, intervalLevel); err != nil {
+	if st.AccuracyDifferenceInterval[0], st.AccuracyDifferenceInterval[1], err = resample.PercentileInterval(diffs, intervalLevel); err != nil {
 		return OrderingsStats{}, err
 	}
 	return st, nil

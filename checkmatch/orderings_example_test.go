@@ -23,27 +23,6 @@ func ExampleBalancedOrders() {
 	// [payee_mismatch date_mismatch consistent cannot_tell amount_mismatch unsigned]
 }
 
-// Bootstrap draws equal typevet's resample_indices index for index.
-func ExampleResampleIndices() {
-	fmt.Println(checkmatch.ResampleIndices(6, 0, 0))
-	fmt.Println(checkmatch.ResampleIndices(8, 0, 9999))
-	// Output:
-	// [0 5 3 4 0 1]
-	// [3 0 6 6 3 6 5 4]
-}
-
-// At level 0.95 over 1,000 values the interval ends are the values at ranks
-// 25 and 974.
-func ExamplePercentileInterval() {
-	values := make([]float64, 1000)
-	for i := range values {
-		values[i] = float64(i)
-	}
-	lo, hi, _ := checkmatch.PercentileInterval(values, 0.95)
-	fmt.Println(lo, hi)
-	// Output: 25 974
-}
-
 // Two cases scored under two orderings of two options (typevet's "adopt"
 // unit test): the option in first position gains 0.3 on average, and
 // averaging over the orderings is more accurate than the single order.

@@ -23,7 +23,7 @@ func studyJournal(t testing.TB, sl Slice, orders [][]int, sha string, s Shard) j
 	t.Helper()
 	c := RunContext{Backend: serving.LlamaCPP, Model: "m", ServedTemplate: "native_gemma4_turn",
 		Snapshot: Snapshot{BaselineCommit: "unknown", WorkingTree: receipt.WorkingTree{Dirty: true},
-			PromptDigests: OrderingsPromptDigests(), CodePathDigests: receipt.Digests{{Name: "orderings", Value: "ab"}}}}
+			PromptDigests: orderingsPromptDigests(), CodePathDigests: receipt.Digests{{Name: "orderings", Value: "ab"}}}}
 	h, err := OrderingsJournalHeader(c, sl, orders, SingleOrderFile{Path: "/x/check_match_seed1.json", SHA256: sha}, s)
 	require.NoError(t, err)
 	return h

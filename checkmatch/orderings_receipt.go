@@ -77,7 +77,7 @@ type OrderingsReceipt struct {
 	// Pins fix what the study judged.
 	Pins OrderingsPins `json:"pins"`
 	// Identity is the experiment identity: the verdict's prompt digest,
-	// the study's code digests ([OrderingsCodeDigests]) and the
+	// the study's code digests (orderingsCodeDigests) and the
 	// single-order receipt's digest as fixture orderingsFixtureName.
 	Identity receipt.Identity `json:"identity"`
 	// Stopped is the failure that ended the study early, or null.
@@ -171,19 +171,19 @@ func ReadOrderingsReceipt(r io.Reader) (OrderingsReceipt, error) {
 	return out, nil
 }
 
-// OrderingsCodeDigests returns the code_path_digests of an option-order
+// orderingsCodeDigests returns the code_path_digests of an option-order
 // study, keyed by typevet's names cases, orderings, render,
 // request and words and computed as checkCodeDigests computes a run's: the
 // first four cover the same files as a check-match run's digests of those
 // names, so a study and its single-order receipt of one build share them,
 // and orderings covers the study's own source.
-func OrderingsCodeDigests() (receipt.Digests, error) {
+func orderingsCodeDigests() (receipt.Digests, error) {
 	return codeDigests(typevet.Sources(), codePathsOf(studyRun))
 }
 
-// OrderingsPromptDigests returns the prompt_digests of a study: the digest
+// orderingsPromptDigests returns the prompt_digests of a study: the digest
 // of the verdict question alone, the one question the study asks.
-func OrderingsPromptDigests() receipt.Digests {
+func orderingsPromptDigests() receipt.Digests {
 	var verdict []judgment.NamedQuestion
 	for _, q := range Questions() {
 		if q.Name == QuestionVerdict {

@@ -32,7 +32,7 @@ func studyReceipt(t *testing.T, cases, failAt int) OrderingsReceipt {
 	run, err := RunOrderings(context.Background(), port, "gemma-test", reqs, orders, singleFor(reqs), RunOptions{})
 	require.NoError(t, err)
 	run.WallSeconds = 12.34567
-	code, err := OrderingsCodeDigests()
+	code, err := orderingsCodeDigests()
 	require.NoError(t, err)
 	for i := range code {
 		code[i].Value = strings.Repeat("c", 64) // stable across edits of the source
@@ -41,7 +41,7 @@ func studyReceipt(t *testing.T, cases, failAt int) OrderingsReceipt {
 	id := receipt.Identity{
 		RunID:           strings.Repeat("0", 32),
 		BaselineCommit:  strings.Repeat("a", 40),
-		PromptDigests:   OrderingsPromptDigests(),
+		PromptDigests:   orderingsPromptDigests(),
 		CodePathDigests: code,
 		FixtureDigests:  receipt.Digests{{Name: orderingsFixtureName, Value: strings.Repeat("f", 64)}},
 		ArmCallCounts:   receipt.Counts{{Name: armVerdictRequests, Value: run.Requests}},
@@ -140,7 +140,7 @@ func TestReadOrderingsReceiptRefuses(t *testing.T) {
 }
 
 func TestOrderingsIdentityParts(t *testing.T) {
-	code, err := OrderingsCodeDigests()
+	code, err := orderingsCodeDigests()
 	require.NoError(t, err)
 	var names []string
 	for _, e := range code {
@@ -156,7 +156,7 @@ func TestOrderingsIdentityParts(t *testing.T) {
 		assert.Equal(t, want, got, "%s: a study and its single-order run of one build share the digest", name)
 	}
 	// The verdict's digest is the one typevet's receipts record.
-	assert.Equal(t, receipt.Digests{{Name: "verdict", Value: "b7ef7c4a0c25b12827252fdacba3011e1bb064231d047cac8b1626b29fcb522a"}}, OrderingsPromptDigests())
+	assert.Equal(t, receipt.Digests{{Name: "verdict", Value: "b7ef7c4a0c25b12827252fdacba3011e1bb064231d047cac8b1626b29fcb522a"}}, orderingsPromptDigests())
 }
 
 // FuzzReadOrderingsReceipt: whatever ReadOrderingsReceipt accepts writes

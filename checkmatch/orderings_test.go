@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/typevet/typevet-go/checkmatch/internal/resample"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 )
@@ -393,7 +394,7 @@ func TestOrderingsStatisticsIntervalsByHand(t *testing.T) {
 	var spreads, diffs []float64
 	for b := range 1000 {
 		var sample []OrderingsCase
-		for _, i := range ResampleIndices(len(cases), 0, b) {
+		for _, i := range resample.Indices(len(cases), 0, b) {
 			sample = append(sample, cases[i])
 		}
 		spreads = append(spreads, slowSpread(sample))

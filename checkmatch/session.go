@@ -130,7 +130,7 @@ func NewRunContext(ctx context.Context, sess *backend.Session, snap Snapshot, re
 }
 
 // MetricsReader returns the /metrics reader of a run with sess, for
-// [RunOptions].Metrics and [SweepOptions].Metrics: on vLLM one GET
+// [RunOptions].Metrics and a throughput sweep's Options.Metrics: on vLLM one GET
 // /metrics through the session's client ([serving.Read]); nil for every
 // other backend, which has no /metrics.
 func MetricsReader(sess *backend.Session) func(context.Context) (string, bool) {

@@ -50,14 +50,14 @@ func TakeSnapshot(repoRoot string, porcelain *string) (Snapshot, error) {
 
 // TakeOrderingsSnapshot is [TakeSnapshot] for the option-order study: the
 // prompt digest is the verdict question's alone
-// ([OrderingsPromptDigests]) and the code digests are
-// [OrderingsCodeDigests].
+// (orderingsPromptDigests) and the code digests are
+// orderingsCodeDigests.
 func TakeOrderingsSnapshot(repoRoot string, porcelain *string) (Snapshot, error) {
-	code, err := OrderingsCodeDigests()
+	code, err := orderingsCodeDigests()
 	if err != nil {
 		return Snapshot{}, err
 	}
-	return newSnapshot(repoRoot, porcelain, OrderingsPromptDigests(), code), nil
+	return newSnapshot(repoRoot, porcelain, orderingsPromptDigests(), code), nil
 }
 
 func newSnapshot(repoRoot string, porcelain *string, prompts, code receipt.Digests) Snapshot {
@@ -168,7 +168,7 @@ func (c RunContext) Pins(slice Slice, concurrency int) Pins {
 // else after) and caller_stated as given. Backends without /metrics
 // (llama.cpp, the offline ones) get cache_config null with caller_stated
 // still filled, as typevet writes it. A throughput sweep records its own
-// block per level ([SweepResult].LevelServerArgs) instead.
+// block per level (sweep.Result.LevelServerArgs) instead.
 func (c RunContext) ServerArgs(run RunResult) *serving.ServerArgsBlock {
 	cache, _ := serving.FirstCacheConfig(run.MetricsReadings...)
 	b := serving.ServerArgs(cache, c.StatedServerArgs)

@@ -152,7 +152,7 @@ func TestRunContextOrderingsReceiptParts(t *testing.T) {
 	slice := syntheticSlice(t, OrderingsSeed, 1, func(i int) []byte { return fmt.Appendf(nil, "img %d", i) })
 	snap, err := TakeOrderingsSnapshot(t.TempDir(), ptrTo(""))
 	require.NoError(t, err)
-	assert.Equal(t, OrderingsPromptDigests(), snap.PromptDigests)
+	assert.Equal(t, orderingsPromptDigests(), snap.PromptDigests)
 	orders, err := BalancedOrders(len(VerdictLabels))
 	require.NoError(t, err)
 	c := RunContext{Backend: "fake", Model: "fake-model", ServedTemplate: "fake", Snapshot: snap,

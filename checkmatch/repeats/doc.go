@@ -3,7 +3,7 @@
 // [Summary] into a [Report] that says whether the runs are stable (the
 // accuracy range and every ECE range below [StabilityRangeLimit]), with
 // the per-metric [Spread] of the included runs, their case agreement and
-// the pooled accuracy interval ([checkmatch.PooledAccuracyInterval]). Runs
+// the pooled accuracy interval ([AccuracyInterval]). Runs
 // of another slice or another code are excluded and named, never averaged.
 // examples/repeats is the command over it.
 package repeats

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/stats"
 	"github.com/typevet/typevet-go/internal/pymath"
 	"github.com/typevet/typevet-go/receipt"
 )
@@ -208,7 +209,7 @@ type ExcludedRun struct {
 	// Reason is [ExcludedSlice] or excludedCode.
 	Reason string `json:"reason"`
 	// DifferingPins names the slice pins that differ from the majority's
-	// ([checkmatch.SliceDifferences]); [] for a run excluded by its code.
+	// ([stats.SliceDifferences]); [] for a run excluded by its code.
 	DifferingPins []string `json:"differing_pins"`
 }
 
@@ -236,8 +237,8 @@ type Report struct {
 	// Statistics spreads accuracy, false-clear rate and ECE over the
 	// included runs.
 	Statistics Statistics `json:"statistics"`
-	// AccuracyInterval is [checkmatch.PooledAccuracyInterval] of the included runs.
-	AccuracyInterval checkmatch.AccuracyInterval `json:"accuracy_interval"`
+	// AccuracyInterval is pooledAccuracyInterval of the included runs.
+	AccuracyInterval AccuracyInterval `json:"accuracy_interval"`
 	// Agreement is caseAgreement of the included runs.
 	Agreement float64 `json:"agreement"`
 	// MaxAbsDifference is maxProbabilityDifference of the included runs.
@@ -261,7 +262,7 @@ var errOneRun = errors.New("fewer than two included runs: stability needs at lea
 
 // sliceOutliers finds the runs that judged another slice than the
 // majority's: the reference is the receipt whose slice most receipts
-// share (no [checkmatch.SliceDifferences]), a tie going to the earliest. The result
+// share (no [stats.SliceDifferences]), a tie going to the earliest. The result
 // maps the index of each other run to its differing pin names.
 func sliceOutliers(receipts []checkmatch.Receipt) map[int][]string {
 	out := map[int][]string{}
@@ -269,7 +270,7 @@ func sliceOutliers(receipts []checkmatch.Receipt) map[int][]string {
 	for i := range receipts {
 		n := 0
 		for j := range receipts {
-			if len(checkmatch.SliceDifferences(receipts[i], receipts[j])) == 0 {
+			if len(stats.SliceDifferences(receipts[i], receipts[j])) == 0 {
 				n++
 			}
 		}
@@ -278,7 +279,7 @@ func sliceOutliers(receipts []checkmatch.Receipt) map[int][]string {
 		}
 	}
 	for i, r := range receipts {
-		if d := checkmatch.SliceDifferences(receipts[ref], r); len(d) > 0 {
+		if d := stats.SliceDifferences(receipts[ref], r); len(d) > 0 {
 			out[i] = d
 		}
 	}
@@ -389,11 +390,11 @@ func Summary(runs []NamedReceipt) (Report, error) {
 		}
 		if !sliceOut {
 			pair := []checkmatch.Receipt{kept[0], r.Receipt}
-			agreement, err := checkmatch.CaseAgreement(pair)
+			agreement, err := caseAgreement(pair)
 			if err != nil {
 				return Report{}, fmt.Errorf("run %s: %w", r.Name, err)
 			}
-			diff, err := checkmatch.MaxProbabilityDifference(pair)
+			diff, err := MaxProbabilityDifference(pair)
 			if err != nil {
 				return Report{}, fmt.Errorf("run %s: %w", r.Name, err)
 			}
@@ -406,13 +407,13 @@ func Summary(runs []NamedReceipt) (Report, error) {
 	if rep.Statistics, err = statistics(keptRuns); err != nil {
 		return Report{}, err
 	}
-	if rep.AccuracyInterval, err = checkmatch.PooledAccuracyInterval(kept); err != nil {
+	if rep.AccuracyInterval, err = pooledAccuracyInterval(kept); err != nil {
 		return Report{}, err
 	}
-	if rep.Agreement, err = checkmatch.CaseAgreement(kept); err != nil {
+	if rep.Agreement, err = caseAgreement(kept); err != nil {
 		return Report{}, err
 	}
-	if rep.MaxAbsDifference, err = checkmatch.MaxProbabilityDifference(kept); err != nil {
+	if rep.MaxAbsDifference, err = MaxProbabilityDifference(kept); err != nil {
 		return Report{}, err
 	}
 	eceRanges := make(receipt.Ordered[float64], len(rep.Statistics.ECE))

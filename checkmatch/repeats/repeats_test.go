@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/internal/resample"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 )
@@ -131,25 +132,25 @@ func TestDigestOutliers(t *testing.T) {
 
 func TestCaseAgreement(t *testing.T) {
 	for _, i := range []int{0, 2, 3} {
-		got, err := checkmatch.CaseAgreement([]checkmatch.Receipt{normal(), withVerdict(normal(), []int{i}, checkmatch.VerdictCannotTell), normal()})
+		got, err := caseAgreement([]checkmatch.Receipt{normal(), withVerdict(normal(), []int{i}, checkmatch.VerdictCannotTell), normal()})
 		require.NoError(t, err)
 		assert.Equal(t, 0.75, got, "case %d changed in the middle receipt", i)
 	}
-	got, err := checkmatch.CaseAgreement([]checkmatch.Receipt{normal(), normal()})
+	got, err := caseAgreement([]checkmatch.Receipt{normal(), normal()})
 	require.NoError(t, err)
 	assert.Equal(t, 1.0, got)
-	got, err = checkmatch.CaseAgreement([]checkmatch.Receipt{normal(), withVerdict(normal(), []int{0, 3}, checkmatch.VerdictCannotTell)})
+	got, err = caseAgreement([]checkmatch.Receipt{normal(), withVerdict(normal(), []int{0, 3}, checkmatch.VerdictCannotTell)})
 	require.NoError(t, err)
 	assert.Equal(t, 0.5, got)
 
 	short := normal()
 	short.Cases = short.Cases[:3]
-	_, err = checkmatch.CaseAgreement([]checkmatch.Receipt{normal(), short})
+	_, err = caseAgreement([]checkmatch.Receipt{normal(), short})
 	assert.EqualError(t, err, "case ids differ between the receipts")
 	renamed := normal()
 	renamed.Cases = append([]checkmatch.CaseRecord(nil), renamed.Cases...)
 	renamed.Cases[1].CaseID = "r99:v"
-	_, err = checkmatch.CaseAgreement([]checkmatch.Receipt{normal(), renamed})
+	_, err = caseAgreement([]checkmatch.Receipt{normal(), renamed})
 	assert.EqualError(t, err, "case ids differ between the receipts", "same count, other ids")
 }
 
@@ -157,36 +158,36 @@ func TestMaxProbabilityDifference(t *testing.T) {
 	changed := normal()
 	changed.Cases = append([]checkmatch.CaseRecord(nil), changed.Cases...)
 	changed.Cases[2].LegibilityProbabilities = checkmatch.ByLevel[float64]{0.1, 0, 0, 0, 0.875}
-	got, err := checkmatch.MaxProbabilityDifference([]checkmatch.Receipt{normal(), changed})
+	got, err := MaxProbabilityDifference([]checkmatch.Receipt{normal(), changed})
 	require.NoError(t, err)
 	assert.InDelta(t, 0.025, got, 1e-15)
 
-	got, err = checkmatch.MaxProbabilityDifference([]checkmatch.Receipt{normal(), normal(), normal()})
+	got, err = MaxProbabilityDifference([]checkmatch.Receipt{normal(), normal(), normal()})
 	require.NoError(t, err)
 	assert.Equal(t, 0.0, got, "bit-equal runs")
 
 	payee := normal()
 	payee.Cases = append([]checkmatch.CaseRecord(nil), payee.Cases...)
 	payee.Cases[0].PayeeConfidence = 0.5
-	got, err = checkmatch.MaxProbabilityDifference([]checkmatch.Receipt{normal(), payee})
+	got, err = MaxProbabilityDifference([]checkmatch.Receipt{normal(), payee})
 	require.NoError(t, err)
 	assert.InDelta(t, 0.4, got, 1e-15)
 
 	missing := normal()
 	missing.Cases = append([]checkmatch.CaseRecord(nil), missing.Cases...)
 	missing.Cases[1].VerdictProbabilities = judgment.Probabilities{{Label: checkmatch.VerdictConsistent, P: 1}}
-	_, err = checkmatch.MaxProbabilityDifference([]checkmatch.Receipt{normal(), missing})
+	_, err = MaxProbabilityDifference([]checkmatch.Receipt{normal(), missing})
 	assert.ErrorContains(t, err, `case r01:v: run 1 has no verdict probability "unsigned"`)
 }
 
 func TestPooledAccuracyInterval(t *testing.T) {
 	// typevet's repeat vector: rows [1,1,0,1,1,0,0,1] → (0.25, 0.875).
 	worse := repeatFixture([4]bool{true, false, false, true}, 0.02)
-	got, err := checkmatch.PooledAccuracyInterval([]checkmatch.Receipt{normal(), worse})
+	got, err := pooledAccuracyInterval([]checkmatch.Receipt{normal(), worse})
 	require.NoError(t, err)
-	assert.Equal(t, checkmatch.AccuracyInterval{Low: 0.25, High: 0.875, Level: 0.95, Resamples: 10000, Seed: 0, Rows: 8}, got)
+	assert.Equal(t, AccuracyInterval{Low: 0.25, High: 0.875, Level: 0.95, Resamples: 10000, Seed: 0, Rows: 8}, got)
 	assert.True(t, 0 <= got.Low && got.Low < 0.625 && 0.625 < got.High && got.High <= 1)
-	again, err := checkmatch.PooledAccuracyInterval([]checkmatch.Receipt{normal(), worse})
+	again, err := pooledAccuracyInterval([]checkmatch.Receipt{normal(), worse})
 	require.NoError(t, err)
 	assert.Equal(t, got, again, "deterministic")
 
@@ -195,21 +196,21 @@ func TestPooledAccuracyInterval(t *testing.T) {
 	shares := make([]float64, 10000)
 	for b := range shares {
 		k := 0
-		for _, i := range checkmatch.ResampleIndices(len(rows), 0, b) {
+		for _, i := range resample.Indices(len(rows), 0, b) {
 			k += rows[i]
 		}
 		shares[b] = float64(k) / 8
 	}
-	lo, hi, err := checkmatch.PercentileInterval(shares, 0.95)
+	lo, hi, err := resample.PercentileInterval(shares, 0.95)
 	require.NoError(t, err)
 	assert.Equal(t, [2]float64{lo, hi}, [2]float64{got.Low, got.High})
 
 	all := repeatFixture([4]bool{true, true, true, true}, 0.02)
-	got, err = checkmatch.PooledAccuracyInterval([]checkmatch.Receipt{all, all})
+	got, err = pooledAccuracyInterval([]checkmatch.Receipt{all, all})
 	require.NoError(t, err)
 	assert.Equal(t, [2]float64{1, 1}, [2]float64{got.Low, got.High})
 
-	_, err = checkmatch.PooledAccuracyInterval([]checkmatch.Receipt{{}})
+	_, err = pooledAccuracyInterval([]checkmatch.Receipt{{}})
 	assert.ErrorContains(t, err, "at least one case")
 }
 

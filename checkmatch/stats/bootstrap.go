@@ -7,15 +7,15 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/internal/resample"
 )
 
 // The bootstrap defaults: typevet's repeat-run study's (#357).
 const (
 	// DefaultResamples is the number of bootstrap resamples.
-	DefaultResamples = checkmatch.RepeatResamples
+	DefaultResamples = resample.Resamples
 	// DefaultSeed is the seed of typevet's SHA-256 resampling.
-	DefaultSeed = checkmatch.RepeatSeed
+	DefaultSeed = resample.Seed
 )
 
 // Cluster names what one bootstrap draw takes: a case, or every case of a
@@ -74,11 +74,11 @@ func (o Options) withDefaults() (Options, error) {
 // "bootstrap" object.
 type Bootstrap struct {
 	// Method is always "percentile": the interval is
-	// checkmatch.PercentileInterval of the resampled values.
+	// typevet's percentile_interval of the resampled values.
 	Method string `json:"method"`
 	// Resampling is always "typevet_sha256": draw i of resample b is the
 	// first 8 bytes of SHA-256("{seed}:{b}:{i}") modulo the number of
-	// units (checkmatch.ResampleIndices).
+	// units (typevet's resample_indices).
 	Resampling string `json:"resampling"`
 	// Resamples is the number of resamples (10,000 by default).
 	Resamples int `json:"resamples"`
@@ -152,11 +152,11 @@ func units(ids []string, c Cluster) ([][]int, error) {
 // gets its own statFunc, so it may keep scratch buffers.
 type statFunc func(idx []int, out []*float64)
 
-// resample draws opts.Resamples resamples of the units and returns, per
+// resampleUnits draws opts.Resamples resamples of the units and returns, per
 // statistic, its percentile interval and the count of resamples defining
 // it. Workers split the resamples (GOMAXPROCS of them) and store by
 // resample number, so the result does not depend on the schedule.
-func resample(us [][]int, k int, opts Options, newStat func() statFunc) ([]Estimate, error) {
+func resampleUnits(us [][]int, k int, opts Options, newStat func() statFunc) ([]Estimate, error) {
 	if len(us) == 0 {
 		return nil, fmt.Errorf("bootstrap needs at least one case")
 	}
@@ -170,7 +170,7 @@ func resample(us [][]int, k int, opts Options, newStat func() statFunc) ([]Estim
 			var idx []int
 			for b := lo; b < hi; b++ {
 				idx = idx[:0]
-				for _, u := range checkmatch.ResampleIndices(len(us), opts.Seed, b) {
+				for _, u := range resample.Indices(len(us), opts.Seed, b) {
 					idx = append(idx, us[u]...)
 				}
 				out := make([]*float64, k)
@@ -194,7 +194,7 @@ func resample(us [][]int, k int, opts Options, newStat func() statFunc) ([]Estim
 		if len(defined) == 0 {
 			continue
 		}
-		lo, hi, err := checkmatch.PercentileInterval(defined, opts.Level)
+		lo, hi, err := resample.PercentileInterval(defined, opts.Level)
 		if err != nil {
 			return nil, err
 		}

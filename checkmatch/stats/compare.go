@@ -30,11 +30,27 @@ func (e *SliceError) Error() string {
 		strings.Join(e.Fields, ", "), verb)
 }
 
-// SliceDifferences names the slice pins that differ between a and b
-// ([checkmatch.SliceDifferences]: pins.slice_sha256, pins.generator_seed,
-// pins.register_rows, pins.variants_per_row, pins.renderer,
-// pins.pillow_version). Empty when both judge one slice.
-func SliceDifferences(a, b checkmatch.Receipt) []string { return checkmatch.SliceDifferences(a, b) }
+// SliceDifferences names the slice pins that differ between a and b:
+// pins.slice_sha256, pins.generator_seed, pins.register_rows,
+// pins.variants_per_row, pins.renderer (ours) and pins.pillow_version
+// (typevet's), in that order. Empty when both judged one slice the same
+// way: only then are their cases the same cases.
+func SliceDifferences(a, b checkmatch.Receipt) []string {
+	var out []string
+	pa, pb := a.Pins, b.Pins
+	add := func(differ bool, name string) {
+		if differ {
+			out = append(out, name)
+		}
+	}
+	add(pa.SliceSHA256 != pb.SliceSHA256, "pins.slice_sha256")
+	add(pa.GeneratorSeed != pb.GeneratorSeed, "pins.generator_seed")
+	add(pa.RegisterRows != pb.RegisterRows, "pins.register_rows")
+	add(pa.VariantsPerRow != pb.VariantsPerRow, "pins.variants_per_row")
+	add((pa.Renderer == nil) != (pb.Renderer == nil) || (pa.Renderer != nil && *pa.Renderer != *pb.Renderer), "pins.renderer")
+	add(pa.PillowVersion != pb.PillowVersion, "pins.pillow_version")
+	return out
+}
 
 // IdentityDifferences names every field outside the slice that differs
 // between a and b, so that a confound is visible: backend, model,
@@ -310,7 +326,7 @@ func Compare(a, b checkmatch.Receipt, opts Options) (Comparison, error) {
 			out[2+2*n], out[3+2*n] = diff(eceA, eceB), diff(aucA, aucB)
 		}
 	}
-	boot, err := resample(us, k, opts, func() statFunc {
+	boot, err := resampleUnits(us, k, opts, func() statFunc {
 		sa, sb := scorers(ra), scorers(rb)
 		return func(idx []int, out []*float64) { pairStats(sa, sb, idx, out) }
 	})

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/internal/resample"
 	"github.com/typevet/typevet-go/receipt"
 )
 
@@ -127,12 +128,12 @@ func TestCompareFlips(t *testing.T) {
 	var ds []float64
 	for r := range 400 {
 		k := 0
-		for _, i := range checkmatch.ResampleIndices(140, 0, r) {
+		for _, i := range resample.Indices(140, 0, r) {
 			k += boolInt(b.Cases[i].Correct) - boolInt(a.Cases[i].Correct)
 		}
 		ds = append(ds, float64(k)/140)
 	}
-	lo, hi, err := checkmatch.PercentileInterval(ds, 0.95)
+	lo, hi, err := resample.PercentileInterval(ds, 0.95)
 	require.NoError(t, err)
 	assert.InDelta(t, lo, *acc.Low, 1e-15)
 	assert.InDelta(t, hi, *acc.High, 1e-15)

@@ -25,9 +25,9 @@
 // # The bootstrap
 //
 // Every bootstrap draws with typevet's SHA-256 resampling
-// ([checkmatch.ResampleIndices]): seed [DefaultSeed] (0) and
+// (resample_indices): seed [DefaultSeed] (0) and
 // [DefaultResamples] (10,000) resamples unless [Options] say otherwise, the
-// interval being [checkmatch.PercentileInterval] of the resampled values at
+// interval being typevet's percentile_interval of the resampled values at
 // level 0.95 (ranks 250 and 9,749). Those are the choices of typevet's
 // repeat-run study (#357): the same draws, so the same intervals, in Go and
 // in Python, and no random state anywhere, so the same receipt always gives

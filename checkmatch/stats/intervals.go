@@ -205,7 +205,7 @@ func ReceiptIntervals(r checkmatch.Receipt, opts Options) (Intervals, error) {
 	}
 
 	// One set of resamples: ROC-AUC and ECE of each Noul.
-	boot, err := resample(us, 2*len(nouls), opts, func() statFunc {
+	boot, err := resampleUnits(us, 2*len(nouls), opts, func() statFunc {
 		sc := scorers(recs)
 		return func(idx []int, out []*float64) {
 			for n, s := range sc {

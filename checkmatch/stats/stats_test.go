@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/internal/resample"
 )
 
 // fixture is typevet's committed 140-case vLLM receipt (gemma-4-31B-it,
@@ -210,8 +211,8 @@ func TestReceiptIntervalsMatchReceipt(t *testing.T) {
 }
 
 // TestBootstrapIsTypevetResampling recomputes the amounts_match ECE
-// interval with a plain loop over checkmatch.ResampleIndices and
-// checkmatch.PercentileInterval, one resample at a time, and compares
+// interval with a plain loop over resample.Indices and
+// resample.PercentileInterval, one resample at a time, and compares
 // (single cases and register rows).
 func TestBootstrapIsTypevetResampling(t *testing.T) {
 	r := readFixture(t)
@@ -237,7 +238,7 @@ func TestBootstrapIsTypevetResampling(t *testing.T) {
 		for b := range resamples {
 			var conf []float64
 			var truth []bool
-			for _, u := range checkmatch.ResampleIndices(nUnits, 3, b) {
+			for _, u := range resample.Indices(nUnits, 3, b) {
 				members := []int{u}
 				if cluster == ClusterRegisterRow {
 					members = rows[order[u]]
@@ -251,7 +252,7 @@ func TestBootstrapIsTypevetResampling(t *testing.T) {
 			require.NoError(t, err)
 			eces = append(eces, *s.ECE)
 		}
-		lo, hi, err := checkmatch.PercentileInterval(eces, 0.95)
+		lo, hi, err := resample.PercentileInterval(eces, 0.95)
 		require.NoError(t, err)
 		got, _ := doc.Nouls.Get("amounts_match")
 		assert.Equal(t, lo, *got.ECE.Low, cluster)
@@ -327,7 +328,7 @@ func TestScorerEqualsSummarizeNoul(t *testing.T) {
 		require.NoError(t, err)
 		sc := scorers(r.Cases)
 		for b := range 500 {
-			idx := checkmatch.ResampleIndices(len(r.Cases), 0, b)
+			idx := resample.Indices(len(r.Cases), 0, b)
 			for n := range nouls {
 				conf, truth := noulValues(r.Cases, n)
 				dc, dt := make([]float64, len(idx)), make([]bool, len(idx))

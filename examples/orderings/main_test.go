@@ -230,10 +230,10 @@ func TestStudyAgainstLlamaCPP(t *testing.T) {
 	assert.Len(t, p.Orderings, 6)
 
 	id := rec.Identity
-	assert.Equal(t, checkmatch.OrderingsPromptDigests(), id.PromptDigests)
-	code, err := checkmatch.OrderingsCodeDigests()
+	snap, err := checkmatch.TakeOrderingsSnapshot(t.TempDir(), nil)
 	require.NoError(t, err)
-	assert.Equal(t, code, id.CodePathDigests)
+	assert.Equal(t, snap.PromptDigests, id.PromptDigests)
+	assert.Equal(t, snap.CodePathDigests, id.CodePathDigests)
 	assert.Equal(t, receipt.Digests{{Name: "single_order_receipt", Value: p.SingleOrderReceiptSHA256}}, id.FixtureDigests)
 	assert.Equal(t, receipt.Counts{{Name: "verdict_requests", Value: 42}}, id.ArmCallCounts)
 	assert.Equal(t, receipt.IdentityDigest(id), id.IdentityDigest)

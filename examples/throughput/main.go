@@ -9,7 +9,7 @@
 //
 // writes receipts/check_match_vllm_throughput_c1.json … _c32.json, the
 // sweep's summary document receipts/check_match_vllm_throughput_summary.json
-// (schema "typevet-go/throughput-sweep-summary", checkmatch.SweepSummary),
+// (schema "typevet-go/throughput-sweep-summary", sweep.Summary),
 // and prints
 //
 //	level  judgments/s  images/s  p50_s  p95_s  discarded  kv_cache_usage  max_abs_dp  verdict_flips  d_accuracy
@@ -112,6 +112,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/checkmatch/sweep"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/receipt"
@@ -409,9 +410,9 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		return cli.ErrInterrupted
 	}
 
-	opts := checkmatch.SweepOptions{Levels: sw.toRun, CallerStated: cfg.stated, Metrics: checkmatch.MetricsReader(sess),
+	opts := sweep.Options{Levels: sw.toRun, CallerStated: cfg.stated, Metrics: checkmatch.MetricsReader(sess),
 		Journal: sw.journal, Retry: checkmatch.RetryPolicy{Retries: cfg.retries}, Shard: cfg.shard, Finished: sw.done,
-		LevelDone: func(lv checkmatch.SweepLevel, args serving.ServerArgsBlock) error { return sw.levelDone(ctx, lv, args) }}
+		LevelDone: func(lv sweep.Level, args serving.ServerArgsBlock) error { return sw.levelDone(ctx, lv, args) }}
 	if sess.Backend == backend.VLLM && cfg.shard.Count == 0 {
 		opts.KVCacheUsage = func(ctx context.Context) serving.Value {
 			return serving.ReadKVCacheUsage(ctx, sess.HTTPClient, sess.BaseURL)
@@ -420,7 +421,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	fmt.Fprintf(stderr, "%s: %d cases at levels %v\n", prog, cli.ShardSize(slice.Requests, cfg.shard), cfg.levels)
 	p := cli.NewProgress(stderr, "sweep", cli.ShardSize(slice.Requests, cfg.shard)*(len(cfg.levels)-len(cfg.finished)), "judgments")
 	p.Start()
-	res, err := checkmatch.Sweep(ctx, p.Wrap(sess.Port), rc.Model, slice.Requests, opts)
+	res, err := sweep.Run(ctx, p.Wrap(sess.Port), rc.Model, slice.Requests, opts)
 	p.Stop()
 	if sw.writeErr != nil {
 		return sw.writeErr // it says how to finish, or why a resume is refused
@@ -434,8 +435,8 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	return sw.finish(stdout, stderr, res)
 }
 
-// sweep is one part of a sweep run: its levels, files and journals.
-type sweep struct {
+// sweeper is one part of a sweep run: its levels, files and journals.
+type sweeper struct {
 	cfg      config
 	rc       checkmatch.RunContext
 	slice    checkmatch.Slice
@@ -454,8 +455,8 @@ type sweep struct {
 // newSweep checks every finished level's journal against this sweep (a
 // finished level of another experiment is refused, naming the first
 // differing pin) and reads its receipt.
-func newSweep(stderr io.Writer, cfg config, rc checkmatch.RunContext, slice checkmatch.Slice) (*sweep, error) {
-	sw := &sweep{cfg: cfg, rc: rc, slice: slice, stderr: stderr, at: map[int]int{},
+func newSweep(stderr io.Writer, cfg config, rc checkmatch.RunContext, slice checkmatch.Slice) (*sweeper, error) {
+	sw := &sweeper{cfg: cfg, rc: rc, slice: slice, stderr: stderr, at: map[int]int{},
 		done: map[int]checkmatch.Receipt{}, journals: map[int]*checkmatch.Journal{}, sums: map[int]string{}}
 	for i, l := range cfg.levels {
 		sw.at[l] = i
@@ -492,7 +493,7 @@ func newSweep(stderr io.Writer, cfg config, rc checkmatch.RunContext, slice chec
 // openJournal creates or resumes the journal of level l
 // ([cli.RunFiles.OpenJournal]); a journal of another experiment is a
 // usage error naming the first differing pin.
-func (sw *sweep) openJournal(l int) (*checkmatch.Journal, error) {
+func (sw *sweeper) openJournal(l int) (*checkmatch.Journal, error) {
 	h, err := checkmatch.ShardJournalHeader(sw.rc, sw.slice, l, sw.cfg.shard)
 	if err != nil {
 		return nil, err
@@ -500,9 +501,9 @@ func (sw *sweep) openJournal(l int) (*checkmatch.Journal, error) {
 	return sw.cfg.files[sw.at[l]].OpenJournal(h, sw.slice.Requests)
 }
 
-// journal is [checkmatch.SweepOptions].Journal: it opens level l's
+// journal is [sweep.Options].Journal: it opens level l's
 // journal and says what a resume found in it.
-func (sw *sweep) journal(l int) (*checkmatch.Journal, error) {
+func (sw *sweeper) journal(l int) (*checkmatch.Journal, error) {
 	j, err := sw.openJournal(l)
 	if err != nil {
 		sw.writeErr = err // a refused resume says what to do itself
@@ -519,13 +520,13 @@ func (sw *sweep) journal(l int) (*checkmatch.Journal, error) {
 	return j, nil
 }
 
-// levelDone is [checkmatch.SweepOptions].LevelDone: it writes the level's
+// levelDone is [sweep.Options].LevelDone: it writes the level's
 // receipt (or, for a shard, its shard record) as soon as the level ends,
 // so a sweep killed at a later level keeps it. A level interrupted before
 // its first case in slice order writes no receipt (a journal without a
 // case is removed); a stopped shard level writes nothing. The journals
 // stay until the summary of a complete sweep is written.
-func (sw *sweep) levelDone(ctx context.Context, lv checkmatch.SweepLevel, args serving.ServerArgsBlock) error {
+func (sw *sweeper) levelDone(ctx context.Context, lv sweep.Level, args serving.ServerArgsBlock) error {
 	files := sw.cfg.files[sw.at[lv.Concurrency]]
 	var sum string
 	var err error
@@ -567,7 +568,7 @@ func (sw *sweep) levelDone(ctx context.Context, lv checkmatch.SweepLevel, args s
 // writeShard writes the shard record of a level that judged every case
 // of the shard at the level's receipt path; its journal stays beside it
 // (examples/merge reads both, level by level).
-func (sw *sweep) writeShard(lv checkmatch.SweepLevel, args serving.ServerArgsBlock) (string, error) {
+func (sw *sweeper) writeShard(lv sweep.Level, args serving.ServerArgsBlock) (string, error) {
 	files := sw.cfg.files[sw.at[lv.Concurrency]]
 	h, err := checkmatch.ShardJournalHeader(sw.rc, sw.slice, lv.Concurrency, sw.cfg.shard)
 	if err != nil {
@@ -594,9 +595,9 @@ func (sw *sweep) writeShard(lv checkmatch.SweepLevel, args serving.ServerArgsBlo
 
 // finish writes the summary over every level with a receipt and the
 // table, and removes the journals once the sweep is complete.
-func (sw *sweep) finish(stdout, stderr io.Writer, res checkmatch.SweepResult) error {
+func (sw *sweeper) finish(stdout, stderr io.Writer, res sweep.Result) error {
 	cfg := sw.cfg
-	var kept []checkmatch.SweepLevel
+	var kept []sweep.Level
 	for _, lv := range res.Levels {
 		if lv.Concurrency != sw.interrupted {
 			kept = append(kept, lv)
@@ -608,7 +609,7 @@ func (sw *sweep) finish(stdout, stderr io.Writer, res checkmatch.SweepResult) er
 		}
 		return cli.ErrInterrupted
 	}
-	summary, err := checkmatch.NewSweepSummary(checkmatch.SweepResult{Levels: kept})
+	summary, err := sweep.NewSummary(sweep.Result{Levels: kept})
 	if err != nil {
 		return err
 	}
@@ -648,7 +649,7 @@ func (sw *sweep) finish(stdout, stderr io.Writer, res checkmatch.SweepResult) er
 }
 
 // anyJournal reports whether a level's journal is still on disk.
-func (sw *sweep) anyJournal() bool {
+func (sw *sweeper) anyJournal() bool {
 	for _, f := range sw.cfg.files {
 		if _, err := os.Lstat(f.Journal); err == nil {
 			return true
@@ -660,7 +661,7 @@ func (sw *sweep) anyJournal() bool {
 // finishShards ends a shard sweep: every level's shard record is written
 // (by levelDone); a stopped level wrote nothing more, its journal keeping
 // every finished case for -resume, and no later level ran.
-func (sw *sweep) finishShards(stdout io.Writer, res checkmatch.SweepResult) error {
+func (sw *sweeper) finishShards(stdout io.Writer, res sweep.Result) error {
 	cfg := sw.cfg
 	if n := len(res.Levels); n > 0 {
 		if lv := res.Levels[n-1]; lv.Stopped != nil {
@@ -682,7 +683,7 @@ func (sw *sweep) finishShards(stdout io.Writer, res checkmatch.SweepResult) erro
 // writeTable writes the summary: one row per level, with whether its
 // answers moved from the first level's (largest |Δp|, verdict flips,
 // accuracy change).
-func writeTable(w io.Writer, s checkmatch.SweepSummary) error {
+func writeTable(w io.Writer, s sweep.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "level\tjudgments/s\timages/s\tp50_s\tp95_s\tdiscarded\tkv_cache_usage\tmax_abs_dp\tverdict_flips\td_accuracy")
 	for _, lv := range s.Levels {

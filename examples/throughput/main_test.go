@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/sweep"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/reader"
@@ -123,9 +124,9 @@ func TestSweepAgainstVLLM(t *testing.T) {
 	raw, err := os.ReadFile(prefix + "_summary.json")
 	require.NoError(t, err)
 	assert.Contains(t, r.stderr, "summary "+prefix+"_summary.json sha256 ")
-	var sum checkmatch.SweepSummary
+	var sum sweep.Summary
 	require.NoError(t, json.Unmarshal(raw, &sum))
-	assert.Equal(t, checkmatch.SweepSummarySchema, sum.Schema)
+	assert.Equal(t, sweep.SummarySchema, sum.Schema)
 	assert.Equal(t, 1, sum.Version)
 	require.Len(t, sum.Levels, 2)
 	for i, lv := range sum.Levels {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/checkmatch/sweep"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
@@ -104,11 +105,11 @@ func metricsBut(m checkmatch.MetricsBlock) checkmatch.MetricsBlock {
 	return m
 }
 
-func readSummary(t *testing.T, path string) checkmatch.SweepSummary {
+func readSummary(t *testing.T, path string) sweep.Summary {
 	t.Helper()
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
-	var sum checkmatch.SweepSummary
+	var sum sweep.Summary
 	require.NoError(t, json.Unmarshal(raw, &sum))
 	return sum
 }
@@ -228,7 +229,11 @@ func TestTerminatedSweepResumes(t *testing.T) {
 func TestSweepResumeRefusesChangedPin(t *testing.T) {
 	srv := judgmenttest.NewVLLM(nil)
 	// Level 1 takes 28 scoring calls; the failure hits level 2.
-	srv.Inject(judgmenttest.Fault{Path: "/v1/chat/completions", Nth: 28 + 9, Status: 503, Body: `{"error": "overloaded"}`})
+	// The first call of level 2 (level 1 makes 28): at concurrency 2 the
+	// first two calls are two cases' first questions, so the retried
+	// judgment sends exactly one call more. (A later call could be a
+	// case's fourth question, and the retry would send the case's four.)
+	srv.Inject(judgmenttest.Fault{Path: "/v1/chat/completions", Nth: 28 + 1, Status: 503, Body: `{"error": "overloaded"}`})
 	env := vllmEnv(t, srv)
 	prefix := filepath.Join(t.TempDir(), "tp")
 	args := []string{"-levels", "1,2", "-receipt-prefix", prefix}
@@ -413,7 +418,11 @@ func TestSweepInterruptDuringRendering(t *testing.T) {
 // TestSweepRetries: -retries rides over a 503 that would stop the sweep.
 func TestSweepRetries(t *testing.T) {
 	srv := judgmenttest.NewVLLM(nil)
-	srv.Inject(judgmenttest.Fault{Path: "/v1/chat/completions", Nth: 28 + 9, Status: 503, Body: `{"error": "overloaded"}`})
+	// The first call of level 2 (level 1 makes 28): at concurrency 2 the
+	// first two calls are two cases' first questions, so the retried
+	// judgment sends exactly one call more. (A later call could be a
+	// case's fourth question, and the retry would send the case's four.)
+	srv.Inject(judgmenttest.Fault{Path: "/v1/chat/completions", Nth: 28 + 1, Status: 503, Body: `{"error": "overloaded"}`})
 	env := vllmEnv(t, srv)
 	prefix := filepath.Join(t.TempDir(), "tp")
 	r := runCmd(t, []string{"-levels", "1,2", "-receipt-prefix", prefix, "-retries", "1"}, env)

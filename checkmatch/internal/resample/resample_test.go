@@ -1,4 +1,4 @@
-package checkmatch
+package resample
 
 import (
 	"crypto/sha256"
@@ -30,7 +30,7 @@ func TestResampleIndices(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, ResampleIndices(tt.n, 0, tt.resample))
+			assert.Equal(t, tt.want, Indices(tt.n, 0, tt.resample))
 		})
 	}
 }
@@ -39,7 +39,7 @@ func TestResampleIndices(t *testing.T) {
 // across every digit-count change up to 10,000.
 func TestResampleIndicesKeys(t *testing.T) {
 	const n = 10001
-	got := ResampleIndices(n, 12, 345)
+	got := Indices(n, 12, 345)
 	for i := range n {
 		sum := sha256.Sum256(fmt.Appendf(nil, "12:345:%d", i))
 		want := int(binary.BigEndian.Uint64(sum[:8]) % n)
@@ -50,16 +50,16 @@ func TestResampleIndicesKeys(t *testing.T) {
 }
 
 func TestResampleIndicesSeedMatters(t *testing.T) {
-	a := ResampleIndices(50, 0, 3)
-	b := ResampleIndices(50, 1, 3)
+	a := Indices(50, 0, 3)
+	b := Indices(50, 1, 3)
 	assert.NotEqual(t, a, b, "seed is part of the key")
-	assert.Equal(t, a, ResampleIndices(50, 0, 3), "same key, same draws")
+	assert.Equal(t, a, Indices(50, 0, 3), "same key, same draws")
 	for _, i := range a {
 		assert.True(t, i >= 0 && i < 50)
 	}
 }
 
-// The parallel fast path draws exactly what ResampleIndices draws, resample
+// The parallel fast path draws exactly what Indices draws, resample
 // by resample, on every schedule.
 func TestForEachResampleMatchesResampleIndices(t *testing.T) {
 	for _, tt := range []struct {
@@ -74,7 +74,7 @@ func TestForEachResampleMatchesResampleIndices(t *testing.T) {
 			got := make([][]int, tt.resamples)
 			var mu sync.Mutex
 			calls := 0
-			forEachResample(tt.n, 0, tt.resamples, func() func(int, []int) {
+			ForEach(tt.n, 0, tt.resamples, func() func(int, []int) {
 				return func(b int, idx []int) {
 					got[b] = append([]int(nil), idx...)
 					mu.Lock()
@@ -84,7 +84,7 @@ func TestForEachResampleMatchesResampleIndices(t *testing.T) {
 			})
 			require.Equal(t, tt.resamples, calls)
 			for b := range tt.resamples {
-				require.Equal(t, ResampleIndices(tt.n, 0, b), got[b], "resample %d", b)
+				require.Equal(t, Indices(tt.n, 0, b), got[b], "resample %d", b)
 			}
 		})
 	}
@@ -141,7 +141,7 @@ func nanLevel() float64 {
 func BenchmarkResampleIndices700(b *testing.B) {
 	b.ReportAllocs()
 	for i := range b.N {
-		_ = ResampleIndices(700, 0, i)
+		_ = Indices(700, 0, i)
 	}
 }
 
@@ -151,7 +151,7 @@ func BenchmarkBootstrap10k(b *testing.B) {
 	b.ReportAllocs()
 	counts := make([]int, 10000)
 	for range b.N {
-		forEachResample(700, 0, 10000, func() func(int, []int) {
+		ForEach(700, 0, 10000, func() func(int, []int) {
 			return func(r int, idx []int) { counts[r] = idx[0] }
 		})
 	}

@@ -1,9 +1,10 @@
-package checkmatch
+package sweep
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
 	"github.com/typevet/typevet-go/judgment/fake"
@@ -35,8 +37,8 @@ func vllmSession(t *testing.T, srv *judgmenttest.Server) *backend.Session {
 }
 
 // sweepOptions reads /metrics and the in-flight KV value from sess.
-func sweepOptions(sess *backend.Session, levels []int, stated *string) SweepOptions {
-	return SweepOptions{
+func sweepOptions(sess *backend.Session, levels []int, stated *string) Options {
+	return Options{
 		Levels: levels,
 		Metrics: func(ctx context.Context) (string, bool) {
 			return serving.Read(ctx, sess.HTTPClient, sess.BaseURL)
@@ -49,7 +51,7 @@ func sweepOptions(sess *backend.Session, levels []int, stated *string) SweepOpti
 }
 
 func TestSweepAgainstVLLM(t *testing.T) {
-	reqs := studySlice(t, 1).Requests
+	reqs := testSlice(t).Requests
 	srv := judgmenttest.NewUnstartedVLLM(&judgmenttest.Model{Delay: func(string) time.Duration { return 5 * time.Millisecond }})
 	var reads atomic.Int64
 	srv.Metrics = func(c judgmenttest.MetricCounters) string {
@@ -65,7 +67,7 @@ func TestSweepAgainstVLLM(t *testing.T) {
 	sess := vllmSession(t, srv)
 	stated := "--max-num-seqs 64"
 
-	res, err := Sweep(context.Background(), sess.Port, sess.Model, reqs, sweepOptions(sess, []int{1, 4, 16}, &stated))
+	res, err := Run(context.Background(), sess.Port, sess.Model, reqs, sweepOptions(sess, []int{1, 4, 16}, &stated))
 	require.NoError(t, err)
 	require.Len(t, res.Levels, 3)
 	assert.EqualValues(t, 9, reads.Load(), "three /metrics reads per level: before, in flight, after")
@@ -106,11 +108,11 @@ func TestSweepAgainstVLLM(t *testing.T) {
 // The in-flight read waits for the level's first calls: with 4 slow calls
 // in flight, the fake's KV gauge (running/4) reads above zero.
 func TestSweepKVReadInFlight(t *testing.T) {
-	reqs := studySlice(t, 1).Requests
+	reqs := testSlice(t).Requests
 	srv := judgmenttest.NewVLLM(&judgmenttest.Model{Delay: func(string) time.Duration { return 150 * time.Millisecond }})
 	t.Cleanup(srv.Close)
 	sess := vllmSession(t, srv)
-	res, err := Sweep(context.Background(), sess.Port, sess.Model, reqs[:4], sweepOptions(sess, []int{4}, nil))
+	res, err := Run(context.Background(), sess.Port, sess.Model, reqs[:4], sweepOptions(sess, []int{4}, nil))
 	require.NoError(t, err)
 	require.NotNil(t, res.Levels[0].KVCacheUsage)
 	assert.Positive(t, res.Levels[0].KVCacheUsage.Number)
@@ -119,13 +121,13 @@ func TestSweepKVReadInFlight(t *testing.T) {
 }
 
 func TestSweepStopsAtFailedLevel(t *testing.T) {
-	reqs := studySlice(t, 1).Requests
+	reqs := testSlice(t).Requests
 	srv := judgmenttest.NewVLLM(nil)
 	t.Cleanup(srv.Close)
 	// Level 1 takes 28 scoring calls; fail the 2nd case of level 4.
 	srv.Inject(judgmenttest.Fault{Path: "/v1/chat/completions", Nth: 28 + 5, Status: 503, Body: `{"error": "overloaded"}`})
 	sess := vllmSession(t, srv)
-	res, err := Sweep(context.Background(), sess.Port, sess.Model, reqs, sweepOptions(sess, []int{1, 4, 16}, nil))
+	res, err := Run(context.Background(), sess.Port, sess.Model, reqs, sweepOptions(sess, []int{1, 4, 16}, nil))
 	require.NoError(t, err)
 	require.Len(t, res.Levels, 2, "the sweep ends with the level that failed")
 	assert.Nil(t, res.Levels[0].Stopped)
@@ -135,8 +137,8 @@ func TestSweepStopsAtFailedLevel(t *testing.T) {
 }
 
 func TestSweepOffline(t *testing.T) {
-	reqs := studySlice(t, 1).Requests
-	res, err := Sweep(context.Background(), fake.New(nil), "fake-model", reqs, SweepOptions{Levels: []int{1, 2}})
+	reqs := testSlice(t).Requests
+	res, err := Run(context.Background(), fake.New(nil), "fake-model", reqs, Options{Levels: []int{1, 2}})
 	require.NoError(t, err)
 	require.Len(t, res.Levels, 2)
 	for _, lv := range res.Levels {
@@ -150,28 +152,28 @@ func TestSweepOffline(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"server":null,"kv_cache_usage":null`)
 
-	_, err = Sweep(context.Background(), fake.New(nil), "m", reqs, SweepOptions{Levels: []int{1, 0}})
+	_, err = Run(context.Background(), fake.New(nil), "m", reqs, Options{Levels: []int{1, 0}})
 	assert.EqualError(t, err, "concurrency must be at least 1, got 0")
-	assert.Equal(t, []int{1, 4, 16, 32}, defaultSweepLevels)
+	assert.Equal(t, []int{1, 4, 16, 32}, defaultLevels)
 }
 
 // TestDrift compares hand-made level records with the first level's: one
 // verdict flip (right → wrong), the largest probability change 0.25 (a
 // verdict probability), a case only the first level judged left out.
 func TestDrift(t *testing.T) {
-	rec := func(id, verdict string, correct bool, payee, consistent float64) CaseRecord {
-		return CaseRecord{
+	rec := func(id, verdict string, correct bool, payee, consistent float64) checkmatch.CaseRecord {
+		return checkmatch.CaseRecord{
 			CaseID: id, Verdict: verdict, Correct: correct, PayeeConfidence: payee, AmountsConfidence: 0.5,
 			VerdictProbabilities:    judgment.Probabilities{{Label: "consistent", P: consistent}, {Label: "unsigned", P: 1 - consistent}},
-			LegibilityProbabilities: ByLevel[float64]{0.1, 0.9},
+			LegibilityProbabilities: checkmatch.ByLevel[float64]{0.1, 0.9},
 		}
 	}
-	first := []CaseRecord{
+	first := []checkmatch.CaseRecord{
 		rec("r00:clean", "consistent", true, 0.9, 0.8),
 		rec("r00:unsigned", "unsigned", true, 0.9, 0.3),
 		rec("r01:clean", "consistent", true, 0.9, 0.9),
 	}
-	level := []CaseRecord{
+	level := []checkmatch.CaseRecord{
 		rec("r00:clean", "unsigned", false, 0.95, 0.55),
 		rec("r00:unsigned", "unsigned", true, 0.9, 0.3),
 	}
@@ -198,46 +200,46 @@ func TestDrift(t *testing.T) {
 // complete, it makes no call, and its summary's answers equal the first
 // sweep's.
 func TestSweepJournalsAndFinished(t *testing.T) {
-	slice := studySlice(t, 1)
+	slice := testSlice(t)
 	dir := t.TempDir()
-	rc := RunContext{Backend: "fake", Model: "fake-model", ServedTemplate: "fake"}
+	rc := checkmatch.RunContext{Backend: "fake", Model: "fake-model", ServedTemplate: "fake"}
 	var calls atomic.Int64
 	port := judgment.PortFunc(func(ctx context.Context, req judgment.Request) (judgment.Response, error) {
 		calls.Add(1)
 		return fake.New(nil).Judge(ctx, req)
 	})
-	open := func(create bool) func(int) (*Journal, error) {
-		return func(level int) (*Journal, error) {
-			h, err := journalHeader(rc, slice, level)
+	open := func(create bool) func(int) (*checkmatch.Journal, error) {
+		return func(level int) (*checkmatch.Journal, error) {
+			h, err := checkmatch.ShardJournalHeader(rc, slice, level, checkmatch.Shard{})
 			require.NoError(t, err)
 			path := fmt.Sprintf("%s/c%d.json.journal.jsonl", dir, level)
 			if create {
-				return CreateJournal(path, h)
+				return checkmatch.CreateJournal(path, h)
 			}
-			return ResumeJournal(path, h, slice.Requests)
+			return checkmatch.ResumeJournal(path, h, slice.Requests)
 		}
 	}
 	var done []int
-	first, err := Sweep(context.Background(), port, rc.Model, slice.Requests, SweepOptions{Levels: []int{1, 2}, Journal: open(true),
-		LevelDone: func(lv SweepLevel, _ serving.ServerArgsBlock) error { done = append(done, lv.Concurrency); return nil }})
+	first, err := Run(context.Background(), port, rc.Model, slice.Requests, Options{Levels: []int{1, 2}, Journal: open(true),
+		LevelDone: func(lv Level, _ serving.ServerArgsBlock) error { done = append(done, lv.Concurrency); return nil }})
 	require.NoError(t, err)
 	assert.Equal(t, []int{1, 2}, done, "LevelDone as each level ends")
 	assert.EqualValues(t, 2*len(slice.Requests), calls.Load(), "one judgment per case and level")
-	rec1, err := BuildReceipt(first.Levels[0].Run, rc.ReceiptParts(slice, first.Levels[0].Run))
+	rec1, err := checkmatch.BuildReceipt(first.Levels[0].Run, rc.ReceiptParts(slice, first.Levels[0].Run))
 	require.NoError(t, err)
 
 	calls.Store(0)
 	done = nil
-	again, err := Sweep(context.Background(), port, rc.Model, slice.Requests, SweepOptions{Levels: []int{1, 2}, Journal: open(false),
-		Finished:  map[int]Receipt{1: rec1},
-		LevelDone: func(lv SweepLevel, _ serving.ServerArgsBlock) error { done = append(done, lv.Concurrency); return nil }})
+	again, err := Run(context.Background(), port, rc.Model, slice.Requests, Options{Levels: []int{1, 2}, Journal: open(false),
+		Finished:  map[int]checkmatch.Receipt{1: rec1},
+		LevelDone: func(lv Level, _ serving.ServerArgsBlock) error { done = append(done, lv.Concurrency); return nil }})
 	require.NoError(t, err)
 	assert.Zero(t, calls.Load(), "level 1 finished, level 2 wholly journaled")
 	assert.Equal(t, []int{2}, done, "not called for a finished level")
 	assert.Equal(t, len(slice.Requests), again.Levels[1].Run.Resumed)
-	a, err := NewSweepSummary(first)
+	a, err := NewSummary(first)
 	require.NoError(t, err)
-	b, err := NewSweepSummary(again)
+	b, err := NewSummary(again)
 	require.NoError(t, err)
 	for i := range a.Levels {
 		assert.Equal(t, a.Levels[i].Answers, b.Levels[i].Answers)
@@ -245,7 +247,28 @@ func TestSweepJournalsAndFinished(t *testing.T) {
 	}
 	assert.Equal(t, rec1.Throughput.JudgmentsPerSecond, b.Levels[0].JudgmentsPerSecond, "taken from the receipt")
 
-	_, err = Sweep(context.Background(), port, rc.Model, slice.Requests, SweepOptions{Levels: []int{2},
-		Finished: map[int]Receipt{2: rec1}})
+	_, err = Run(context.Background(), port, rc.Model, slice.Requests, Options{Levels: []int{2},
+		Finished: map[int]checkmatch.Receipt{2: rec1}})
 	assert.ErrorContains(t, err, "not a complete check-match receipt of concurrency 2")
+}
+
+// testSlice renders the slice of seed 1, one register row.
+func testSlice(t testing.TB) checkmatch.Slice {
+	t.Helper()
+	s, err := checkmatch.BuildSlice(1, 1, nil)
+	require.NoError(t, err)
+	return s
+}
+
+// assertOrder checks that each of keys occurs in text after the previous.
+func assertOrder(t *testing.T, text string, keys ...string) {
+	t.Helper()
+	at := 0
+	for _, k := range keys {
+		i := strings.Index(text[at:], k)
+		if !assert.GreaterOrEqual(t, i, 0, "%s after offset %d", k, at) {
+			return
+		}
+		at += i + len(k)
+	}
 }

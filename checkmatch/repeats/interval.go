@@ -1,26 +1,18 @@
-package checkmatch
+package repeats
 
 import (
 	"errors"
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/internal/resample"
 )
 
-// The pooled accuracy interval and the slice comparison of the repeat-run
-// study (typevet #357; package checkmatch/repeats is the study), here
-// because checkmatch/stats shares them.
-
-// Repeat-run study constants (typevet #357).
-const (
-	// RepeatResamples is the number of resamples of the pooled accuracy
-	// interval.
-	RepeatResamples = 10000
-	// RepeatSeed is the seed of those resamples.
-	RepeatSeed = 0
-	// repeatLevel is the level of the pooled accuracy interval.
-	repeatLevel = 0.95
-)
+// repeatLevel is the level of the pooled accuracy interval, drawn
+// 10,000 times under seed 0.
+const repeatLevel = 0.95
 
 // AccuracyInterval is the pooled accuracy interval of a repeat study:
 // its fields, in order, are the block's keys.
@@ -31,19 +23,19 @@ type AccuracyInterval struct {
 	High float64 `json:"high"`
 	// Level is repeatLevel.
 	Level float64 `json:"level"`
-	// Resamples is [RepeatResamples].
+	// Resamples is 10,000.
 	Resamples int `json:"resamples"`
-	// Seed is [RepeatSeed].
+	// Seed is seed 0.
 	Seed int `json:"seed"`
 	// Rows is the number of pooled case rows.
 	Rows int `json:"rows"`
 }
 
-// PooledAccuracyInterval resamples the pooled case rows of the receipts:
+// pooledAccuracyInterval resamples the pooled case rows of the receipts:
 // one row per case of every receipt (receipt order, then case
-// order), 1 when the case is correct, else 0. Each of [RepeatResamples]
-// resamples draws the rows at ResampleIndices(rows, [RepeatSeed], b) and
-// takes their share; the interval is [PercentileInterval] of the shares at
+// order), 1 when the case is correct, else 0. Each of 10,000
+// resamples draws the rows at resample_indices(rows, 0, b) and
+// takes their share; the interval is typevet's percentile_interval of the shares at
 // repeatLevel (ranks 250 and 9,749).
 //
 // For 5 receipts of 140 cases that is 7 million SHA-256 draws. They are
@@ -51,7 +43,7 @@ type AccuracyInterval struct {
 // draw; the result does not depend on the schedule. The share is the count
 // of correct rows over the row count, which is what math.fsum of the 0/1
 // rows divided by n gives in Python. No rows is an error.
-func PooledAccuracyInterval(receipts []Receipt) (AccuracyInterval, error) {
+func pooledAccuracyInterval(receipts []checkmatch.Receipt) (AccuracyInterval, error) {
 	var rows []bool
 	for _, r := range receipts {
 		for _, c := range r.Cases {
@@ -62,8 +54,8 @@ func PooledAccuracyInterval(receipts []Receipt) (AccuracyInterval, error) {
 		return AccuracyInterval{}, errors.New("pooled accuracy interval needs at least one case")
 	}
 	n := len(rows)
-	shares := make([]float64, RepeatResamples)
-	forEachResample(n, RepeatSeed, RepeatResamples, func() func(int, []int) {
+	shares := make([]float64, resample.Resamples)
+	resample.ForEach(n, resample.Seed, resample.Resamples, func() func(int, []int) {
 		return func(b int, idx []int) {
 			k := 0
 			for _, i := range idx {
@@ -74,45 +66,23 @@ func PooledAccuracyInterval(receipts []Receipt) (AccuracyInterval, error) {
 			shares[b] = float64(k) / float64(n)
 		}
 	})
-	lo, hi, err := PercentileInterval(shares, repeatLevel)
+	lo, hi, err := resample.PercentileInterval(shares, repeatLevel)
 	if err != nil {
 		return AccuracyInterval{}, err
 	}
-	return AccuracyInterval{Low: lo, High: hi, Level: repeatLevel, Resamples: RepeatResamples, Seed: RepeatSeed, Rows: n}, nil
-}
-
-// SliceDifferences names the slice pins that differ between a and b:
-// pins.slice_sha256, pins.generator_seed, pins.register_rows,
-// pins.variants_per_row, pins.renderer (ours) and pins.pillow_version
-// (typevet's), in that order. Empty when both judged one slice the same
-// way: only then are their cases the same cases.
-func SliceDifferences(a, b Receipt) []string {
-	var out []string
-	pa, pb := a.Pins, b.Pins
-	add := func(differ bool, name string) {
-		if differ {
-			out = append(out, name)
-		}
-	}
-	add(pa.SliceSHA256 != pb.SliceSHA256, "pins.slice_sha256")
-	add(pa.GeneratorSeed != pb.GeneratorSeed, "pins.generator_seed")
-	add(pa.RegisterRows != pb.RegisterRows, "pins.register_rows")
-	add(pa.VariantsPerRow != pb.VariantsPerRow, "pins.variants_per_row")
-	add((pa.Renderer == nil) != (pb.Renderer == nil) || (pa.Renderer != nil && *pa.Renderer != *pb.Renderer), "pins.renderer")
-	add(pa.PillowVersion != pb.PillowVersion, "pins.pillow_version")
-	return out
+	return AccuracyInterval{Low: lo, High: hi, Level: repeatLevel, Resamples: resample.Resamples, Seed: resample.Seed, Rows: n}, nil
 }
 
 // caseTables returns, per receipt, case id → record, and the first
 // receipt's case ids in order. Every receipt must have the same set of
 // case ids.
-func caseTables(receipts []Receipt) ([]map[string]*CaseRecord, []string, error) {
+func caseTables(receipts []checkmatch.Receipt) ([]map[string]*checkmatch.CaseRecord, []string, error) {
 	if len(receipts) == 0 {
 		return nil, nil, errors.New("need at least one receipt")
 	}
-	tables := make([]map[string]*CaseRecord, len(receipts))
+	tables := make([]map[string]*checkmatch.CaseRecord, len(receipts))
 	for i, r := range receipts {
-		t := make(map[string]*CaseRecord, len(r.Cases))
+		t := make(map[string]*checkmatch.CaseRecord, len(r.Cases))
 		for j := range r.Cases {
 			t[r.Cases[j].CaseID] = &r.Cases[j]
 		}
@@ -135,10 +105,10 @@ func caseTables(receipts []Receipt) ([]map[string]*CaseRecord, []string, error) 
 	return tables, ids, nil
 }
 
-// CaseAgreement returns the share of cases whose verdict is the same in
+// caseAgreement returns the share of cases whose verdict is the same in
 // every receipt. The receipts must hold the same set of case
 // ids ("case ids differ between the receipts") and at least one case.
-func CaseAgreement(receipts []Receipt) (float64, error) {
+func caseAgreement(receipts []checkmatch.Receipt) (float64, error) {
 	tables, ids, err := caseTables(receipts)
 	if err != nil {
 		return 0, err
@@ -174,7 +144,7 @@ func CaseAgreement(receipts []Receipt) (float64, error) {
 // levels a sparse legibility_probabilities of the first receipt does not
 // record (NaN, see [ByLevel]) are not compared, and another receipt's extra
 // labels and levels are ignored.
-func MaxProbabilityDifference(receipts []Receipt) (float64, error) {
+func MaxProbabilityDifference(receipts []checkmatch.Receipt) (float64, error) {
 	tables, ids, err := caseTables(receipts)
 	if err != nil {
 		return 0, err

@@ -1,4 +1,4 @@
-package checkmatch
+package sweep
 
 import (
 	"context"
@@ -7,24 +7,30 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/repeats"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
 
-// defaultSweepLevels are the concurrency levels of a throughput sweep when
+// defaultLevels are the concurrency levels of a throughput sweep when
 // none are given (typevet #335).
-var defaultSweepLevels = []int{1, 4, 16, 32}
+var defaultLevels = []int{1, 4, 16, 32}
 
-// SweepOptions configures [Sweep]. The zero value sweeps
-// defaultSweepLevels without /metrics reads (llama.cpp, the fake).
-type SweepOptions struct {
+// imagesPerJudgment is the number of images one check-match judgment
+// sends, as a level's throughput block counts them.
+const imagesPerJudgment = 1
+
+// Options configures [Run]. The zero value sweeps
+// defaultLevels without /metrics reads (llama.cpp, the fake).
+type Options struct {
 	// Levels are the concurrency levels, run in this order; nil means
-	// defaultSweepLevels. Each must be at least 1.
+	// defaultLevels. Each must be at least 1.
 	Levels []int
 	// Metrics reads the server's /metrics text (vLLM); nil means no
 	// reading. Each level reads it before and after its run (outside the
-	// wall time, as [Run] does).
+	// wall time, as [checkmatch.Run] does).
 	Metrics func(ctx context.Context) (text string, ok bool)
 	// KVCacheUsage makes the in-flight KV read of a level (vLLM: a closure
 	// over [serving.ReadKVCacheUsage]); nil means none, and the level's
@@ -36,46 +42,46 @@ type SweepOptions struct {
 	// CallerStated is TYPEVET_VLLM_SERVER_ARGS as the caller stated it
 	// ([serving.StatedServerArgs]); nil when unset.
 	CallerStated *string
-	// Clock is passed to each level's [Run]; nil means Go's monotonic
+	// Clock is passed to each level's [checkmatch.Run]; nil means Go's monotonic
 	// clock.
 	Clock func() float64
 	// Journal, when set, opens the journal of each level as the level
-	// starts ([CreateJournal] for a new level, [ResumeJournal] to finish
+	// starts ([checkmatch.CreateJournal] for a new level, [checkmatch.ResumeJournal] to finish
 	// one; the level's identity is journalHeader at that concurrency, or
-	// [ShardJournalHeader]); nil, or a nil *Journal, means none for that
-	// level. The level's [Run] appends every finished case to it and
-	// judges only the cases it lacks ([RunOptions].Journal); the sweep
+	// [checkmatch.ShardJournalHeader]); nil, or a nil *checkmatch.Journal, means none for that
+	// level. The level's [checkmatch.Run] appends every finished case to it and
+	// judges only the cases it lacks ([checkmatch.RunOptions].Journal); the sweep
 	// closes it when the level's run ends (the file stays). An error
 	// ends the sweep before the level's first call.
-	Journal func(level int) (*Journal, error)
-	// Retry is every level's retry policy ([RunOptions].Retry); the zero
+	Journal func(level int) (*checkmatch.Journal, error)
+	// Retry is every level's retry policy ([checkmatch.RunOptions].Retry); the zero
 	// value never retries, typevet's rule.
-	Retry RetryPolicy
+	Retry checkmatch.RetryPolicy
 	// Shard, when set, makes every level judge only that shard's cases
-	// ([RunOptions].Shard).
-	Shard Shard
+	// ([checkmatch.RunOptions].Shard).
+	Shard checkmatch.Shard
 	// Finished holds, by concurrency, the receipts of the levels an
 	// earlier part of a resumed sweep finished: such a level is not run
 	// again (no call, no /metrics read). Its entry is taken from its
-	// receipt: the throughput block, the cases (for [NewSweepSummary]'s
+	// receipt: the throughput block, the cases (for [NewSummary]'s
 	// answer drift) and the server_args block, which continues the sweep
 	// rule; kv_cache_usage, read in flight by the earlier part, is null.
-	Finished map[int]Receipt
+	Finished map[int]checkmatch.Receipt
 	// LevelDone, when set, is called as each level run now ends (not for
 	// the levels of Finished), with its entry and its server_args block
-	// by the sweep rule ([SweepResult].LevelServerArgs): where a caller
+	// by the sweep rule ([Result].LevelServerArgs): where a caller
 	// writes the level's receipt at once, so a sweep killed at a later
 	// level keeps it. An error ends the sweep and is returned as it is.
-	LevelDone func(level SweepLevel, serverArgs serving.ServerArgsBlock) error
+	LevelDone func(level Level, serverArgs serving.ServerArgsBlock) error
 }
 
-// SweepLevel is one concurrency level of a throughput sweep:
+// Level is one concurrency level of a throughput sweep:
 // its fields, in order, are the level's keys.
-type SweepLevel struct {
+type Level struct {
 	// Concurrency is the level.
 	Concurrency int `json:"concurrency"`
 	// Throughput is the level's throughput block, 1 image per judgment;
-	// its server key holds the image-run /metrics delta ([Run]).
+	// its server key holds the image-run /metrics delta ([checkmatch.Run]).
 	Throughput receipt.Throughput `json:"throughput"`
 	// Server is the level's four-key /metrics delta
 	// ([serving.ServerDelta]): e2e, queue, prefill and the prefix-cache hit
@@ -85,29 +91,29 @@ type SweepLevel struct {
 	// the level's calls were in flight; nil (null) without a KV reader.
 	KVCacheUsage *serving.Value `json:"kv_cache_usage"`
 	// Stopped is the level's first backend failure, or nil.
-	Stopped *Stopped `json:"stopped"`
+	Stopped *checkmatch.Stopped `json:"stopped"`
 
 	// Began and Ended are when the level's run began and ended (the
 	// readings around it included), for a shard record's
-	// [ShardReading]; zero for a level taken from
-	// [SweepOptions].Finished. Not part of the JSON.
+	// [checkmatch.ShardReading]; zero for a level taken from
+	// [Options].Finished. Not part of the JSON.
 	Began, Ended time.Time `json:"-"`
 
 	// Run is the level's whole run, for its check-match receipt
-	// ([BuildReceipt]); empty for a level taken from
-	// [SweepOptions].Finished. Not part of the JSON.
-	Run RunResult `json:"-"`
+	// ([checkmatch.BuildReceipt]); empty for a level taken from
+	// [Options].Finished. Not part of the JSON.
+	Run checkmatch.RunResult `json:"-"`
 
 	// records are the case records of a level taken from its receipt;
 	// nil for a level run now (its records are Run's outcomes').
-	records []CaseRecord
+	records []checkmatch.CaseRecord
 }
 
-// SweepResult is what a throughput sweep did.
-type SweepResult struct {
+// Result is what a throughput sweep did.
+type Result struct {
 	// Levels holds one entry per level run, in order. A sweep stopped by a
 	// failure ends with the level that failed.
-	Levels []SweepLevel
+	Levels []Level
 	// ServerArgs is the sweep's server_args block by the sweep rule:
 	// it starts with no cache config and the caller's
 	// statement, and takes the cache config of the first level whose
@@ -120,7 +126,7 @@ type SweepResult struct {
 }
 
 // Sweep runs the same requests once per concurrency level against one
-// server (typevet #335): for each level, [Run] with that concurrency (and
+// server (typevet #335): for each level, [checkmatch.Run] with that concurrency (and
 // opts.Metrics, so the level reads /metrics before and after), the four-key
 // [serving.ServerDelta] of those two readings, and one in-flight KV read.
 //
@@ -131,25 +137,25 @@ type SweepResult struct {
 // level makes exactly three /metrics reads with both readers set: before,
 // in flight, after.
 //
-// A sweep loses nothing that finished: with [SweepOptions].Journal each
-// level journals its cases as [Run] does, so a killed or stopped sweep is
+// A sweep loses nothing that finished: with [Options].Journal each
+// level journals its cases as [checkmatch.Run] does, so a killed or stopped sweep is
 // resumed level by level: the levels it finished (their receipts in
-// [SweepOptions].Finished) are not run again, the level it was in judges
+// [Options].Finished) are not run again, the level it was in judges
 // only the cases its journal lacks (its wall time the sum of the parts,
-// as [Run] counts it), and the levels after it run afresh.
-// [SweepOptions].Retry and [SweepOptions].Shard apply to every level.
+// as [checkmatch.Run] counts it), and the levels after it run afresh.
+// [Options].Retry and [Options].Shard apply to every level.
 //
 // A level that stops on a backend failure (or ctx ending) ends the sweep:
 // its entry, with Stopped set, is the last one. Errors that would crash a
 // run crash the sweep too, and so does a level below 1 (before any call).
-func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request, opts SweepOptions) (SweepResult, error) {
+func Run(ctx context.Context, port judgment.Port, model string, reqs []checkmatch.Request, opts Options) (Result, error) {
 	levels := opts.Levels
 	if levels == nil {
-		levels = defaultSweepLevels
+		levels = defaultLevels
 	}
 	for _, l := range levels {
 		if l < 1 {
-			return SweepResult{}, fmt.Errorf("concurrency must be at least 1, got %d", l)
+			return Result{}, fmt.Errorf("concurrency must be at least 1, got %d", l)
 		}
 	}
 	wait, poll := opts.KVWait, opts.KVPoll
@@ -160,12 +166,12 @@ func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request
 		poll = serving.KVPoll
 	}
 
-	res := SweepResult{ServerArgs: serving.ServerArgs(nil, opts.CallerStated)}
+	res := Result{ServerArgs: serving.ServerArgs(nil, opts.CallerStated)}
 	for _, level := range levels {
 		if rec, ok := opts.Finished[level]; ok {
 			lv, err := finishedLevel(level, rec)
 			if err != nil {
-				return SweepResult{}, err
+				return Result{}, err
 			}
 			if a := rec.ServerArgs; res.ServerArgs.CacheConfig == nil && a != nil && a.CacheConfig != nil {
 				res.ServerArgs = *a
@@ -174,11 +180,11 @@ func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request
 			res.LevelServerArgs = append(res.LevelServerArgs, res.ServerArgs)
 			continue
 		}
-		var j *Journal
+		var j *checkmatch.Journal
 		if opts.Journal != nil {
 			var err error
 			if j, err = opts.Journal(level); err != nil {
-				return SweepResult{}, fmt.Errorf("level %d: %w", level, err)
+				return Result{}, fmt.Errorf("level %d: %w", level, err)
 			}
 		}
 		began := time.Now()
@@ -202,7 +208,7 @@ func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request
 			}()
 		}
 
-		run, err := Run(ctx, counting, model, reqs, RunOptions{Concurrency: level, Clock: opts.Clock, Metrics: opts.Metrics,
+		run, err := checkmatch.Run(ctx, counting, model, reqs, checkmatch.RunOptions{Concurrency: level, Clock: opts.Clock, Metrics: opts.Metrics,
 			Journal: j, Retry: opts.Retry, Shard: opts.Shard})
 		close(runDone)
 		wg.Wait()
@@ -212,14 +218,14 @@ func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request
 			}
 		}
 		if err != nil {
-			return SweepResult{}, fmt.Errorf("level %d: %w", level, err)
+			return Result{}, fmt.Errorf("level %d: %w", level, err)
 		}
 
 		latencies := make([]float64, len(run.Outcomes))
 		for i, o := range run.Outcomes {
 			latencies[i] = o.Latency
 		}
-		lv := SweepLevel{
+		lv := Level{
 			Concurrency:  level,
 			Throughput:   receipt.NewThroughput(latencies, imagesPerJudgment, run.WallSeconds, run.Concurrency, run.Discarded, run.Server),
 			KVCacheUsage: kv,
@@ -241,7 +247,7 @@ func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request
 		res.LevelServerArgs = append(res.LevelServerArgs, res.ServerArgs)
 		if opts.LevelDone != nil {
 			if err := opts.LevelDone(lv, res.ServerArgs); err != nil {
-				return SweepResult{}, err
+				return Result{}, err
 			}
 		}
 		if run.Stopped != nil {
@@ -253,18 +259,18 @@ func Sweep(ctx context.Context, port judgment.Port, model string, reqs []Request
 
 // finishedLevel is the entry of a level an earlier part of the sweep
 // finished, from its receipt rec.
-func finishedLevel(level int, rec Receipt) (SweepLevel, error) {
+func finishedLevel(level int, rec checkmatch.Receipt) (Level, error) {
 	if rec.Throughput == nil || rec.Stopped != nil || rec.Pins.Concurrency != level {
-		return SweepLevel{}, fmt.Errorf("level %d: the finished receipt is not a complete check-match receipt of concurrency %d", level, level)
+		return Level{}, fmt.Errorf("level %d: the finished receipt is not a complete check-match receipt of concurrency %d", level, level)
 	}
 	records := rec.Cases
 	if records == nil {
-		records = []CaseRecord{}
+		records = []checkmatch.CaseRecord{}
 	}
-	return SweepLevel{
+	return Level{
 		Concurrency: level,
 		Throughput:  *rec.Throughput,
-		Run:         RunResult{Concurrency: level, WallSeconds: rec.WallSeconds},
+		Run:         checkmatch.RunResult{Concurrency: level, WallSeconds: rec.WallSeconds},
 		records:     records,
 	}, nil
 }
@@ -313,12 +319,12 @@ type AnswerDrift struct {
 // case ids both hold (in first's order): a level stopped early compares
 // only the cases it judged. A verdict or legibility label of first missing
 // from level is an error naming the case.
-func drift(first, level []CaseRecord) (AnswerDrift, error) {
+func drift(first, level []checkmatch.CaseRecord) (AnswerDrift, error) {
 	at := make(map[string]int, len(level))
 	for i, c := range level {
 		at[c.CaseID] = i
 	}
-	var a, b []CaseRecord
+	var a, b []checkmatch.CaseRecord
 	for _, c := range first {
 		if j, ok := at[c.CaseID]; ok {
 			a, b = append(a, c), append(b, level[j])
@@ -329,7 +335,7 @@ func drift(first, level []CaseRecord) (AnswerDrift, error) {
 		return d, nil
 	}
 	var err error
-	if d.MaxAbsProbabilityDifference, err = MaxProbabilityDifference([]Receipt{{Cases: a}, {Cases: b}}); err != nil {
+	if d.MaxAbsProbabilityDifference, err = repeats.MaxProbabilityDifference([]checkmatch.Receipt{{Cases: a}, {Cases: b}}); err != nil {
 		return AnswerDrift{}, err
 	}
 	right := 0
@@ -353,29 +359,29 @@ func boolCount(b bool) int {
 
 // The throughput sweep's summary document.
 const (
-	// SweepSummarySchema is the "schema" of a [SweepSummary].
-	SweepSummarySchema = "typevet-go/throughput-sweep-summary"
-	// sweepSummaryVersion is the version written.
-	sweepSummaryVersion = 1
+	// SummarySchema is the "schema" of a [Summary].
+	SummarySchema = "typevet-go/throughput-sweep-summary"
+	// summaryVersion is the version written.
+	summaryVersion = 1
 )
 
-// SweepSummary is the summary document of a throughput sweep
-// ([NewSweepSummary]), written by examples/throughput beside the level
+// Summary is the summary document of a throughput sweep
+// ([NewSummary]), written by examples/throughput beside the level
 // receipts (which stay typevet's schema). Its fields, in order, are the
 // document's keys: {"schema": "typevet-go/throughput-sweep-summary",
 // "version": 1, "levels": […]}.
-type SweepSummary struct {
-	// Schema is always [SweepSummarySchema].
+type Summary struct {
+	// Schema is always [SummarySchema].
 	Schema string `json:"schema"`
-	// Version is sweepSummaryVersion (1).
+	// Version is summaryVersion (1).
 	Version int `json:"version"`
 	// Levels holds one entry per level run, in order.
-	Levels []SweepSummaryLevel `json:"levels"`
+	Levels []SummaryLevel `json:"levels"`
 }
 
-// SweepSummaryLevel is one level of a [SweepSummary]: its fields, in
+// SummaryLevel is one level of a [Summary]: its fields, in
 // order, are the entry's keys.
-type SweepSummaryLevel struct {
+type SummaryLevel struct {
 	// Concurrency is the level.
 	Concurrency int `json:"concurrency"`
 	// Receipt is the path of the level's receipt, and ReceiptSHA256 the
@@ -401,17 +407,17 @@ type SweepSummaryLevel struct {
 	Answers AnswerDrift `json:"answers_vs_first_level"`
 }
 
-// NewSweepSummary builds the summary document of a sweep, Receipt and
+// NewSummary builds the summary document of a sweep, Receipt and
 // ReceiptSHA256 left "" for the caller.
-func NewSweepSummary(res SweepResult) (SweepSummary, error) {
-	s := SweepSummary{Schema: SweepSummarySchema, Version: sweepSummaryVersion, Levels: []SweepSummaryLevel{}}
-	var first []CaseRecord
+func NewSummary(res Result) (Summary, error) {
+	s := Summary{Schema: SummarySchema, Version: summaryVersion, Levels: []SummaryLevel{}}
+	var first []checkmatch.CaseRecord
 	for i, lv := range res.Levels {
 		recs := lv.records
 		if recs == nil {
 			var err error
-			if recs, err = records(lv.Run.Outcomes); err != nil {
-				return SweepSummary{}, fmt.Errorf("level %d: %w", lv.Concurrency, err)
+			if recs, err = levelRecords(lv.Run.Outcomes); err != nil {
+				return Summary{}, fmt.Errorf("level %d: %w", lv.Concurrency, err)
 			}
 		}
 		if i == 0 {
@@ -419,10 +425,10 @@ func NewSweepSummary(res SweepResult) (SweepSummary, error) {
 		}
 		d, err := drift(first, recs)
 		if err != nil {
-			return SweepSummary{}, fmt.Errorf("level %d: %w", lv.Concurrency, err)
+			return Summary{}, fmt.Errorf("level %d: %w", lv.Concurrency, err)
 		}
 		tp := lv.Throughput
-		s.Levels = append(s.Levels, SweepSummaryLevel{
+		s.Levels = append(s.Levels, SummaryLevel{
 			Concurrency:        lv.Concurrency,
 			Cases:              len(recs),
 			JudgmentsPerSecond: tp.JudgmentsPerSecond,
@@ -436,4 +442,17 @@ func NewSweepSummary(res SweepResult) (SweepSummary, error) {
 		})
 	}
 	return s, nil
+}
+
+// levelRecords returns the receipt records of a level's outcomes, in order.
+func levelRecords(outcomes []checkmatch.Outcome) ([]checkmatch.CaseRecord, error) {
+	out := make([]checkmatch.CaseRecord, len(outcomes))
+	for i, o := range outcomes {
+		r, err := o.Record()
+		if err != nil {
+			return nil, err
+		}
+		out[i] = r
+	}
+	return out, nil
 }

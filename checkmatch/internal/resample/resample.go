@@ -1,4 +1,10 @@
-package checkmatch
+// Package resample is typevet's seeded bootstrap, shared by the check-match
+// studies and checkmatch/stats: the resample positions of
+// resample_indices ([Indices], and [ForEach] over many resamples at once)
+// and percentile_interval ([PercentileInterval]). Its draws equal
+// typevet's to the last index, so intervals over the same values equal
+// typevet's to the last digit.
+package resample
 
 import (
 	"crypto/sha256"
@@ -14,18 +20,28 @@ import (
 	"github.com/typevet/typevet-go/receipt"
 )
 
-// ResampleIndices returns the n positions of bootstrap resample number
+// typevet's bootstrap defaults: the pooled accuracy interval of the repeat
+// study (typevet #357) and checkmatch/stats draw this many resamples
+// under this seed.
+const (
+	// Resamples is the default number of resamples.
+	Resamples = 10000
+	// Seed is the default resampling seed.
+	Seed = 0
+)
+
+// Indices returns the n positions of bootstrap resample number
 // resample under seed (typevet's resample_indices): position i is
 // the first 8 bytes of SHA-256("{seed}:{resample}:{i}") (decimal integers,
 // UTF-8) read as a big-endian unsigned 64-bit integer, modulo n. Positions
 // are drawn with replacement, so one resample can repeat a position.
 //
-//	ResampleIndices(6, 0, 0) == []int{0, 5, 3, 4, 0, 1}
+//	Indices(6, 0, 0) == []int{0, 5, 3, 4, 0, 1}
 //
 // n ≤ 0 gives an empty list, as Python's loop over range(n) does. The draws
 // equal typevet's to the last index, so bootstrap intervals over the same
 // values equal typevet's to the last digit.
-func ResampleIndices(n int, seed, resample int) []int {
+func Indices(n int, seed, resample int) []int {
 	if n <= 0 {
 		return []int{}
 	}
@@ -58,9 +74,9 @@ func (d *drawer) fill(idx []int, seed, resample int) {
 	}
 }
 
-// forEachResample draws resamples number 0 .. resamples−1 of n positions
+// ForEach draws resamples number 0 .. resamples−1 of n positions
 // under seed and hands each to a visitor: visit(b, idx) with idx equal to
-// ResampleIndices(n, seed, b). The resamples are split across GOMAXPROCS
+// Indices(n, seed, b). The resamples are split across GOMAXPROCS
 // goroutines, each with its own visitor from newVisit (so a visitor may keep
 // scratch buffers): visitors run concurrently, must not keep idx (its buffer
 // is reused) and must store their result by b. The results are then the same
@@ -69,7 +85,7 @@ func (d *drawer) fill(idx []int, seed, resample int) {
 // This is the fast path of the bootstrap intervals: the 10,000-resample
 // pooled accuracy interval over 700 rows is 7 million SHA-256 draws, each
 // one compression of a single 64-byte block.
-func forEachResample(n, seed, resamples int, newVisit func() func(b int, idx []int)) {
+func ForEach(n, seed, resamples int, newVisit func() func(b int, idx []int)) {
 	workers := min(runtime.GOMAXPROCS(0), resamples)
 	if workers <= 1 {
 		visit := newVisit()
