@@ -3,8 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,32 +30,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// scoringCalls counts the /completion requests the server saw per case,
-// found by the base64 of the case's image in the request body.
-func scoringCalls(t *testing.T, srv *judgmenttest.Server, slice checkmatch.Slice) map[string]int {
-	t.Helper()
-	out := map[string]int{}
-	for _, r := range srv.Requests() {
-		if r.Path != "/completion" {
-			continue
-		}
-		for _, req := range slice.Requests {
-			if bytes.Contains(r.Body, []byte(base64.StdEncoding.EncodeToString(req.Media[0].Data))) {
-				out[req.CaseID()]++
-			}
-		}
-	}
-	return out
-}
-
-func journalEntries(path string) int {
-	c, err := journal.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	return len(c.Entries)
-}
-
 // TestKilledRunResumes is the crash test: a run killed with SIGKILL after
 // some cases finished is finished by -resume. The receipt's cases equal an
 // uninterrupted run's in every field but latency, and the server saw each
@@ -73,43 +46,31 @@ func TestKilledRunResumes(t *testing.T) {
 	jpath := path + journal.Suffix
 
 	child, out := cmdtest.StartChild(t, env)
-	deadline := time.Now().Add(60 * time.Second)
-	for journalEntries(jpath) < 3 {
-		if time.Now().After(deadline) {
-			child.Process.Kill()
-			t.Fatalf("the child journaled no 3 cases in time:\n%s", out)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	cmdtest.WaitJournaled(t, child, out, jpath, 3)
 	require.NoError(t, child.Process.Signal(syscall.SIGKILL))
 	_ = child.Wait()
 	assert.NoFileExists(t, path, "killed: no receipt")
-	journaled := journalEntries(jpath)
+	ids := cmdtest.JournaledIDs(jpath)
+	journaled := len(ids)
 	require.Less(t, journaled, 7, "killed before the end")
-	c, err := journal.ReadFile(jpath)
-	require.NoError(t, err)
 	done := map[string]bool{}
-	for _, e := range c.Entries {
-		var jc struct {
-			CaseID string `json:"case_id"`
-		}
-		require.NoError(t, jsonUnmarshal(e, &jc))
-		done[jc.CaseID] = true
+	for _, id := range ids {
+		done[id] = true
 	}
 	slice, err := buildSlice(0, 1, nil)
 	require.NoError(t, err)
-	before := scoringCalls(t, srv, slice)
+	before := cmdtest.ScoringCalls(srv, "/completion", slice)
 
 	// A resume with another seed or concurrency is another experiment.
 	for name, edit := range map[string][2]string{"generator_seed": {envSeed, "1"}, "concurrency": {envConcurrency, "2"}} {
-		e := copyEnv(env)
+		e := maps.Clone(env)
 		e[edit[0]] = edit[1]
 		r := runCmd(t, []string{"-resume"}, e)
 		require.Error(t, r.err)
 		assert.Equal(t, 2, r.code, name)
 		assert.Contains(t, r.err.Error(), "-resume refused: the journal is of another experiment: "+name+" differs")
 	}
-	assert.Equal(t, before, scoringCalls(t, srv, slice), "a refused resume judges nothing")
+	assert.Equal(t, before, cmdtest.ScoringCalls(srv, "/completion", slice), "a refused resume judges nothing")
 
 	r := runCmd(t, []string{"-resume"}, env)
 	require.NoError(t, r.err, r.stderr)
@@ -119,7 +80,7 @@ func TestKilledRunResumes(t *testing.T) {
 	assert.Nil(t, got.Stopped)
 	require.Len(t, got.Cases, 7)
 
-	after := scoringCalls(t, srv, slice)
+	after := cmdtest.ScoringCalls(srv, "/completion", slice)
 	perCase := before[slice.Requests[0].CaseID()] // 4 questions, one /completion each
 	require.Positive(t, perCase)
 	for _, req := range slice.Requests {
@@ -150,14 +111,6 @@ func TestKilledRunResumes(t *testing.T) {
 	assert.Equal(t, want.Identity.IdentityDigest, got.Identity.IdentityDigest, "the same experiment identity")
 	assert.Equal(t, 7, got.Throughput.Judgments)
 	assert.Positive(t, got.WallSeconds)
-}
-
-func copyEnv(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // TestKeyCollisionRefusedUpFront: TYPEVET_VLLM__API_KEY=vllm is a word of
@@ -308,7 +261,7 @@ func TestPathTakenDuringRun(t *testing.T) {
 	assert.Contains(t, msg, "the journal "+path+journal.Suffix+" keeps every finished case")
 	assert.Contains(t, msg, "-resume")
 	require.FileExists(t, path+journal.Suffix)
-	require.Equal(t, 7, journalEntries(path+journal.Suffix))
+	require.Len(t, cmdtest.JournaledIDs(path+journal.Suffix), 7)
 
 	// Follow the message: move the journal beside a new path and resume.
 	fresh := filepath.Join(dir, "fresh.json")
@@ -360,33 +313,4 @@ func TestStoppedRunResumes(t *testing.T) {
 	r = runCmd(t, []string{"-retries", "2"}, env2)
 	require.NoError(t, r.err, r.stderr)
 	assert.Nil(t, readBack(t, path2).Stopped)
-}
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
-
-// TestInterruptDuringFirstCall: Ctrl-C while the first case's call is in
-// flight writes no receipt and no journal (nothing finished).
-func TestInterruptDuringFirstCall(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var calls atomic.Int64
-	srv := judgmenttest.NewVLLM(&judgmenttest.Model{Delay: func(string) time.Duration {
-		if calls.Add(1) == 1 {
-			cancel()
-			return time.Minute
-		}
-		return 0
-	}})
-	env := vllmEnv(t, srv)
-	path := filepath.Join(t.TempDir(), "check.json")
-	env[envReceipt], env[envRows] = path, "1"
-	cfg, err := configure(cli.NewEnv(nil, nil, envOf(env), cli.LiveDefaults))
-	require.NoError(t, err)
-	var stdout, stderr bytes.Buffer
-	start := time.Now()
-	err = execute(ctx, &stdout, &stderr, cfg)
-	assert.ErrorIs(t, err, cli.ErrInterrupted)
-	assert.Less(t, time.Since(start), 15*time.Second)
-	assert.NoFileExists(t, path)
-	assert.NoFileExists(t, path+journal.Suffix)
 }

@@ -3,8 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/json"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,54 +30,6 @@ import (
 func TestMain(m *testing.M) {
 	cmdtest.RunChild(func(args []string) int { return exitCode(run(os.Stdout, os.Stderr, args, os.LookupEnv), os.Stderr) })
 	os.Exit(m.Run())
-}
-
-// journaled returns the case ids of the journal's entries.
-func journaled(path string) []string {
-	c, err := journal.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	var ids []string
-	for _, e := range c.Entries {
-		var l struct {
-			CaseID string `json:"case_id"`
-		}
-		if json.Unmarshal(e, &l) == nil {
-			ids = append(ids, l.CaseID)
-		}
-	}
-	return ids
-}
-
-// waitJournaled waits until the journal holds n cases.
-func waitJournaled(t *testing.T, path string, n int, child *exec.Cmd, out *bytes.Buffer) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for len(journaled(path)) < n {
-		if time.Now().After(deadline) {
-			child.Process.Kill()
-			t.Fatalf("the child journaled no %d cases in time:\n%s", n, out)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-// scoringCalls counts the /completion requests the server saw per case,
-// found by the base64 of the case's image in the request body.
-func scoringCalls(srv *judgmenttest.Server, slice checkmatch.Slice) map[string]int {
-	out := map[string]int{}
-	for _, r := range srv.Requests() {
-		if r.Path != "/completion" {
-			continue
-		}
-		for _, req := range slice.Requests {
-			if bytes.Contains(r.Body, []byte(base64.StdEncoding.EncodeToString(req.Media[0].Data))) {
-				out[req.CaseID()]++
-			}
-		}
-	}
-	return out
 }
 
 // sameStudy returns the receipt at path as JSON with what an interrupted,
@@ -112,32 +63,32 @@ func TestKilledStudyResumes(t *testing.T) {
 	jpath := path + journal.Suffix
 
 	child, out := cmdtest.StartChild(t, env)
-	waitJournaled(t, jpath, 2, child, out)
+	cmdtest.WaitJournaled(t, child, out, jpath, 2)
 	require.NoError(t, child.Process.Signal(syscall.SIGKILL))
 	_ = child.Wait()
 	assert.NoFileExists(t, path, "killed: no receipt")
-	part1 := journaled(jpath)
+	part1 := cmdtest.JournaledIDs(jpath)
 	require.Less(t, len(part1), 7, "killed before the end")
 	slice, err := buildSlice(1, 1, nil)
 	require.NoError(t, err)
-	before := scoringCalls(srv, slice)
+	before := cmdtest.ScoringCalls(srv, "/completion", slice)
 
 	// A resume with one pin changed is another experiment.
 	other := writeSingle(t, 1, func(r *checkmatch.Receipt) { r.Model = "another-model" })
 	require.Equal(t, filepath.Base(single), filepath.Base(other))
 	for pin, edit := range map[string][2]string{"backend": {envBackend, "fake"}, "single_order_receipt_sha256": {envSingle, other}} {
-		e := copyEnv(env)
+		e := maps.Clone(env)
 		e[edit[0]] = edit[1]
 		r := runCmd(t, []string{"-resume"}, e)
 		require.Error(t, r.err, pin)
 		assert.Equal(t, 2, r.code, pin)
 		assert.Contains(t, r.err.Error(), "-resume refused: the journal is of another experiment: "+pin+" differs", pin)
 	}
-	assert.Equal(t, before, scoringCalls(srv, slice), "a refused resume scores nothing")
+	assert.Equal(t, before, cmdtest.ScoringCalls(srv, "/completion", slice), "a refused resume scores nothing")
 
 	// Part 2: a child resumed, stopped by SIGTERM after one more case.
 	child, out = cmdtest.StartChild(t, env, "-resume")
-	waitJournaled(t, jpath, len(part1)+1, child, out)
+	cmdtest.WaitJournaled(t, child, out, jpath, len(part1)+1)
 	require.NoError(t, child.Process.Signal(syscall.SIGTERM))
 	err = child.Wait()
 	var ee *exec.ExitError
@@ -147,10 +98,10 @@ func TestKilledStudyResumes(t *testing.T) {
 	stopped := readBack(t, path)
 	require.NotNil(t, stopped.Stopped, "SIGTERM stops like Ctrl-C and writes the receipt of what ran")
 	assert.Equal(t, checkmatch.ErrorClassCanceled, stopped.Stopped.ErrorClass)
-	done := journaled(jpath)
+	done := cmdtest.JournaledIDs(jpath)
 	require.Less(t, len(done), 7, "stopped before the end")
 	assert.Len(t, stopped.Cases, len(done))
-	mid := scoringCalls(srv, slice)
+	mid := cmdtest.ScoringCalls(srv, "/completion", slice)
 
 	// Part 3: finish; the stopped receipt is replaced.
 	r := runCmd(t, []string{"-resume"}, env)
@@ -161,7 +112,7 @@ func TestKilledStudyResumes(t *testing.T) {
 	require.Len(t, got.Cases, 7)
 	assert.Equal(t, 42, got.Requests)
 
-	after := scoringCalls(srv, slice)
+	after := cmdtest.ScoringCalls(srv, "/completion", slice)
 	for _, req := range slice.Requests {
 		id := req.CaseID()
 		switch {
@@ -193,14 +144,6 @@ func contains(ids []string, id string) bool {
 		}
 	}
 	return false
-}
-
-func copyEnv(m map[string]string) map[string]string {
-	out := make(map[string]string, len(m))
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }
 
 // TestShardsMergeLikeOneStudy runs the study whole and as 3 shards against
@@ -257,7 +200,7 @@ func TestStoppedStudyRetriesAndResumes(t *testing.T) {
 	require.Error(t, r.err)
 	assert.Contains(t, r.err.Error(), "the journal "+path+journal.Suffix+" keeps every finished case: rerun with -resume")
 	require.NotNil(t, readBack(t, path).Stopped)
-	assert.Equal(t, []string{"r00:clean"}, journaled(path+journal.Suffix))
+	assert.Equal(t, []string{"r00:clean"}, cmdtest.JournaledIDs(path+journal.Suffix))
 
 	r = runCmd(t, nil, env)
 	assert.Equal(t, 2, r.code, "the path is taken: a new study does not start over the journal")
@@ -309,7 +252,7 @@ func TestPathTakenDuringStudy(t *testing.T) {
 	require.Error(t, r.err)
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.err.Error(), "the journal "+path+journal.Suffix+" keeps every finished case: move it to NEW"+journal.Suffix)
-	require.Len(t, journaled(path+journal.Suffix), 7)
+	require.Len(t, cmdtest.JournaledIDs(path+journal.Suffix), 7)
 
 	fresh := filepath.Join(dir, "fresh.json")
 	require.NoError(t, os.Rename(path+journal.Suffix, fresh+journal.Suffix))

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -34,57 +33,14 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// waitEntries waits until the journal at path holds n entries.
-func waitEntries(t *testing.T, child *exec.Cmd, out *bytes.Buffer, path string, n int) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for journalEntries(path) < n {
-		if time.Now().After(deadline) {
-			child.Process.Kill()
-			t.Fatalf("the child journaled no %d cases in %s in time:\n%s", n, path, out)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
-func journalEntries(path string) int {
-	c, err := journal.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	return len(c.Entries)
-}
-
 // journaledIDs returns the case ids of the journal at path.
 func journaledIDs(t *testing.T, path string) map[string]bool {
 	t.Helper()
-	c, err := journal.ReadFile(path)
-	require.NoError(t, err)
+	ids := cmdtest.JournaledIDs(path)
+	require.NotEmpty(t, ids, "no journal at %s", path)
 	out := map[string]bool{}
-	for _, e := range c.Entries {
-		var jc struct {
-			CaseID string `json:"case_id"`
-		}
-		require.NoError(t, json.Unmarshal(e, &jc))
-		out[jc.CaseID] = true
-	}
-	return out
-}
-
-// scoringCalls counts the vLLM scoring requests per case, found by the
-// base64 of the case's image in the body.
-func scoringCalls(t *testing.T, srv *judgmenttest.Server, slice checkmatch.Slice) map[string]int {
-	t.Helper()
-	out := map[string]int{}
-	for _, r := range srv.Requests() {
-		if r.Path != "/v1/chat/completions" {
-			continue
-		}
-		for _, req := range slice.Requests {
-			if bytes.Contains(r.Body, []byte(base64.StdEncoding.EncodeToString(req.Media[0].Data))) {
-				out[req.CaseID()]++
-			}
-		}
+	for _, id := range ids {
+		out[id] = true
 	}
 	return out
 }
@@ -145,7 +101,7 @@ func TestKilledSweepResumes(t *testing.T) {
 	prefix := filepath.Join(t.TempDir(), "tp")
 	child, out := cmdtest.StartChild(t, env, "-levels", "1,2", "-receipt-prefix", prefix)
 	j2 := prefix + "_c2.json" + journal.Suffix
-	waitEntries(t, child, out, j2, 2)
+	cmdtest.WaitJournaled(t, child, out, j2, 2)
 	require.NoError(t, child.Process.Signal(syscall.SIGKILL))
 	_ = child.Wait()
 	require.FileExists(t, prefix+"_c1.json", "level 1 finished before the kill")
@@ -155,14 +111,14 @@ func TestKilledSweepResumes(t *testing.T) {
 	level1 := fileSHA(t, prefix+"_c1.json")
 	done := journaledIDs(t, j2)
 	require.Less(t, len(done), 7, "killed before level 2's end")
-	before := scoringCalls(t, srv, slice)
+	before := cmdtest.ScoringCalls(srv, "/v1/chat/completions", slice)
 
 	r = runCmd(t, []string{"-levels", "1,2", "-receipt-prefix", prefix, "-resume"}, env)
 	require.NoError(t, r.err, r.stderr)
 	assert.Contains(t, r.stderr, "level 1: the receipt "+prefix+"_c1.json is complete; not run again")
 	assert.Contains(t, r.stderr, fmt.Sprintf("level 2: resuming: %d of 7 cases are in the journal", len(done)))
 	assert.Equal(t, level1, fileSHA(t, prefix+"_c1.json"), "the finished level is not rewritten")
-	after := scoringCalls(t, srv, slice)
+	after := cmdtest.ScoringCalls(srv, "/v1/chat/completions", slice)
 	for _, req := range slice.Requests {
 		id := req.CaseID()
 		if done[id] {
@@ -196,7 +152,7 @@ func TestTerminatedSweepResumes(t *testing.T) {
 	env := vllmEnv(t, srv)
 	prefix := filepath.Join(t.TempDir(), "tp")
 	child, out := cmdtest.StartChild(t, env, "-levels", "1,2", "-receipt-prefix", prefix)
-	waitEntries(t, child, out, prefix+"_c1.json"+journal.Suffix, 2)
+	cmdtest.WaitJournaled(t, child, out, prefix+"_c1.json"+journal.Suffix, 2)
 	require.NoError(t, child.Process.Signal(syscall.SIGTERM))
 	err := child.Wait()
 	var ee *exec.ExitError
@@ -269,7 +225,7 @@ func TestSweepResumeRefusesChangedPin(t *testing.T) {
 	assert.Equal(t, calls, srv.Count("/v1/chat/completions"), "refused before any scoring call")
 
 	// A process killed mid-write leaves a torn last line: ignored, reported.
-	journaled := journalEntries(prefix + "_c2.json" + journal.Suffix)
+	journaled := len(cmdtest.JournaledIDs(prefix + "_c2.json" + journal.Suffix))
 	f, err := os.OpenFile(prefix+"_c2.json"+journal.Suffix, os.O_WRONLY|os.O_APPEND, 0)
 	require.NoError(t, err)
 	_, err = f.WriteString(`{"index": 6, "case_id": "r00:low_legi`)
@@ -348,7 +304,7 @@ func TestSweepPathTakenKeepsJournal(t *testing.T) {
 	require.Error(t, r.err)
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.err.Error(), "the journal "+prefix+"_c2.json"+journal.Suffix+" keeps every finished case: move every file "+prefix+"_c<level>.json")
-	require.Equal(t, 7, journalEntries(prefix+"_c2.json"+journal.Suffix))
+	require.Len(t, cmdtest.JournaledIDs(prefix+"_c2.json"+journal.Suffix), 7)
 
 	fresh := filepath.Join(dir, "fresh")
 	for _, name := range []string{"_c1.json", "_c1.json" + journal.Suffix, "_c2.json" + journal.Suffix} {
