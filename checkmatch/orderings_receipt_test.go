@@ -68,10 +68,10 @@ func TestOrderingsReceiptGolden(t *testing.T) {
 	// typevet's key order: at the top level, per case and in the
 	// statistics block.
 	text := string(b)
-	assertOrder(t, text, `"issue": 105`, `"backend"`, `"model"`, `"pins"`, `"identity"`, `"stopped"`, `"requests"`, `"wall_seconds": 12.346`, `"statistics"`, `"cases"`)
-	assertOrder(t, text, `"finished_utc"`, `"dataset"`, `"generator_seed"`, `"register_rows"`, `"variants_per_row"`, `"slice_sha256"`, `"concurrency": 1`, `"orderings"`, `"single_order_receipt"`, `"single_order_receipt_sha256"`, `"renderer"`, `"server"`, `"server_args"`)
-	assertOrder(t, text, `"cases": 2`, `"position_means"`, `"position_spread"`, `"argmax_stability"`, `"averaged_accuracy"`, `"single_order_accuracy"`, `"ordering0_agreement"`, `"ordering0_max_abs_difference"`, `"spread_limit"`, `"decision"`, `"spread_interval"`, `"accuracy_difference_interval"`, `"bootstrap"`)
-	assertOrder(t, text, `"case_id"`, `"variant"`, `"expected_verdicts"`, `"render_sha256"`, `"single_order"`, `"orderings"`, `"position_probabilities"`, `"mean_probabilities"`, `"mean_verdict"`, `"mean_correct"`, `"argmax_stable"`)
+	golden.InOrder(t, text, `"issue": 105`, `"backend"`, `"model"`, `"pins"`, `"identity"`, `"stopped"`, `"requests"`, `"wall_seconds": 12.346`, `"statistics"`, `"cases"`)
+	golden.InOrder(t, text, `"finished_utc"`, `"dataset"`, `"generator_seed"`, `"register_rows"`, `"variants_per_row"`, `"slice_sha256"`, `"concurrency": 1`, `"orderings"`, `"single_order_receipt"`, `"single_order_receipt_sha256"`, `"renderer"`, `"server"`, `"server_args"`)
+	golden.InOrder(t, text, `"cases": 2`, `"position_means"`, `"position_spread"`, `"argmax_stability"`, `"averaged_accuracy"`, `"single_order_accuracy"`, `"ordering0_agreement"`, `"ordering0_max_abs_difference"`, `"spread_limit"`, `"decision"`, `"spread_interval"`, `"accuracy_difference_interval"`, `"bootstrap"`)
+	golden.InOrder(t, text, `"case_id"`, `"variant"`, `"expected_verdicts"`, `"render_sha256"`, `"single_order"`, `"orderings"`, `"position_probabilities"`, `"mean_probabilities"`, `"mean_verdict"`, `"mean_correct"`, `"argmax_stable"`)
 	assert.NotContains(t, text, "pillow_version")
 
 	back, err := ReadOrderingsReceipt(bytes.NewReader(b))
@@ -82,19 +82,6 @@ func TestOrderingsReceiptGolden(t *testing.T) {
 	st, err := OrderingsStatistics(back.Cases)
 	require.NoError(t, err)
 	assert.Equal(t, *back.Statistics, st, "the statistics are a pure function of the receipt's cases")
-}
-
-// assertOrder checks that each of keys occurs in text after the previous.
-func assertOrder(t *testing.T, text string, keys ...string) {
-	t.Helper()
-	at := 0
-	for _, k := range keys {
-		i := strings.Index(text[at:], k)
-		if !assert.GreaterOrEqual(t, i, 0, "%s after offset %d", k, at) {
-			return
-		}
-		at += i + len(k)
-	}
 }
 
 func TestOrderingsReceiptStopped(t *testing.T) {

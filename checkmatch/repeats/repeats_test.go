@@ -3,6 +3,7 @@ package repeats
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/typevet/typevet-go/internal/golden"
 	"math"
 	"os"
 	"path/filepath"
@@ -272,10 +273,10 @@ func TestRepeatSummaryTwoRuns(t *testing.T) {
 
 	b, err := json.Marshal(rep)
 	require.NoError(t, err)
-	assertOrder(t, string(b), `"runs"`, `"included"`, `"excluded"`, `"statistics"`, `"accuracy_interval"`, `"agreement"`, `"max_abs_difference"`, `"stable"`, `"warnings":[]`)
-	assertOrder(t, string(b), `"run":"run0"`, `"commit"`, `"accuracy"`, `"false_clear_rate"`, `"ece"`, `"wall_seconds"`, `"included"`, `"agreement"`, `"max_abs_difference"`)
-	assertOrder(t, string(b), `"accuracy_interval":{"low"`, `"high"`, `"level"`, `"resamples"`, `"seed"`, `"rows":8`)
-	assertOrder(t, string(b), `"mean"`, `"sd"`, `"min"`, `"max"`, `"range"`)
+	golden.InOrder(t, string(b), `"runs"`, `"included"`, `"excluded"`, `"statistics"`, `"accuracy_interval"`, `"agreement"`, `"max_abs_difference"`, `"stable"`, `"warnings":[]`)
+	golden.InOrder(t, string(b), `"run":"run0"`, `"commit"`, `"accuracy"`, `"false_clear_rate"`, `"ece"`, `"wall_seconds"`, `"included"`, `"agreement"`, `"max_abs_difference"`)
+	golden.InOrder(t, string(b), `"accuracy_interval":{"low"`, `"high"`, `"level"`, `"resamples"`, `"seed"`, `"rows":8`)
+	golden.InOrder(t, string(b), `"mean"`, `"sd"`, `"min"`, `"max"`, `"range"`)
 }
 
 func TestRepeatSummaryWarnings(t *testing.T) {
@@ -498,16 +499,3 @@ func TestRepeatSummarySparseTypevetReceipts(t *testing.T) {
 
 // receiptIssue is the issue number of a check-match receipt (typevet #316).
 const receiptIssue = 316
-
-// assertOrder checks that keys appear in text in that order.
-func assertOrder(t *testing.T, text string, keys ...string) {
-	t.Helper()
-	at := 0
-	for _, k := range keys {
-		i := strings.Index(text[at:], k)
-		if !assert.GreaterOrEqual(t, i, 0, "%s after offset %d", k, at) {
-			return
-		}
-		at += i + len(k)
-	}
-}

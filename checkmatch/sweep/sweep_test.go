@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
+	"github.com/typevet/typevet-go/internal/golden"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -90,7 +90,7 @@ func TestSweepAgainstVLLM(t *testing.T) {
 		assert.True(t, lv.KVCacheUsage.Known, "level %d: the fake serves vllm:kv_cache_usage_perc", want)
 		b, err := json.Marshal(lv)
 		require.NoError(t, err)
-		assertOrder(t, string(b), `"concurrency"`, `"throughput"`, `"server":{"e2e"`, `"queue"`, `"prefill"`, `"prefix_cache_hit_rate"`, `"kv_cache_usage"`, `"stopped":null`)
+		golden.InOrder(t, string(b), `"concurrency"`, `"throughput"`, `"server":{"e2e"`, `"queue"`, `"prefill"`, `"prefix_cache_hit_rate"`, `"kv_cache_usage"`, `"stopped":null`)
 	}
 
 	// The sweep rule: level 1's readings lack the gauge; level 4's before
@@ -258,17 +258,4 @@ func testSlice(t testing.TB) checkmatch.Slice {
 	s, err := checkmatch.BuildSlice(1, 1, nil)
 	require.NoError(t, err)
 	return s
-}
-
-// assertOrder checks that each of keys occurs in text after the previous.
-func assertOrder(t *testing.T, text string, keys ...string) {
-	t.Helper()
-	at := 0
-	for _, k := range keys {
-		i := strings.Index(text[at:], k)
-		if !assert.GreaterOrEqual(t, i, 0, "%s after offset %d", k, at) {
-			return
-		}
-		at += i + len(k)
-	}
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"github.com/typevet/typevet-go/internal/golden"
 	"os"
 	"path/filepath"
 	"strings"
@@ -279,20 +280,8 @@ func TestStudyFaultMidway(t *testing.T) {
 	assert.Equal(t, 9, srv.Count("/completion"), "nothing sent after the failure")
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
-	assertKeyOrder(t, string(raw), `"index": 1`, `"case_id": "r00:payee_changed"`, `"ordering": 2`, `"error_class": "BackendHttpError"`, `"message"`)
+	golden.InOrder(t, string(raw), `"index": 1`, `"case_id": "r00:payee_changed"`, `"ordering": 2`, `"error_class": "BackendHttpError"`, `"message"`)
 	assert.NotContains(t, string(raw), `"discarded"`)
-}
-
-func assertKeyOrder(t *testing.T, text string, keys ...string) {
-	t.Helper()
-	at := 0
-	for _, k := range keys {
-		i := strings.Index(text[at:], k)
-		if !assert.GreaterOrEqual(t, i, 0, "%s after offset %d", k, at) {
-			return
-		}
-		at += i + len(k)
-	}
 }
 
 func TestStudyOffline(t *testing.T) {

@@ -80,3 +80,19 @@ func FirstDiff(want, got []byte) string {
 	}
 	return "(no line differs)"
 }
+
+// InOrder checks that each of keys occurs in text after the one before
+// it (a receipt's keys in typevet's order), failing tb at the first that
+// does not.
+func InOrder(tb testing.TB, text string, keys ...string) {
+	tb.Helper()
+	at := 0
+	for _, k := range keys {
+		i := strings.Index(text[at:], k)
+		if i < 0 {
+			tb.Errorf("%s does not occur after offset %d", k, at)
+			return
+		}
+		at += i + len(k)
+	}
+}
