@@ -166,7 +166,6 @@ type config struct {
 	shard       checkmatch.Shard // zero: the whole slice
 	replicas    []cli.Replica    // replica /metrics URLs; none: the base URL's /metrics
 	replicaName string           // the flag or variable that named them
-	receiptPath string
 	retries     int
 	rows        int
 	seed        uint64
@@ -209,7 +208,6 @@ func configure(env *cli.Env) (config, error) {
 	if cfg.retries, err = cli.ParseRetries(env); err != nil {
 		return cfg, err
 	}
-	cfg.receiptPath = cfg.files.Receipt
 	cfg.rows = checkmatch.RowCount
 	if raw, ok := env.Lookup(envRows); ok {
 		if cfg.rows, err = cli.ParseRows(raw, env.Name(envRows)); err != nil {
@@ -387,7 +385,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if cfg.json {
 		write = summary
 	}
-	if err := write(stdout, cfg.receiptPath, sum, rec); err != nil {
+	if err := write(stdout, cfg.files.Receipt, sum, rec); err != nil {
 		return err
 	}
 	if s := rec.Stopped; s != nil {
@@ -471,6 +469,6 @@ func finishShard(stdout io.Writer, cfg config, rc checkmatch.RunContext, slice c
 		return err
 	}
 	_, err = fmt.Fprintf(stdout, "shard %s record %s sha256 %s\n%d cases in the journal %s; merge every shard with examples/merge\n",
-		cfg.shard, cfg.receiptPath, sum, rec.Cases, cfg.files.Journal)
+		cfg.shard, cfg.files.Receipt, sum, rec.Cases, cfg.files.Journal)
 	return err
 }

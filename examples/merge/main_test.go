@@ -218,7 +218,7 @@ func TestMergeRefusesCaseInTwoShards(t *testing.T) {
 	rec0, err := os.ReadFile(paths[0])
 	require.NoError(t, err)
 	var r checkmatch.ShardRecord
-	require.NoError(t, jsonUnmarshal(rec0, &r))
+	require.NoError(t, json.Unmarshal(rec0, &r))
 	r.JournalSHA256 = sha256Hex(j0)
 	b, err := receipt.Marshal(r)
 	require.NoError(t, err)
@@ -252,8 +252,6 @@ func TestMergeUsage(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "-receipt not set")
 }
-
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
 
 func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)

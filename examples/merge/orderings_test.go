@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -191,7 +192,7 @@ func TestOrderingsMergeRefusals(t *testing.T) {
 	rb, err := os.ReadFile(two[0])
 	require.NoError(t, err)
 	var rec checkmatch.ShardRecord
-	require.NoError(t, jsonUnmarshal(rb, &rec))
+	require.NoError(t, json.Unmarshal(rb, &rec))
 	rec.JournalSHA256 = sha256Hex(b0)
 	rb, err = receipt.Marshal(rec)
 	require.NoError(t, err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -116,9 +117,9 @@ func TestKilledStudyResumes(t *testing.T) {
 	for _, req := range slice.Requests {
 		id := req.CaseID()
 		switch {
-		case contains(part1, id):
+		case slices.Contains(part1, id):
 			assert.Equal(t, 6, after[id], "case %s finished in part 1: its 6 scoring requests were sent exactly once", id)
-		case contains(done, id):
+		case slices.Contains(done, id):
 			assert.Equal(t, 6, mid[id]-before[id], "case %s finished in part 2", id)
 			assert.Equal(t, mid[id], after[id], "case %s was not scored again", id)
 		default:
@@ -135,15 +136,6 @@ func TestKilledStudyResumes(t *testing.T) {
 	assert.Equal(t, 42, srv2.Count("/completion"))
 	assert.Equal(t, sameStudy(t, whole), sameStudy(t, path), "the resumed receipt is the uninterrupted one's")
 	assert.Greater(t, got.WallSeconds, 0.0)
-}
-
-func contains(ids []string, id string) bool {
-	for _, s := range ids {
-		if s == id {
-			return true
-		}
-	}
-	return false
 }
 
 // TestShardsMergeLikeOneStudy runs the study whole and as 3 shards against

@@ -233,15 +233,11 @@ func configure(env *cli.Env, levels, prefix string) (config, error) {
 		return cfg, cli.Usagef("-receipt-prefix is required")
 	}
 	cfg.resume = env.Flag("resume") == "true"
-	if raw := env.Flag("retries"); env.Given("retries") {
-		if cfg.retries, err = strconv.Atoi(raw); err != nil || cfg.retries < 0 {
-			return cfg, cli.Usagef("-retries must be a whole number, 0 or more")
-		}
+	if cfg.retries, err = cli.ParseRetries(env); err != nil {
+		return cfg, err
 	}
-	if env.Given("shard") {
-		if cfg.shard, err = checkmatch.ParseShard(env.Flag("shard"), "-shard"); err != nil {
-			return cfg, cli.Usage(err)
-		}
+	if cfg.shard, err = cli.ParseShard(env); err != nil {
+		return cfg, err
 	}
 	if err := cfg.levelFiles(); err != nil {
 		return cfg, err
@@ -464,7 +460,7 @@ func newSweep(stderr io.Writer, cfg config, rc checkmatch.RunContext, slice chec
 			sw.toRun = append(sw.toRun, l)
 			continue
 		}
-		j, err := sw.openJournal(l)
+		j, err := sw.openJournal(l, false)
 		if err != nil {
 			return nil, err
 		}
@@ -493,30 +489,29 @@ func newSweep(stderr io.Writer, cfg config, rc checkmatch.RunContext, slice chec
 // openJournal creates or resumes the journal of level l
 // ([cli.RunFiles.OpenJournal]); a journal of another experiment is a
 // usage error naming the first differing pin.
-func (sw *sweeper) openJournal(l int) (*checkmatch.Journal, error) {
+// With report, it says on stderr what a resume found in it
+// ([cli.RunFiles.OpenJournalReporting]).
+func (sw *sweeper) openJournal(l int, report bool) (*checkmatch.Journal, error) {
 	h, err := checkmatch.ShardJournalHeader(sw.rc, sw.slice, l, sw.cfg.shard)
 	if err != nil {
 		return nil, err
 	}
-	return sw.cfg.files[sw.at[l]].OpenJournal(h, sw.slice.Requests)
+	f := sw.cfg.files[sw.at[l]]
+	if !report {
+		return f.OpenJournal(h, sw.slice.Requests)
+	}
+	return f.OpenJournalReporting(sw.stderr, fmt.Sprintf("%s: level %d", prog, l), "judge", h, sw.slice.Requests, sw.cfg.shard)
 }
 
 // journal is [sweep.Options].Journal: it opens level l's
 // journal and says what a resume found in it.
 func (sw *sweeper) journal(l int) (*checkmatch.Journal, error) {
-	j, err := sw.openJournal(l)
+	j, err := sw.openJournal(l, true)
 	if err != nil {
 		sw.writeErr = err // a refused resume says what to do itself
 		return nil, err
 	}
 	sw.journals[l] = j
-	if t := j.Torn(); t != nil {
-		fmt.Fprintf(sw.stderr, "%s: level %d: the journal's last line (%d bytes) was torn by the stopped process and is ignored; that case is judged again\n", prog, l, t.Bytes)
-	}
-	if n := j.Finished(); n > 0 {
-		size := cli.ShardSize(sw.slice.Requests, sw.cfg.shard)
-		fmt.Fprintf(sw.stderr, "%s: level %d: resuming: %d of %d cases are in the journal, %d to judge\n", prog, l, n, size, size-n)
-	}
 	return j, nil
 }
 
