@@ -123,8 +123,8 @@ func open(ctx context.Context, c *Client, model string, opts OpenOptions) (*Sess
 // once for all the questions of req, and on the session's own pool the
 // questions go out on one connection ([backendhttp.WithLane]). Every error
 // is masked of the session's secrets ([Session.Secrets],
-// [judgment.Secrets.Mask]): this is the one place a llama.cpp run's errors
-// are masked.
+// [judgment.Secrets.Mask]), the one place a judgment's errors are masked
+// (a body snippet is redacted before it is cut, in backendhttp).
 func (s *Session) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
 	ctx, leave := backendhttp.WithLane(ctx, s.client.http)
 	defer leave()

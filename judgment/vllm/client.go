@@ -140,11 +140,10 @@ func putBody(b []byte) {
 }
 
 // do sends one POST of in as JSON and returns the body of a 2xx answer
-// (for [putBody] once decoded) and the request id sent. Nothing is retried here. A body over [MaxResponseBytes] is a
-// [judgment.GenerationError]. Failures are
-// [judgment.TransportError] and [judgment.BackendHTTPError] values carrying
-// the request id.
-
+// (for [putBody] once decoded) and the request id sent. Nothing is
+// retried here. A body over [MaxResponseBytes] is a
+// [judgment.GenerationError]. Failures are [judgment.TransportError] and
+// [judgment.BackendHTTPError] values carrying the request id.
 func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, error) {
 	payload, ok := in.(splicedJSON)
 	if !ok {
@@ -167,9 +166,9 @@ func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, e
 		return nil, "", &judgment.TransportError{Msg: "vLLM request failed: " + err.Error(), Err: err}
 	}
 	r.ContentLength = size
-	// One send per call: without GetBody net/http never resends the
-	// request by itself (it would if an extra header named it idempotent).
-	r.GetBody = nil
+	// One send per call: the spliced body has no GetBody, so net/http
+	// never resends the request by itself (it would if an extra header
+	// named it idempotent).
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json")
 	id := c.stampRequestID(r)
@@ -187,7 +186,9 @@ func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, e
 		return nil, id, c.transportError(ctx, callCtx, err, id)
 	}
 	if resp.StatusCode >= 300 {
-		return nil, id, c.statusError(resp, body, id)
+		err := c.statusError(resp, body, id) // copies what it keeps
+		putBody(body)
+		return nil, id, err
 	}
 	return body, id, nil
 }
