@@ -100,7 +100,7 @@
 // up to the cap (retryable, [RetryPolicy.Delay]); a 4xx that says the
 // request is wrong, an answer that breaks the contract and a cancelled
 // run are never retried. Stopped names the last attempt's failure; a
-// Ctrl-C that lands mid-call is ErrorClassCanceled, not a
+// Ctrl-C that lands mid-call is [ErrorClassCanceled], not a
 // TransportError. [PreviewReceipt] is the receipt a run would write with
 // placeholder answers, for checking keys before the first request.
 //

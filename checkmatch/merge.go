@@ -227,7 +227,8 @@ type shardSetError struct {
 // Error returns the message.
 func (e *shardSetError) Error() string { return "merge refused: " + e.Msg }
 
-// mergeShards puts the shards of one experiment back together: the
+// mergeShards puts the shards of one experiment, by index as [shardSet]
+// checked them, back together: the
 // outcomes of every case of slice cases (from [Cases] with the shards'
 // seed and rows) in slice order, as one [RunResult], and the receipt
 // parts for [BuildReceipt]. The receipt it gives is byte-identical to the
@@ -244,16 +245,9 @@ func (e *shardSetError) Error() string { return "merge refused: " + e.Msg }
 //     gauges of the pool (see there). A resumed shard's readings cover its
 //     last part only.
 //
-// It refuses, before building anything: a shard of another experiment (a
-// shardMismatchError naming the first differing pin), and a set that
-// is not whole (a shardSetError): shards of different counts, the same
-// shard twice, a missing shard, a case in two shards, a case outside its
-// shard, a case of no shard.
-func mergeShards(cases []Case, shards []ShardFile) (RunResult, ReceiptParts, error) {
-	byIndex, err := shardSet(shards, journalKind)
-	if err != nil {
-		return RunResult{}, ReceiptParts{}, err
-	}
+// It refuses, before building anything, a case in two shards, a case
+// outside its shard and a case of no shard.
+func mergeShards(cases []Case, byIndex []*ShardFile) (RunResult, ReceiptParts, error) {
 	found, err := shardLines(byIndex, cases, journalCaseMeta, checkCaseLine)
 	if err != nil {
 		return RunResult{}, ReceiptParts{}, err
@@ -382,12 +376,24 @@ func dropPin(h journal.Header, name string) journal.Header {
 	return out
 }
 
-// MergeReceipt is mergeShards and [BuildReceipt] in one: it generates
-// the slice's cases from the shards' seed and rows (no render: the journals
-// hold each case's render digest, and the shards' equal slice_sha256 pins
-// the slice) and returns the receipt of the whole run.
+// MergeReceipt puts the shards of one check-match run back into the
+// receipt of the whole run ([BuildReceipt]): it generates the slice's
+// cases from the shards' seed and rows (no render: the journals hold each
+// case's render digest, and the shards' equal slice_sha256 pins the slice).
+// The receipt is byte-identical to a single process's but for
+// pins.finished_utc (the latest shard's) and identity.run_id (new),
+// wall_seconds (the longest shard's), the latency and throughput figures
+// (over every case) and the server block (every shard's readings merged,
+// [serving.MergeRunDelta]).
+//
+// It refuses, before building anything, with a message naming the shard
+// or case: a shard of another experiment (naming the first differing
+// pin), shards of different counts, the same shard twice, a missing
+// shard, a case in two shards, a case outside its shard, a case of no
+// shard.
 func MergeReceipt(shards []ShardFile) (Receipt, error) {
-	if _, err := shardSet(shards, journalKind); err != nil {
+	byIndex, err := shardSet(shards, journalKind)
+	if err != nil {
 		return Receipt{}, err
 	}
 	p := shards[0].Record.Pins
@@ -395,7 +401,7 @@ func MergeReceipt(shards []ShardFile) (Receipt, error) {
 	if err != nil {
 		return Receipt{}, fmt.Errorf("%s: %w", shards[0].Path, err)
 	}
-	run, parts, err := mergeShards(cases, shards)
+	run, parts, err := mergeShards(cases, byIndex)
 	if err != nil {
 		return Receipt{}, err
 	}

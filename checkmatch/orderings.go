@@ -160,7 +160,7 @@ func reorderedChoice(c judgment.Choice, order []int) (judgment.Choice, error) {
 // keyed by label, in canonical label order: label
 // labels[order[p]] gets byPosition[p].
 //
-//	RemapPositions([a b c], [2 0 1], [0.5 0.3 0.2]) == {a: 0.3, b: 0.2, c: 0.5}
+//	remapPositions([a b c], [2 0 1], [0.5 0.3 0.2]) == {a: 0.3, b: 0.2, c: 0.5}
 //
 // order must be a permutation of the label indexes and byPosition as long
 // as labels.

@@ -146,7 +146,8 @@ type Journal struct {
 }
 
 // CreateJournal creates the journal of a new run at path with header h
-// (journalHeader, [OrderingsJournalHeader]). An existing file is refused
+// ([ShardJournalHeader], with the zero Shard for a whole run, or
+// [OrderingsJournalHeader]). An existing file is refused
 // (errors.Is(err, fs.ErrExist) holds).
 func CreateJournal(path string, h journal.Header) (*Journal, error) {
 	w, err := journal.Create(path, h)

@@ -85,10 +85,13 @@ func (s Shard) Has(caseID string) bool {
 	return s.Count == 0 || shardOf(caseID, s.Count) == s.Index
 }
 
-// ShardJournalHeader is journalHeader with the shard recorded as the
-// last pin (shardPin, the string "i/n"), so a -resume of another shard,
-// or of the whole slice, is refused by [journal.Header.Check]. The zero
-// Shard returns JournalHeader's header unchanged.
+// ShardJournalHeader is the identity line of a check-match run's journal:
+// every pin that decides the answers (the slice, the renderer, backend,
+// model, server entry and revision, the prompt and code digests, the
+// identity digest, the concurrency) and, for a shard, the shard as the
+// last pin (the string "i/n"), so that a -resume of another shard, or of
+// the whole slice, is refused by [journal.Header.Check]. The zero Shard
+// is the whole run, with no shard pin.
 func ShardJournalHeader(c RunContext, slice Slice, concurrency int, s Shard) (journal.Header, error) {
 	h, err := journalHeader(c, slice, concurrency)
 	if err != nil || s.Count == 0 {

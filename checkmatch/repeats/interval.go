@@ -142,7 +142,7 @@ func caseAgreement(receipts []checkmatch.Receipt) (float64, error) {
 // probability. A label or level of the first receipt missing from another
 // is an error naming the case; as in typevet's max_probability_difference,
 // levels a sparse legibility_probabilities of the first receipt does not
-// record (NaN, see [ByLevel]) are not compared, and another receipt's extra
+// record (NaN, see [checkmatch.ByLevel]) are not compared, and another receipt's extra
 // labels and levels are ignored.
 func MaxProbabilityDifference(receipts []checkmatch.Receipt) (float64, error) {
 	tables, ids, err := caseTables(receipts)
