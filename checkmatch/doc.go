@@ -20,7 +20,7 @@
 // [ExpectedLabels] gives the labels a judge's answers are scored against.
 //
 // Every check is non-negotiable by construction: the routing number fails the
-// ABA check digit (abaValid), the account number is all zeros, a SPECIMEN
+// ABA check digit, the account number is all zeros, a SPECIMEN
 // mark crosses the face, a VOID mark crosses the signature line on every
 // render, the bank name says the bank is not real, and signatures are seeded
 // synthetic strokes.
@@ -68,9 +68,9 @@
 // the receipt, "<receipt>.journal.jsonl") and syncs it before the case
 // counts as done, also the cases after a failure that the receipt's
 // slice-order rule drops. The journal's first line is the run identity
-// (journalHeader: seed, rows, slice digest, renderer, backend, model,
+// ([ShardJournalHeader]: seed, rows, slice digest, renderer, backend, model,
 // server entry, revision, prompt and code digests, concurrency, identity
-// digest); each further line is one journalCase at full precision with
+// digest); each further line is one finished case at full precision with
 // its attempt count. [CreateJournal] starts one; [ResumeJournal] reads
 // one back (a torn last line, left by a killed process, is cut off and
 // reported), refuses a run that is not the same experiment by naming the
@@ -97,7 +97,7 @@
 // [RunOptions].Retry is opt-in retry ([RetryPolicy]; the zero value never
 // retries, typevet's rule): a transport error or HTTP 429, 502, 503 or 504
 // is retried with capped exponential back-off that honours Retry-After
-// up to the cap (retryable, [RetryPolicy.Delay]); a 4xx that says the
+// up to the cap ([RetryPolicy.Delay]); a 4xx that says the
 // request is wrong, an answer that breaks the contract and a cancelled
 // run are never retried. Stopped names the last attempt's failure; a
 // Ctrl-C that lands mid-call is [ErrorClassCanceled], not a
@@ -107,11 +107,11 @@
 // # Shards and merge
 //
 // A run can be split into [Shard]s that any job runner starts: shard i of
-// n judges the cases whose shardOf is i (the first 8 bytes of SHA-256 of
+// n judges the cases [Shard.Has] assigns it (the first 8 bytes of SHA-256 of
 // the case id, big-endian, mod n), with [RunOptions].Shard set and a
 // journal whose header ([ShardJournalHeader]) pins the shard. A finished
 // shard writes a [ShardRecord] (its own schema, never a receipt).
-// mergeShards (or [MergeReceipt]) checks that the shards are one
+// [MergeReceipt] checks that the shards are one
 // experiment and one whole set and builds the receipt a single process
 // would have written; its godoc says how wall time, throughput and the
 // server block merge. Option-order shards ([OrderingsJournalHeader] with a
@@ -120,15 +120,16 @@
 //
 // # Metrics and receipts
 //
-// recordMetrics computes typevet's check metrics from receipt case records
+// A receipt's metrics ([BuildReceipt], [Receipt.Recompute]) are typevet's
+// check metrics over its case records
 // ([CaseRecord]): accuracy overall, by class and by variant, the
 // false-clear rate, the cannot-tell rate, each Noul's ROC-AUC, ECE and
-// reliability bins, legibility by variant and Noul–Choice agreement. It
-// sums floats the way Python 3.12 does, so the values equal typevet's bit
+// reliability bins, legibility by variant and Noul–Choice agreement. Its
+// floats are summed the way Python 3.12 sums them, so the values equal typevet's bit
 // for bit. [BuildReceipt] assembles the check [Receipt] (issue 316) whose
 // field order and json tags are the receipt schema; [ReadReceipt] reads
 // ours and typevet's, and [Receipt.Recompute] recomputes a receipt's metrics from
-// its cases. checkCodeDigests is the code fingerprint a receipt pins. Every
+// its cases. [TakeSnapshot] takes the code fingerprint a receipt pins. Every
 // key of the check-match and option-order receipts, with its meaning, is
 // listed on one page: docs/receipt.md in the module's repository.
 //
