@@ -21,7 +21,7 @@ type AccuracyInterval struct {
 	// accuracy.
 	Low  float64 `json:"low"`
 	High float64 `json:"high"`
-	// Level is repeatLevel.
+	// Level is 0.95.
 	Level float64 `json:"level"`
 	// Resamples is 10,000.
 	Resamples int `json:"resamples"`

@@ -176,14 +176,15 @@ type Run struct {
 	// WallSeconds is the receipt's wall_seconds.
 	WallSeconds float64 `json:"wall_seconds"`
 	// Included is false when the run judged another slice than the
-	// majority's (sliceOutliers) or its code digests differ from the
-	// majority's (digestOutliers).
+	// majority's or its code digests differ from the majority's (by digest
+	// name, never value), as typevet's repeat_summary excludes them.
 	Included bool `json:"included"`
-	// Agreement is caseAgreement of the first included run and this one;
-	// null for a run of another slice, whose cases are other cases.
+	// Agreement is the share of cases whose verdict is the same in the
+	// first included run and this one; null for a run of another slice,
+	// whose cases are other cases.
 	Agreement *float64 `json:"agreement"`
-	// MaxAbsDifference is maxProbabilityDifference of the first included
-	// run and this one; null for a run of another slice.
+	// MaxAbsDifference is [MaxProbabilityDifference] of the first
+	// included run and this one; null for a run of another slice.
 	MaxAbsDifference *float64 `json:"max_abs_difference"`
 }
 
@@ -206,7 +207,8 @@ type ExcludedRun struct {
 	// differ from the majority's ([] for a run of another slice). Digest
 	// values are never reported.
 	DifferingDigests []string `json:"differing_digests"`
-	// Reason is [ExcludedSlice] or excludedCode.
+	// Reason is [ExcludedSlice] or "code digests differ" (its
+	// DifferingDigests name them).
 	Reason string `json:"reason"`
 	// DifferingPins names the slice pins that differ from the majority's
 	// ([stats.SliceDifferences]); [] for a run excluded by its code.
@@ -237,18 +239,21 @@ type Report struct {
 	// Statistics spreads accuracy, false-clear rate and ECE over the
 	// included runs.
 	Statistics Statistics `json:"statistics"`
-	// AccuracyInterval is pooledAccuracyInterval of the included runs.
+	// AccuracyInterval is the 95% percentile interval of the included
+	// runs' pooled case rows' accuracy, over 10,000 resamples under seed 0
+	// (typevet's repeat_summary).
 	AccuracyInterval AccuracyInterval `json:"accuracy_interval"`
-	// Agreement is caseAgreement of the included runs.
+	// Agreement is the share of cases whose verdict is the same in every
+	// included run.
 	Agreement float64 `json:"agreement"`
-	// MaxAbsDifference is maxProbabilityDifference of the included runs.
+	// MaxAbsDifference is [MaxProbabilityDifference] of the included runs.
 	MaxAbsDifference float64 `json:"max_abs_difference"`
-	// Stable is stabilityVerdict of the accuracy range and the ECE
-	// ranges, and false when fewer than two runs are included: one run
-	// cannot show that repeats agree.
+	// Stable is true when the accuracy range and every ECE range are
+	// strictly below [StabilityRangeLimit], and false when fewer than two
+	// runs are included: one run cannot show that repeats agree.
 	Stable bool `json:"stable"`
 	// Warnings lists doubts that did not stop the summary, one sentence
-	// each: fewer than two included runs (errOneRun), a run excluded as
+	// each: fewer than two included runs, a run excluded as
 	// another slice, and an included run whose backend, model or prompt
 	// digests differ from the first included run's, so that the runs may
 	// not be repeats of one experiment (typevet does not check). [] when
@@ -315,9 +320,9 @@ func noulECE(m checkmatch.MetricsBlock) receipt.Ordered[*float64] {
 
 // Summary applies typevet's pre-registered repeat-run statistics
 // (#357) to receipts of the same slice: runs of another slice
-// than the majority's are excluded (sliceOutliers: a different seed is a
-// different experiment, not a repeat), then runs whose code digests differ
-// from the majority's (by digest name, never value);
+// than the majority's are excluded (a different seed is a different
+// experiment, not a repeat; a tie goes to the earliest run), then runs
+// whose code digests differ from the majority's (by digest name, never value);
 // accuracy, false-clear rate and each Noul's ECE are spread over the
 // included runs; their case rows are pooled for a 10,000-resample accuracy
 // interval; verdict agreement and the largest probability change are

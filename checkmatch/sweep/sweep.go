@@ -22,11 +22,11 @@ var defaultLevels = []int{1, 4, 16, 32}
 // sends, as a level's throughput block counts them.
 const imagesPerJudgment = 1
 
-// Options configures [Run]. The zero value sweeps
-// defaultLevels without /metrics reads (llama.cpp, the fake).
+// Options configures [Run]. The zero value sweeps the levels 1, 4, 16 and
+// 32 (typevet #335) without /metrics reads (llama.cpp, the fake).
 type Options struct {
 	// Levels are the concurrency levels, run in this order; nil means
-	// defaultLevels. Each must be at least 1.
+	// 1, 4, 16, 32. Each must be at least 1.
 	Levels []int
 	// Metrics reads the server's /metrics text (vLLM); nil means no
 	// reading. Each level reads it before and after its run (outside the
@@ -373,7 +373,7 @@ const (
 type Summary struct {
 	// Schema is always [SummarySchema].
 	Schema string `json:"schema"`
-	// Version is summaryVersion (1).
+	// Version is 1.
 	Version int `json:"version"`
 	// Levels holds one entry per level run, in order.
 	Levels []SummaryLevel `json:"levels"`
