@@ -159,8 +159,7 @@ func ReadReceipt(r io.Reader) (Receipt, error) {
 // receipt read back. Every metric then equals the
 // recorded one bit for bit, except mean_latency_seconds: a run averages
 // the unrounded latencies but the cases keep them rounded to 3 decimals, so
-// the recomputed value matches within 5e-4 s, and Warnings holds
-// errRoundedLatencies. A receipt without cases (a head) is an error.
+// the recomputed value matches within 5e-4 s, and Warnings says so. A receipt without cases (a head) is an error.
 func (r Receipt) Recompute() (MetricsBlock, error) {
 	if r.Cases == nil {
 		return MetricsBlock{}, errors.New("recompute: the receipt has no cases")

@@ -45,7 +45,8 @@ type MetricsBlock struct {
 	// alphabetically (not in enum order).
 	AccuracyByVariant receipt.Ordered[float64] `json:"accuracy_by_variant"`
 	// FalseClearRate is the share of counted cases answered "consistent"
-	// (falseClearRate): the mismatch and unsigned cases a judge cleared.
+	// (typevet's false_clear_rate): the mismatch and unsigned cases a
+	// judge cleared.
 	// null when no case counts.
 	FalseClearRate *float64 `json:"false_clear_rate"`
 	// FalseClearCases is the number of cases that count for the false-clear

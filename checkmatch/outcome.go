@@ -44,8 +44,8 @@ type Outcome struct {
 	// RenderSHA256 is the lower-case hex SHA-256 of the PNG bytes sent.
 	RenderSHA256 string
 	// Latency is the call's wall time in seconds, unrounded; the record
-	// rounds it to 3 decimals, and outcomeMetrics averages the unrounded
-	// values.
+	// rounds it to 3 decimals, and the metrics block's
+	// mean_latency_seconds averages the unrounded values.
 	Latency float64
 	// InputTokens is the prompt token count the server reported; nil when
 	// it reported none (a real tri-state: unknown is not zero).
@@ -150,7 +150,8 @@ type CaseRecord struct {
 	// AmountsConfidence is the judge's P(amounts match).
 	AmountsConfidence float64 `json:"amounts_confidence"`
 	// NoulChoiceAgreement says whether the verdict agrees with the two
-	// Nouls (noulChoiceAgreement); null (nil) for a cannot_tell verdict,
+	// Nouls (typevet's noul_choice_agreement); null (nil) for a
+	// cannot_tell verdict,
 	// which is not counted.
 	NoulChoiceAgreement *bool `json:"noul_choice_agreement"`
 	// LegibilityScore is the probability-weighted legibility level (0..4).
@@ -231,7 +232,7 @@ func records(outcomes []Outcome) ([]CaseRecord, error) {
 // distributions.
 //
 // Every key must be a level written as Python writes an int ("0", "12"; not
-// "01" or "+1"), at most maxLevel, each at most once, in any order. A
+// "01" or "+1"), at most 23 (a Score has at most 24 levels), each at most once, in any order. A
 // ByLevel[int] (a distribution) must hold every level 0..n-1. A
 // ByLevel[float64] (probabilities) may be sparse, as typevet's repeat
 // summary accepts: {"0": 0.1, "4": 0.9} holds only the levels that were

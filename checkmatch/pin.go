@@ -44,9 +44,11 @@ type RendererInfo struct {
 	// XImageVersion is the golang.org/x/image version (font rasterizer,
 	// vector strokes, bicubic rotation).
 	XImageVersion string `json:"x_image_version"`
-	// Blur is the blur algorithm of low-legibility faces (blurKind).
+	// Blur is the blur algorithm of low-legibility faces:
+	// "pillow-extended-box-3pass", Pillow's GaussianBlur.
 	Blur string `json:"blur"`
-	// PNG is the PNG encoding (pngKind).
+	// PNG is the PNG encoding: "rgb8-up-zlib1" (8-bit RGB, Up filter on
+	// every row, zlib level 1, no metadata chunks).
 	PNG string `json:"png"`
 }
 

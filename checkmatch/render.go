@@ -50,8 +50,8 @@ var canvases = sync.Pool{New: func() any {
 // marks (VOID on every render, including unsigned), then a Gaussian blur of
 // sigma Face.BlurRadius when it is positive.
 //
-// The face must be printable: WrittenCents within 1 … maxCents (the words
-// line), NumericCents not negative, BlurRadius from 0 to 64. Every face
+// The face must be printable: WrittenCents within 1 … 99,999,999,999 (the
+// words line, [AmountInWords]), NumericCents not negative, BlurRadius from 0 to 64. Every face
 // [Cases] makes is printable; a hand-built face that is not gets an error
 // naming the field and the case id.
 func RenderImage(c Case) (*image.RGBA, error) {

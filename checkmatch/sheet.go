@@ -38,8 +38,8 @@ const (
 // typevet's write_contact_sheet defaults.
 var defaultSheetOptions = SheetOptions{Columns: 7, Scale: 0.5}
 
-// SheetOptions set the grid of a contact sheet. A zero field takes its
-// value from defaultSheetOptions.
+// SheetOptions set the grid of a contact sheet. A zero field takes
+// typevet's write_contact_sheet default (7 columns, scale 0.5).
 type SheetOptions struct {
 	// Columns is the number of thumbnails per grid row (default 7).
 	Columns int

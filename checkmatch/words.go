@@ -29,7 +29,7 @@ var (
 //
 //	AmountInWords(123456) == "One thousand two hundred thirty-four and 56/100"
 //
-// cents must be from 1 to maxCents; any other value is an error whose
+// cents must be from 1 to 99,999,999,999 ($999,999,999.99); any other value is an error whose
 // message names cents (typevet raises ValueError there; this port returns
 // the error instead of panicking).
 func AmountInWords(cents int64) (string, error) {
