@@ -19,6 +19,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/checkmatch/orderings"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment"
@@ -98,7 +99,7 @@ func TestKilledStudyResumes(t *testing.T) {
 	assert.Contains(t, out.String(), "resuming: ")
 	stopped := readBack(t, path)
 	require.NotNil(t, stopped.Stopped, "SIGTERM stops like Ctrl-C and writes the receipt of what ran")
-	assert.Equal(t, checkmatch.ErrorClassCanceled, stopped.Stopped.ErrorClass)
+	assert.Equal(t, "Canceled", stopped.Stopped.ErrorClass)
 	done := cmdtest.JournaledIDs(jpath)
 	require.Less(t, len(done), 7, "stopped before the end")
 	assert.Len(t, stopped.Cases, len(done))
@@ -160,7 +161,7 @@ func TestShardsMergeLikeOneStudy(t *testing.T) {
 		assert.Contains(t, r.stdout, "shard "+s+" record "+p)
 		sf, err := checkmatch.ReadShard(p)
 		require.NoError(t, err)
-		assert.Equal(t, checkmatch.OrderingsJournalKind, sf.Record.Identity.Kind)
+		assert.Equal(t, orderings.JournalKind, sf.Record.Identity.Kind)
 		cases += sf.Record.Cases
 		shards = append(shards, sf)
 		// A finished shard is not resumed: its record holds the path.
@@ -172,7 +173,7 @@ func TestShardsMergeLikeOneStudy(t *testing.T) {
 	}
 	assert.Equal(t, 7, cases, "every case in exactly one shard")
 	assert.Equal(t, 2*42, srv.Count("/completion"), "the shards scored every case once")
-	rec, err := checkmatch.MergeOrderingsReceipt(shards)
+	rec, err := orderings.MergeReceipt(shards)
 	require.NoError(t, err)
 	merged := filepath.Join(dir, "merged.json")
 	_, err = receipt.Write(merged, rec, judgment.Secrets{})

@@ -1,9 +1,12 @@
-package checkmatch
+package orderings
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/internal/lines"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,12 +22,12 @@ import (
 )
 
 // studyJournal returns the header of a study of sl's first n cases.
-func studyJournal(t testing.TB, sl Slice, orders [][]int, sha string, s Shard) journal.Header {
+func studyJournal(t testing.TB, sl checkmatch.Slice, orders [][]int, sha string, s checkmatch.Shard) journal.Header {
 	t.Helper()
-	c := RunContext{Backend: serving.LlamaCPP, Model: "m", ServedTemplate: "native_gemma4_turn",
-		Snapshot: Snapshot{BaselineCommit: "unknown", WorkingTree: receipt.WorkingTree{Dirty: true},
-			PromptDigests: orderingsPromptDigests(), CodePathDigests: receipt.Digests{{Name: "orderings", Value: "ab"}}}}
-	h, err := OrderingsJournalHeader(c, sl, orders, SingleOrderFile{Path: "/x/check_match_seed1.json", SHA256: sha}, s)
+	c := checkmatch.RunContext{Backend: serving.LlamaCPP, Model: "m", ServedTemplate: "native_gemma4_turn",
+		Snapshot: checkmatch.Snapshot{BaselineCommit: "unknown", WorkingTree: receipt.WorkingTree{Dirty: true},
+			PromptDigests: promptDigests(), CodePathDigests: receipt.Digests{{Name: "orderings", Value: "ab"}}}}
+	h, err := JournalHeader(c, sl, orders, SingleOrderFile{Path: "/x/check_match_seed1.json", SHA256: sha}, s)
 	require.NoError(t, err)
 	return h
 }
@@ -39,16 +42,16 @@ func TestOrderingsResumeEqualsUninterrupted(t *testing.T) {
 	orders, err := BalancedOrders(6)
 	require.NoError(t, err)
 	byPos := []float64{0.45, 0.15, 0.1, 0.1, 0.1, 0.1}
-	whole, err := RunOrderings(context.Background(), &positionPort{byPos: byPos}, "m", sl.Requests, orders, singleFor(sl.Requests), RunOptions{})
+	whole, err := Run(context.Background(), &positionPort{byPos: byPos}, "m", sl.Requests, orders, singleFor(sl.Requests), checkmatch.RunOptions{})
 	require.NoError(t, err)
 
-	h := studyJournal(t, sl, orders, "aa", Shard{})
-	assert.Equal(t, OrderingsJournalKind, h.Kind)
+	h := studyJournal(t, sl, orders, "aa", checkmatch.Shard{})
+	assert.Equal(t, JournalKind, h.Kind)
 	path := filepath.Join(t.TempDir(), "o.json"+journal.Suffix)
-	j, err := CreateJournal(path, h)
+	j, err := checkmatch.CreateJournal(path, h)
 	require.NoError(t, err)
 	first := &positionPort{byPos: byPos, fail: map[int]error{8: &judgment.BackendHTTPError{StatusCode: 500, Msg: "HTTP 500: boom"}}}
-	part1, err := RunOrderings(context.Background(), first, "m", sl.Requests, orders, singleFor(sl.Requests), RunOptions{Journal: j})
+	part1, err := Run(context.Background(), first, "m", sl.Requests, orders, singleFor(sl.Requests), checkmatch.RunOptions{Journal: j})
 	require.NoError(t, err)
 	require.NoError(t, j.Close())
 	require.NotNil(t, part1.Stopped)
@@ -68,24 +71,27 @@ func TestOrderingsResumeEqualsUninterrupted(t *testing.T) {
 	assert.JSONEq(t, "6", string(line["attempts"]))
 
 	// Another single-order receipt, or a check-match run, is another experiment.
-	_, err = ResumeJournal(path, studyJournal(t, sl, orders, "bb", Shard{}), sl.Requests)
+	_, err = checkmatch.ResumeJournal(path, studyJournal(t, sl, orders, "bb", checkmatch.Shard{}), sl.Requests)
 	var me *journal.MismatchError
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, "single_order_receipt_sha256", me.Pin)
-	ch, err := journalHeader(journalContext("m"), sl, 1)
+	cc := checkmatch.RunContext{Backend: serving.LlamaCPP, Model: "m", ServedTemplate: "native_gemma4_turn",
+		Snapshot: checkmatch.Snapshot{BaselineCommit: "unknown", WorkingTree: receipt.WorkingTree{Dirty: true},
+			PromptDigests: receipt.PromptDigests(checkmatch.Questions()), CodePathDigests: receipt.Digests{{Name: "checkmatch/runner.go", Value: "ab"}}}}
+	ch, err := checkmatch.ShardJournalHeader(cc, sl, 1, checkmatch.Shard{})
 	require.NoError(t, err)
-	_, err = ResumeJournal(path, ch, sl.Requests)
+	_, err = checkmatch.ResumeJournal(path, ch, sl.Requests)
 	require.ErrorAs(t, err, &me)
 	assert.Equal(t, "kind", me.Pin)
 
-	j, err = ResumeJournal(path, h, sl.Requests)
+	j, err = checkmatch.ResumeJournal(path, h, sl.Requests)
 	require.NoError(t, err)
 	assert.Equal(t, 1, j.Finished())
-	_, err = Run(context.Background(), first, "m", sl.Requests, RunOptions{Journal: j})
+	_, err = checkmatch.Run(context.Background(), first, "m", sl.Requests, checkmatch.RunOptions{Journal: j})
 	assert.ErrorContains(t, err, "the journal is of a orderings run, not of a check_match run")
 	second := &positionPort{byPos: byPos, fail: map[int]error{0: &judgment.BackendHTTPError{StatusCode: 503, Msg: "HTTP 503: busy"}}}
-	part2, err := RunOrderings(context.Background(), second, "m", sl.Requests, orders, singleFor(sl.Requests),
-		RunOptions{Journal: j, Retry: RetryPolicy{Retries: 1, BaseDelay: time.Millisecond}})
+	part2, err := Run(context.Background(), second, "m", sl.Requests, orders, singleFor(sl.Requests),
+		checkmatch.RunOptions{Journal: j, Retry: checkmatch.RetryPolicy{Retries: 1, BaseDelay: time.Millisecond}})
 	require.NoError(t, err)
 	require.NoError(t, j.Close())
 	assert.Nil(t, part2.Stopped)
@@ -96,18 +102,18 @@ func TestOrderingsResumeEqualsUninterrupted(t *testing.T) {
 }
 
 // TestOrderingsJournalRefusesBadLines: a line whose orderings do not fit
-// the study is refused naming the entry.
+// the study is refused naming the case, before the first call.
 func TestOrderingsJournalRefusesBadLines(t *testing.T) {
 	sl := studySlice(t, 1)
 	sl.Requests = sl.Requests[:2]
 	orders, err := BalancedOrders(6)
 	require.NoError(t, err)
-	h := studyJournal(t, sl, orders, "aa", Shard{Index: 0, Count: 1})
+	h := studyJournal(t, sl, orders, "aa", checkmatch.Shard{Index: 0, Count: 1})
 	path := filepath.Join(t.TempDir(), "o.json"+journal.Suffix)
-	j, err := CreateJournal(path, h)
+	j, err := checkmatch.CreateJournal(path, h)
 	require.NoError(t, err)
-	_, err = RunOrderings(context.Background(), &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}, "m", sl.Requests, orders, singleFor(sl.Requests),
-		RunOptions{Journal: j, Shard: Shard{Index: 0, Count: 1}})
+	_, err = Run(context.Background(), &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}, "m", sl.Requests, orders, singleFor(sl.Requests),
+		checkmatch.RunOptions{Journal: j, Shard: checkmatch.Shard{Index: 0, Count: 1}})
 	require.NoError(t, err)
 	require.NoError(t, j.Close())
 	b, err := os.ReadFile(path)
@@ -119,12 +125,19 @@ func TestOrderingsJournalRefusesBadLines(t *testing.T) {
 	l.Orderings = l.Orderings[:5]
 	extra, err := json.Marshal(l)
 	require.NoError(t, err)
-	require.NoError(t, os.WriteFile(path, append(append(b, extra...), '\n'), 0o644))
-	_, err = ResumeJournal(path, h, sl.Requests)
-	var ce *journalCaseError
-	require.ErrorAs(t, err, &ce)
-	assert.Equal(t, 3, ce.Line)
-	assert.Contains(t, ce.Msg, "5")
+	// The bad line replaces the case's own (a case journaled twice keeps
+	// its first line).
+	head := bytes.SplitAfter(b, []byte("\n"))[:2]
+	require.NoError(t, os.WriteFile(path, append(bytes.Join(head, nil), append(extra, '\n')...), 0o644))
+	j, err = checkmatch.ResumeJournal(path, h, sl.Requests)
+	require.NoError(t, err, "the line's index, case id and render fit the slice")
+	defer j.Close()
+	port := &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}
+	_, err = Run(context.Background(), port, "m", sl.Requests, orders, singleFor(sl.Requests),
+		checkmatch.RunOptions{Journal: j, Shard: checkmatch.Shard{Index: 0, Count: 1}})
+	require.ErrorContains(t, err, "case "+l.CaseID+": ")
+	assert.Contains(t, err.Error(), "5")
+	assert.Empty(t, port.requests, "refused before the first call")
 }
 
 // FuzzOrderingsJournalLine feeds one line of outside input to the
@@ -136,7 +149,7 @@ func FuzzOrderingsJournalLine(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	run, err := RunOrderings(context.Background(), &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}, "m", sl.Requests[:1], orders, singleFor(sl.Requests), RunOptions{})
+	run, err := Run(context.Background(), &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}, "m", sl.Requests[:1], orders, singleFor(sl.Requests), checkmatch.RunOptions{})
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -151,18 +164,22 @@ func FuzzOrderingsJournalLine(f *testing.F) {
 	f.Add(good)
 	f.Add([]byte(`{"index": 0, "case_id": "r00:clean", "orderings": [{"consistent": 1e400}]}`))
 	f.Add([]byte(`{"index": -1}`))
-	cases, digests := requestCases(sl.Requests)
 	check := orderingsLineCheck(orders)
+	ids := make([]string, len(sl.Requests))
+	for i, r := range sl.Requests {
+		ids[i] = r.CaseID()
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if !json.Valid(line) {
 			return
 		}
-		lines, _, _, err := caseLines([]json.RawMessage{line}, cases, digests, orderingsLineMeta, check)
+		found, _, _, err := lines.Decode([]json.RawMessage{line}, ids, nil, orderingsLineMeta,
+			func(l orderingsLine, i int) error { return check(l, sl.Requests[i].Case) })
 		if err != nil {
 			return
 		}
-		for i, l := range lines {
-			if _, err := l.record(cases[i], VerdictLabels[:], orders); err != nil {
+		for i, l := range found {
+			if _, err := l.record(sl.Requests[i].Case, checkmatch.VerdictLabels[:], orders); err != nil {
 				t.Fatalf("accepted line does not rebuild: %v", err)
 			}
 		}
@@ -179,7 +196,7 @@ func BenchmarkOrderingsJournal(b *testing.B) {
 		b.Fatal(err)
 	}
 	single := singleFor(sl.Requests)
-	h := studyJournal(b, sl, orders, "aa", Shard{})
+	h := studyJournal(b, sl, orders, "aa", checkmatch.Shard{})
 	for _, journaled := range []bool{false, true} {
 		name := "no journal"
 		if journaled {
@@ -189,15 +206,15 @@ func BenchmarkOrderingsJournal(b *testing.B) {
 			b.ReportAllocs()
 			dir := b.TempDir()
 			for n := 0; b.Loop(); n++ {
-				var opts RunOptions
+				var opts checkmatch.RunOptions
 				if journaled {
-					j, err := CreateJournal(filepath.Join(dir, fmt.Sprint(n)+journal.Suffix), h)
+					j, err := checkmatch.CreateJournal(filepath.Join(dir, fmt.Sprint(n)+journal.Suffix), h)
 					if err != nil {
 						b.Fatal(err)
 					}
 					opts.Journal = j
 				}
-				if _, err := RunOrderings(context.Background(), &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}, "m", sl.Requests, orders, single, opts); err != nil {
+				if _, err := Run(context.Background(), &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}, "m", sl.Requests, orders, single, opts); err != nil {
 					b.Fatal(err)
 				}
 				if opts.Journal != nil {
