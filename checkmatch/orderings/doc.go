@@ -13,10 +13,25 @@
 // order and json tags are typevet's schema; [ReadReceipt] reads ours and
 // typevet's.
 //
-// A study is journaled as a check-match run is ([JournalHeader], kind
-// [JournalKind], with checkmatch.CreateJournal and checkmatch.ResumeJournal,
-// which checks every line of a study's journal before the first call), runs
-// in shards ([NewShardRecord]) and merges them back ([MergeReceipt]).
-// [TakeSnapshot] and [NewReceiptParts] are the study's checkmatch.TakeSnapshot
-// and receipt parts. examples/orderings is the command that runs it.
+// These are typevet's balanced_orders, run_orderings, single_order_cases
+// and orderings_statistics (its intervals from resample_indices and
+// percentile_interval), with typevet's decision_label: a spread within
+// [PositionSpreadLimit] is [DecisionDoNotAdopt].
+//
+// The package is built from checkmatch's exported API, as a user's own
+// study would be: it asks each call with checkmatch.RetryPolicy.Judge,
+// names a failure with judgment.StopClass and withholds a message holding
+// a key with receipt.Withhold, as checkmatch.Run does. A study is journaled
+// as a check-match run is ([JournalHeader], kind [JournalKind], with
+// checkmatch.CreateJournal and checkmatch.ResumeJournal, which checks each
+// line's index, case id and render digest; [Run] decodes the lines an
+// earlier part finished, checkmatch.Journal.Line, and checks their answers
+// before its first call, and appends its own with
+// checkmatch.Journal.Record). It runs in shards ([NewShardRecord], sealed
+// with checkmatch.ShardRecord.Seal) and merges them back ([MergeReceipt],
+// with the refusals of checkmatch.MergeReceipt). [TakeSnapshot] is
+// checkmatch.TakeSnapshot narrowed to the study by checkmatch.Snapshot.Study,
+// and [NewReceiptParts] the study's receipt parts from a
+// checkmatch.RunContext. examples/orderings is the command that runs it,
+// examples/merge the one that merges its shards.
 package orderings

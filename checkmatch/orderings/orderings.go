@@ -408,10 +408,11 @@ type Result struct {
 // calls, stops the study: Stopped names the case and ordering, the cases
 // before it are kept and the partly scored case is dropped. A call that
 // fails because ctx ended (Ctrl-C mid-call) is recorded with class
-// "Canceled" (checkmatch's class for a cancelled run), not as a network
-// failure. Any other error (a request whose verdict question is not a Choice, an answer without the
-// verdict, a journal that cannot be written) is returned and the study is
-// lost, as in typevet, except the cases its journal holds.
+// "Canceled" ([judgment.StopClass], as [checkmatch.Run] records it), not
+// as a network failure. Any other error (a request whose verdict question
+// is not a Choice, an answer without the verdict, a journal that cannot
+// be written) is returned and the study is lost, as in typevet, except
+// the cases its journal holds.
 //
 // Unlike typevet, which fails on a missing single-order case only after
 // scoring it, every request's case and every ordering are checked before
@@ -420,8 +421,11 @@ type Result struct {
 // opts is read as by [checkmatch.Run], with the study's limits: Concurrency must be 0
 // or 1 (the study sends one call at a time) and Metrics nil (the study
 // reads no /metrics). With Retry, each verdict call is retried as [checkmatch.Run]
-// retries a judgment. With a Journal (header [JournalHeader]),
-// every fully scored case is appended, all its orderings' answers at full
+// retries a judgment ([checkmatch.RetryPolicy.Judge]). With a Journal
+// (header [JournalHeader]; a journal of another kind is refused), the
+// lines earlier parts finished are decoded and checked before the first
+// call (each must rebuild its case record under orders; an error names
+// the journal and the case), and every fully scored case is appended, all its orderings' answers at full
 // precision with its attempt count, and synced before the next case is
 // sent; cases the journal already holds are not scored again and join the
 // cases in slice order, each counting its orderings in Requests, so a

@@ -79,7 +79,7 @@ type Receipt struct {
 	// Pins fix what the study judged.
 	Pins Pins `json:"pins"`
 	// Identity is the experiment identity: the verdict's prompt digest,
-	// the study's code digests (orderingsCodeDigests) and the
+	// the study's code digests ([TakeSnapshot]) and the
 	// single-order receipt's digest as fixture orderingsFixtureName.
 	Identity receipt.Identity `json:"identity"`
 	// Stopped is the failure that ended the study early, or null.

@@ -163,7 +163,7 @@ func TestRefusals(t *testing.T) {
 }
 
 // readBack reads a written orderings receipt and checks that its statistics
-// are what OrderingsStatistics computes from its cases.
+// are what orderings.Statistics computes from its cases.
 func readBack(t *testing.T, path string) orderings.Receipt {
 	t.Helper()
 	f, err := os.Open(path)
