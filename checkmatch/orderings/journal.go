@@ -169,11 +169,21 @@ type namedPin struct {
 // name checkmatch's shard records use).
 const shardPin = lines.ShardPin
 
-// journaledLines decodes and checks, before the study's first call, the
-// lines of the cases of shard s that earlier parts of the study finished
-// ([checkmatch.Journal.Line]; [checkmatch.ResumeJournal] checked their
-// index, case id and render digest): each must rebuild its case record
-// under orders. A nil Journal has none.
+// CheckJournal checks the lines of the cases of shard s (the zero Shard:
+// the whole slice of reqs) that earlier parts of a study finished, as [Run]
+// checks them before its first call: each must decode and rebuild its case
+// record under orders, with a single-order answer for every label.
+// [checkmatch.ResumeJournal] checked their index, case id and render
+// digest. A command calls it right after resuming j, to report a bad
+// journal as a failed resume rather than as a failed study; a nil Journal
+// has no lines.
+func CheckJournal(j *checkmatch.Journal, reqs []checkmatch.Request, orders [][]int, s checkmatch.Shard) error {
+	_, err := journaledLines(j, reqs, orders, s)
+	return err
+}
+
+// journaledLines is [CheckJournal] that returns the decoded lines by slice
+// index.
 func journaledLines(j *checkmatch.Journal, reqs []checkmatch.Request, orders [][]int, s checkmatch.Shard) (map[int]orderingsLine, error) {
 	out := map[int]orderingsLine{}
 	if j == nil {
@@ -191,7 +201,7 @@ func journaledLines(j *checkmatch.Journal, reqs []checkmatch.Request, orders [][
 			err = check(l, r.Case)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("journal %s, case %s: %w", j.Path(), r.CaseID(), err)
+			return nil, fmt.Errorf("journal line of case %s (index %d): %w", r.CaseID(), i, err)
 		}
 		out[i] = l
 	}

@@ -135,7 +135,7 @@ func TestOrderingsJournalRefusesBadLines(t *testing.T) {
 	port := &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}
 	_, err = Run(context.Background(), port, "m", sl.Requests, orders, singleFor(sl.Requests),
 		checkmatch.RunOptions{Journal: j, Shard: checkmatch.Shard{Index: 0, Count: 1}})
-	require.ErrorContains(t, err, "case "+l.CaseID+": ")
+	require.ErrorContains(t, err, "journal line of case "+l.CaseID+" (index 1): ")
 	assert.Contains(t, err.Error(), "5")
 	assert.Empty(t, port.requests, "refused before the first call")
 }

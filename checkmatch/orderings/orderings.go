@@ -424,8 +424,7 @@ type Result struct {
 // retries a judgment ([checkmatch.RetryPolicy.Judge]). With a Journal
 // (header [JournalHeader]; a journal of another kind is refused), the
 // lines earlier parts finished are decoded and checked before the first
-// call (each must rebuild its case record under orders; an error names
-// the journal and the case), and every fully scored case is appended, all its orderings' answers at full
+// call ([CheckJournal]), and every fully scored case is appended, all its orderings' answers at full
 // precision with its attempt count, and synced before the next case is
 // sent; cases the journal already holds are not scored again and join the
 // cases in slice order, each counting its orderings in Requests, so a

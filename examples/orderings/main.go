@@ -357,6 +357,10 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	if err := orderings.CheckJournal(j, slice.Requests, orders, cfg.shard); err != nil {
+		j.Close()
+		return fmt.Errorf("-resume: read the journal %s: %w", cfg.files.Journal, err)
+	}
 	cases := cli.ShardSize(slice.Requests, cfg.shard)
 
 	total := (cases - j.Finished()) * len(orders)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"maps"
 	"os"
 	"os/exec"
@@ -318,4 +319,42 @@ func TestKeyInReceiptTextRefusedUpFront(t *testing.T) {
 			assert.NoFileExists(t, path+journal.Suffix)
 		})
 	}
+}
+
+// TestResumeRefusesBadJournalLine: a journal line that fits the slice but
+// whose answers do not rebuild its case (five orderings of six) is refused
+// as a failed resume, before any scoring call; the journal and the stopped
+// receipt stay.
+func TestResumeRefusesBadJournalLine(t *testing.T) {
+	srv, env := llamaEnv(t)
+	srv.Inject(judgmenttest.Fault{Path: "/completion", Nth: 9, Status: 503, Body: `{"error": {"message": "loading model"}}`})
+	path := filepath.Join(t.TempDir(), "orderings.json")
+	env[envReceipt], env[envSingle] = path, writeSingle(t, 1, nil)
+	r := runCmd(t, nil, env)
+	require.Error(t, r.err)
+	jpath := path + journal.Suffix
+	c, err := journal.ReadFile(jpath)
+	require.NoError(t, err)
+	require.Len(t, c.Entries, 1)
+	var line map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(c.Entries[0], &line))
+	var probs []json.RawMessage
+	require.NoError(t, json.Unmarshal(line["orderings"], &probs))
+	line["orderings"], err = json.Marshal(probs[:5])
+	require.NoError(t, err)
+	b, err := os.ReadFile(jpath)
+	require.NoError(t, err)
+	bad, err := json.Marshal(line)
+	require.NoError(t, err)
+	head := b[:bytes.IndexByte(b, '\n')+1]
+	require.NoError(t, os.WriteFile(jpath, append(append(head, bad...), '\n'), 0o644))
+
+	calls := srv.Count("/completion")
+	r = runCmd(t, []string{"-resume"}, env)
+	require.Error(t, r.err)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.err.Error(), "-resume: read the journal "+jpath+": journal line of case r00:clean (index 0): ")
+	assert.Equal(t, calls, srv.Count("/completion"), "nothing scored")
+	assert.FileExists(t, jpath)
+	require.NotNil(t, readBack(t, path).Stopped)
 }
