@@ -59,3 +59,23 @@ func TestOf(t *testing.T) {
 	assert.Equal(t, 0, Of("r00:clean", 3))
 	assert.Equal(t, 0, Of("r00:clean", 1))
 }
+
+// FuzzDecode feeds one journal line of outside input to Decode: it never
+// panics, and a line it accepts is a case of the slice, by index and id.
+func FuzzDecode(f *testing.F) {
+	ids := []string{"r00:clean", "r00:unsigned"}
+	f.Add([]byte(`{"index": 1, "case_id": "r00:unsigned", "part": 1, "finished_seconds": 0.5, "render_sha256": "bb"}`))
+	f.Add([]byte(`{"index": -1}`))
+	f.Add([]byte(`{"index": 1e400}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		got, _, _, err := Decode([]json.RawMessage{line}, ids, []string{"aa", "bb"}, RawMeta, nil)
+		if err != nil {
+			return
+		}
+		for i, l := range got {
+			if i < 0 || i >= len(ids) || l.CaseID != ids[i] || l.RenderSHA256 != []string{"aa", "bb"}[i] {
+				t.Fatalf("accepted %q as case %d", line, i)
+			}
+		}
+	})
+}
