@@ -182,16 +182,25 @@ func TestShardsMergeLikeOneStudy(t *testing.T) {
 	assert.Equal(t, sameStudy(t, whole), sameStudy(t, merged))
 }
 
-// TestStoppedStudyRetriesAndResumes: a 503 on call 9 stops the study
-// (the journal stays, the message says -resume); -resume, past a torn
-// last line, finishes it; a -retries run rides over the same 503.
-func TestStoppedStudyRetriesAndResumes(t *testing.T) {
+// stoppedStudy runs a study that a 503 on call 9 stops after its first
+// case, with the llama.cpp fake srv and the settings env; the stopped
+// receipt is at path, its journal beside it.
+func stoppedStudy(t *testing.T) (*judgmenttest.Server, map[string]string, string, result) {
+	t.Helper()
 	srv, env := llamaEnv(t)
 	srv.Inject(judgmenttest.Fault{Path: "/completion", Nth: 9, Status: 503, Body: `{"error": {"message": "loading model"}}`})
 	path := filepath.Join(t.TempDir(), "orderings.json")
 	env[envReceipt], env[envSingle] = path, writeSingle(t, 1, nil)
 	r := runCmd(t, nil, env)
 	require.Error(t, r.err)
+	return srv, env, path, r
+}
+
+// TestStoppedStudyRetriesAndResumes: a 503 on call 9 stops the study
+// (the journal stays, the message says -resume); -resume, past a torn
+// last line, finishes it; a -retries run rides over the same 503.
+func TestStoppedStudyRetriesAndResumes(t *testing.T) {
+	srv, env, path, r := stoppedStudy(t)
 	assert.Contains(t, r.err.Error(), "the journal "+path+journal.Suffix+" keeps every finished case: rerun with -resume")
 	require.NotNil(t, readBack(t, path).Stopped)
 	assert.Equal(t, []string{"r00:clean"}, cmdtest.JournaledIDs(path+journal.Suffix))
@@ -326,12 +335,7 @@ func TestKeyInReceiptTextRefusedUpFront(t *testing.T) {
 // as a failed resume, before any scoring call; the journal and the stopped
 // receipt stay.
 func TestResumeRefusesBadJournalLine(t *testing.T) {
-	srv, env := llamaEnv(t)
-	srv.Inject(judgmenttest.Fault{Path: "/completion", Nth: 9, Status: 503, Body: `{"error": {"message": "loading model"}}`})
-	path := filepath.Join(t.TempDir(), "orderings.json")
-	env[envReceipt], env[envSingle] = path, writeSingle(t, 1, nil)
-	r := runCmd(t, nil, env)
-	require.Error(t, r.err)
+	srv, env, path, r := stoppedStudy(t)
 	jpath := path + journal.Suffix
 	c, err := journal.ReadFile(jpath)
 	require.NoError(t, err)
