@@ -100,9 +100,13 @@ func (p RetryPolicy) Delay(retry int, err error) time.Duration {
 // *[judgment.TransportError], HTTP 429, 502, 503 or 504; never a cancelled
 // ctx), after [RetryPolicy.Delay]. It returns the response, the attempts
 // made, the latency of the last attempt and clock's reading at its end
-// (clock is read before and after each attempt), or the last attempt's
-// error.
+// (clock is read before and after each attempt, in seconds; nil counts
+// from the call), or the last attempt's error.
 func (p RetryPolicy) Judge(ctx context.Context, port judgment.Port, req judgment.Request, clock func() float64) (resp judgment.Response, attempts int, latency, end float64, err error) {
+	if clock == nil {
+		start := time.Now()
+		clock = func() float64 { return time.Since(start).Seconds() }
+	}
 	for {
 		attempts++
 		t0 := clock()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -105,4 +106,45 @@ func TestStudyJournal(t *testing.T) {
 	require.ErrorAs(t, err, &le)
 	assert.Equal(t, 1, le.Line)
 	assert.ErrorContains(t, err, "render digest is not the slice's")
+}
+
+// TestRetryPolicyJudge: Judge retries a 503 up to Retries times and never a
+// 400, counting attempts; a nil clock counts from the call.
+func TestRetryPolicyJudge(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		retries   int
+		fails     []error
+		wantCalls int
+		wantErr   bool
+	}{
+		{"first try", 0, nil, 1, false},
+		{"503 retried", 1, []error{&judgment.BackendHTTPError{StatusCode: 503, Msg: "HTTP 503"}}, 2, false},
+		{"503 without retries", 0, []error{&judgment.BackendHTTPError{StatusCode: 503, Msg: "HTTP 503"}}, 1, true},
+		{"400 never retried", 3, []error{&judgment.BackendHTTPError{StatusCode: 400, Msg: "HTTP 400"}}, 1, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			calls := 0
+			port := judgment.PortFunc(func(ctx context.Context, req judgment.Request) (judgment.Response, error) {
+				calls++
+				if calls <= len(tt.fails) {
+					return judgment.Response{}, tt.fails[calls-1]
+				}
+				return judgment.Response{}, nil
+			})
+			p := RetryPolicy{Retries: tt.retries, BaseDelay: time.Millisecond}
+			require.NoError(t, p.Check())
+			_, attempts, latency, end, err := p.Judge(context.Background(), port, judgment.Request{}, nil)
+			assert.Equal(t, tt.wantCalls, calls)
+			assert.Equal(t, tt.wantCalls, attempts)
+			if tt.wantErr {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.GreaterOrEqual(t, end, latency)
+			assert.GreaterOrEqual(t, latency, 0.0)
+		})
+	}
+	assert.Error(t, RetryPolicy{BaseDelay: -1}.Check())
 }
