@@ -59,8 +59,11 @@ func TestDocsStandOnTheirOwn(t *testing.T) {
 // their own packages (the option-order study is checkmatch/orderings, the
 // throughput sweep checkmatch/sweep, the bootstrap draws
 // checkmatch/internal/resample, the repeat study's intervals
-// checkmatch/repeats), and the ceiling comes down as the shard files move
-// too.
+// checkmatch/repeats). 79 is the measured count once the option-order
+// study moved (107 before): what the study lacked became methods of
+// checkmatch's types (Journal.Line and Record, RetryPolicy.Judge,
+// Snapshot.Study, ShardRecord.Seal, ...), which go doc -short does not
+// list. The ceiling comes down further as the shard files move.
 const checkmatchDocLines = 79
 
 // TestCheckmatchAPIIsNarrow keeps checkmatch's API to what callers use:
