@@ -22,7 +22,7 @@
 // for pins.finished_utc (the latest shard's), identity.run_id (new),
 // wall_seconds (the longest shard's), the throughput block (all judgments
 // over that wall time; latency figures over every case) and its server
-// block (summed /metrics changes; see checkmatch.MergeShards and
+// block (summed /metrics changes; see checkmatch.MergeReceipt and
 // serving.MergeRunDelta). An option-order receipt is byte-identical to a
 // single-process study's but for pins.finished_utc, identity.run_id and
 // wall_seconds, as above (orderings.MergeReceipt).
