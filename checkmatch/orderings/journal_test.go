@@ -225,3 +225,61 @@ func BenchmarkOrderingsJournal(b *testing.B) {
 		})
 	}
 }
+
+// TestShardRecordBytes: a study's shard record, its pins kept as raw JSON
+// in checkmatch.ShardRecord.OrderingsPins, writes the bytes the record
+// wrote when checkmatch held the pins as a typed block, and reads back to
+// the same pins.
+func TestShardRecordBytes(t *testing.T) {
+	sl := studySlice(t, 1)
+	orders, err := BalancedOrders(6)
+	require.NoError(t, err)
+	s := checkmatch.Shard{Index: 0, Count: 2}
+	c := checkmatch.RunContext{Backend: serving.LlamaCPP, Model: "m", ServedTemplate: "native_gemma4_turn",
+		Now: func() time.Time { return time.Date(2026, 11, 29, 0, 0, 0, 0, time.UTC) },
+		Snapshot: checkmatch.Snapshot{BaselineCommit: "unknown", WorkingTree: receipt.WorkingTree{Dirty: true},
+			PromptDigests: promptDigests(), CodePathDigests: receipt.Digests{{Name: "orderings", Value: "ab"}}}}
+	single := SingleOrderFile{Path: "/x/check_match_seed1.json", SHA256: "aa"}
+	h, err := JournalHeader(c, sl, orders, single, s)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "o.json"+journal.Suffix)
+	j, err := checkmatch.CreateJournal(path, h)
+	require.NoError(t, err)
+	run, err := Run(context.Background(), &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}, "m", sl.Requests, orders, singleFor(sl.Requests),
+		checkmatch.RunOptions{Journal: j, Shard: s})
+	require.NoError(t, err)
+	require.NoError(t, j.Close())
+	rec, err := NewShardRecord(c, sl, orders, single, s, h, path, run)
+	require.NoError(t, err)
+	got, err := receipt.Marshal(rec)
+	require.NoError(t, err)
+
+	// The record as a typed block: the same fields, OrderingsPins a *Pins.
+	pins := NewReceiptParts(c, sl, orders, single, Result{Requests: len(sl.Requests) * len(orders)}).Pins
+	typed := struct {
+		Schema          string                    `json:"schema"`
+		Version         int                       `json:"version"`
+		Shard           checkmatch.Shard          `json:"shard"`
+		Identity        journal.Header            `json:"identity"`
+		Journal         string                    `json:"journal"`
+		JournalSHA256   string                    `json:"journal_sha256"`
+		Cases           int                       `json:"cases"`
+		WallSeconds     float64                   `json:"wall_seconds"`
+		Backend         serving.Backend           `json:"backend"`
+		Model           string                    `json:"model"`
+		Pins            *checkmatch.Pins          `json:"pins,omitempty"`
+		OrderingsPins   *Pins                     `json:"orderings_pins,omitempty"`
+		ReceiptIdentity receipt.Identity          `json:"receipt_identity"`
+		ServerArgs      *serving.ServerArgsBlock  `json:"server_args"`
+		Readings        []checkmatch.ShardReading `json:"readings"`
+	}{rec.Schema, rec.Version, rec.Shard, rec.Identity, rec.Journal, rec.JournalSHA256, rec.Cases, rec.WallSeconds,
+		rec.Backend, rec.Model, nil, &pins, rec.ReceiptIdentity, nil, rec.Readings}
+	want, err := receipt.Marshal(typed)
+	require.NoError(t, err)
+	assert.Equal(t, string(want), string(got))
+	assert.Contains(t, string(got), `"schema": "typevet-go.shard"`)
+
+	var back Pins
+	require.NoError(t, json.Unmarshal(rec.OrderingsPins, &back))
+	assert.Equal(t, pins, back)
+}
