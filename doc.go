@@ -21,6 +21,9 @@
 //   - [github.com/typevet/typevet-go/checkmatch/sweep]: the throughput sweep
 //     (typevet #335): one check-match run per concurrency level against one
 //     server, and the sweep's summary document.
+//   - [github.com/typevet/typevet-go/checkmatch/orderings]: the option-order
+//     study (typevet #105): the verdict asked under balanced orderings of
+//     its options, its statistics, journal, shards and receipt.
 //   - [github.com/typevet/typevet-go/checkmatch/repeats]: the repeat-run
 //     study (typevet #357): whether several receipts of one slice agree.
 //   - [github.com/typevet/typevet-go/checkmatch/stats]: error bars on a

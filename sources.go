@@ -14,7 +14,7 @@ import (
 // checkmatch/codeid.go (its codeFiles). The globs also embed the
 // directories' test files, which no digest reads.
 //
-//go:embed checkmatch/*.go checkmatch/internal/resample/*.go internal/checkform/*.go internal/pymath/*.go internal/pytext/*.go internal/serverblock/*.go
+//go:embed checkmatch/*.go checkmatch/orderings/*.go checkmatch/internal/resample/*.go checkmatch/internal/lines/*.go internal/checkform/*.go internal/pymath/*.go internal/pytext/*.go internal/serverblock/*.go
 //go:embed pool/*.go serving/*.go receipt/throughput.go
 var sources embed.FS
 

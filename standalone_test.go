@@ -55,12 +55,16 @@ func TestDocsStandOnTheirOwn(t *testing.T) {
 
 // checkmatchDocLines is the most lines `go doc -short ./checkmatch` may
 // list. Issue #12 asks for at most 79 (a generator, a renderer, the
-// requests, the runner, metrics and receipt builders); the option-order
-// study (about 25 lines) and the shard files still live in checkmatch, and
-// the ceiling comes down as they move to their own packages (the throughput
-// sweep is checkmatch/sweep, the bootstrap draws checkmatch/internal/resample,
-// the repeat study's intervals checkmatch/repeats).
-const checkmatchDocLines = 107
+// requests, the runner, metrics and receipt builders); the studies live in
+// their own packages (the option-order study is checkmatch/orderings, the
+// throughput sweep checkmatch/sweep, the bootstrap draws
+// checkmatch/internal/resample, the repeat study's intervals
+// checkmatch/repeats). 79 is the measured count once the option-order
+// study moved (107 before): what the study lacked became methods of
+// checkmatch's types (Journal.Line and Record, RetryPolicy.Judge,
+// Snapshot.Study, ShardRecord.Seal, ...), which go doc -short does not
+// list. The ceiling comes down further as the shard files move.
+const checkmatchDocLines = 79
 
 // TestCheckmatchAPIIsNarrow keeps checkmatch's API to what callers use:
 // `go run .ci/narrow.go -check` fails when an exported top-level name of

@@ -13,12 +13,13 @@ import (
 // Runs that digest a logical name of [codeFiles].
 const (
 	checkRun = 1 << iota // a check-match run (checkCodeDigests)
-	studyRun             // an option-order study (orderingsCodeDigests)
+	studyRun             // the option-order study (orderings.TakeSnapshot, [Snapshot.Study])
 )
 
 // codeFiles is the one list of the code fingerprint. Every non-test Go
 // file the module root embeds ([typevet.Sources]: the checkmatch, pool,
-// serving and internal/checkform, pymath, pytext and serverblock
+// serving, checkmatch/orderings, checkmatch/internal/lines and resample,
+// internal/checkform, pymath, pytext and serverblock
 // directories, and receipt/throughput.go) appears here exactly once:
 // under the logical name of identity.code_path_digests whose digest
 // covers it, with the runs that
@@ -43,7 +44,8 @@ var codeFiles = []struct {
 	}},
 	{"metrics", checkRun, []string{"checkmatch/metrics.go", "checkmatch/outcome.go", "internal/pymath/pymath.go"}},
 	{"orderings", studyRun, []string{
-		"checkmatch/orderings.go", "checkmatch/orderings_journal.go", "checkmatch/orderings_receipt.go", "checkmatch/internal/resample/resample.go",
+		"checkmatch/orderings/journal.go", "checkmatch/orderings/orderings.go", "checkmatch/orderings/receipt.go",
+		"checkmatch/internal/resample/resample.go",
 	}},
 	{"pool", checkRun, []string{"pool/pool.go"}},
 	{"render", checkRun | studyRun, []string{
@@ -52,7 +54,7 @@ var codeFiles = []struct {
 	}},
 	{"request", checkRun | studyRun, []string{"checkmatch/request.go", "checkmatch/slice.go"}},
 	{"runner", checkRun, []string{
-		"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/merge.go", "checkmatch/retry.go",
+		"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/internal/lines/lines.go", "checkmatch/merge.go", "checkmatch/retry.go",
 		"checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/session.go", "checkmatch/setup.go",
 		"checkmatch/shard.go",
 	}},
@@ -63,10 +65,21 @@ var codeFiles = []struct {
 	}},
 	{"words", checkRun | studyRun, []string{"checkmatch/words.go"}},
 	{"", 0, []string{ // path.Match patterns
-		"checkmatch/doc.go", "checkmatch/sheet.go",
+		"checkmatch/doc.go", "checkmatch/orderings/doc.go", "checkmatch/sheet.go",
 		"internal/pytext/doc.go",
 		"internal/pymath/exp*.go",
 	}},
+}
+
+// codeFilesOf returns the files of the logical name, sorted by path (a
+// copy); false for a name no run records.
+func codeFilesOf(name string) ([]string, bool) {
+	for _, e := range codeFiles {
+		if e.name == name && e.runs != 0 {
+			return slices.Sorted(slices.Values(e.files)), true
+		}
+	}
+	return nil, false
 }
 
 // codePathsOf returns the logical names run records, sorted by name, each

@@ -21,7 +21,7 @@ func TestImageDigestOnce(t *testing.T) {
 	require.NoError(t, err)
 	r := BuildRequest(cases[0], png)
 	want := sha256.Sum256(png)
-	assert.Equal(t, hex.EncodeToString(want[:]), imageDigest(r))
+	assert.Equal(t, hex.EncodeToString(want[:]), r.ImageDigest())
 	assert.Equal(t, 0.0, testing.AllocsPerRun(10, func() { r.imageSum() }), "no new hash for BuildRequest's bytes")
 
 	other := append([]byte(nil), png...)
@@ -29,9 +29,9 @@ func TestImageDigestOnce(t *testing.T) {
 	changed := r
 	changed.Media = []judgment.Image{{Data: other, MIMEType: imageMIMEType}}
 	sum := sha256.Sum256(other)
-	assert.Equal(t, hex.EncodeToString(sum[:]), imageDigest(changed), "changed Media is hashed again")
+	assert.Equal(t, hex.EncodeToString(sum[:]), changed.ImageDigest(), "changed Media is hashed again")
 	literal := Request{Case: r.Case, Media: r.Media}
-	assert.Equal(t, imageDigest(r), imageDigest(literal), "a Request built without BuildRequest is hashed")
+	assert.Equal(t, r.ImageDigest(), literal.ImageDigest(), "a Request built without BuildRequest is hashed")
 	assert.Equal(t, sliceSHA256([]Request{literal}), sliceSHA256([]Request{r}))
 }
 
@@ -67,7 +67,7 @@ func BenchmarkImageDigests(b *testing.B) {
 		for b.Loop() {
 			sl := newSlice(7, 20, cases, images)
 			for _, r := range sl.Requests {
-				_ = imageDigest(r)
+				_ = r.ImageDigest()
 			}
 		}
 	})

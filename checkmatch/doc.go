@@ -79,12 +79,17 @@
 // an uninterrupted run would write: its cases in slice order, metrics over
 // all of them, stopped null when all ran.
 //
-// The option-order study journals the same way ([RunOrderings] with
-// [RunOptions].Journal, header [OrderingsJournalHeader], kind
-// [OrderingsJournalKind]): one line per fully scored case, every
-// ordering's answer unrounded and its single-order answer, from which the
-// receipt's case record is rebuilt. [ResumeJournal] reads either kind and
-// refuses a journal of the other.
+// A study journals the same way, in a journal of its own kind: the
+// option-order study (package checkmatch/orderings: orderings.Run with
+// [RunOptions].Journal, header orderings.JournalHeader) writes one line per
+// fully scored case with [Journal.Record], every ordering's answer
+// unrounded and its single-order answer, from which the receipt's case
+// record is rebuilt. [ResumeJournal] reads either kind: it checks every
+// line's index, case id and render digest against the slice, a
+// check-match line's answers too, and keeps a study's lines for the study
+// ([Journal.Line]), which checks their answers before its first call.
+// [Run] refuses a journal of another [Journal.Kind], and so does the
+// study.
 //
 // Wall time of a resumed run is the sum of its parts: each earlier part
 // counts from its start to its last finished case (a killed part writes
@@ -100,7 +105,7 @@
 // up to the cap ([RetryPolicy.Delay]); a 4xx that says the
 // request is wrong, an answer that breaks the contract and a cancelled
 // run are never retried. Stopped names the last attempt's failure; a
-// Ctrl-C that lands mid-call is [ErrorClassCanceled], not a
+// Ctrl-C that lands mid-call is class "Canceled" ([judgment.StopClass]), not a
 // TransportError. [PreviewReceipt] is the receipt a run would write with
 // placeholder answers, for checking keys before the first request.
 //
@@ -114,8 +119,10 @@
 // [MergeReceipt] checks that the shards are one
 // experiment and one whole set and builds the receipt a single process
 // would have written; its godoc says how wall time, throughput and the
-// server block merge. Option-order shards ([OrderingsJournalHeader] with a
-// Shard, [NewOrderingsShardRecord]) merge with [MergeOrderingsReceipt].
+// server block merge. Option-order shards (orderings.JournalHeader with a
+// Shard, orderings.NewShardRecord: a record whose OrderingsPins carry the
+// study's pins, sealed by [ShardRecord.Seal]) merge with
+// orderings.MergeReceipt.
 // docs/scale-out.md shows the shapes it serves.
 //
 // # Metrics and receipts
@@ -136,9 +143,14 @@
 // # Studies
 //
 // Three runs build on the check-match run. The option-order study (typevet
-// #105: [BalancedOrders], [RunOrderings], [OrderingsStatistics]) scores the
+// #105: package checkmatch/orderings, orderings.BalancedOrders,
+// orderings.Run, orderings.Statistics, orderings.BuildReceipt) scores the
 // verdict once per balanced ordering of its options and asks whether
-// averaging over orderings is worth adopting. The repeat summary (#357:
+// averaging over orderings is worth adopting. It is built from this
+// package's exported API as a user's own study would be: [Request]s of a
+// [Slice], [RetryPolicy.Judge] for each call, a [Journal] for resume, a
+// [Snapshot] of its own questions and code ([Snapshot.Study]) and
+// [ShardRecord]s for its shards. The repeat summary (#357:
 // package checkmatch/repeats) applies the pre-registered stability
 // statistics to several receipts of one slice. The throughput sweep (#335:
 // package checkmatch/sweep) runs the slice at several concurrency levels

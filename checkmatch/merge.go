@@ -6,12 +6,11 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"time"
 
+	"github.com/typevet/typevet-go/checkmatch/internal/lines"
 	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
@@ -86,15 +85,16 @@ type ShardRecord struct {
 	// Backend, Model, Pins, ReceiptIdentity and ServerArgs are the
 	// receipt parts of the whole slice as this shard's process would write
 	// them ([RunContext.ReceiptParts] with arm_call_counts over every case
-	// of the slice). Pins is a check-match shard's (absent from an
-	// option-order shard's record); OrderingsPins an option-order study
-	// shard's ([RunContext.OrderingsReceiptParts], with server_args inside
-	// it: ServerArgs is then null), absent from a check-match shard's.
-	// Identity.Kind says which.
+	// of the slice). Pins is a check-match shard's (absent from a study
+	// shard's record); OrderingsPins an option-order study shard's pins
+	// block as package checkmatch/orderings writes it (orderings.Pins,
+	// with server_args inside it: ServerArgs is then null), kept as
+	// written and absent from a check-match shard's. Identity.Kind says
+	// which.
 	Backend         serving.Backend          `json:"backend"`
 	Model           string                   `json:"model"`
 	Pins            *Pins                    `json:"pins,omitempty"`
-	OrderingsPins   *OrderingsPins           `json:"orderings_pins,omitempty"`
+	OrderingsPins   json.RawMessage          `json:"orderings_pins,omitempty"`
 	ReceiptIdentity receipt.Identity         `json:"receipt_identity"`
 	ServerArgs      *serving.ServerArgsBlock `json:"server_args"`
 	// Readings are the /metrics readings of the shard's last part, one per
@@ -118,12 +118,15 @@ func NewShardRecord(c RunContext, slice Slice, s Shard, h journal.Header, journa
 		Backend: parts.Backend, Model: parts.Model, Pins: &parts.Pins,
 		ReceiptIdentity: parts.Identity, ServerArgs: parts.ServerArgs, Readings: readings,
 	}
-	return rec.seal(s, h, journalPath)
+	return rec.Seal(s, h, journalPath)
 }
 
-// seal fills in the record's schema, shard, identity and journal (its
-// path, hashed now).
-func (r ShardRecord) seal(s Shard, h journal.Header, journalPath string) (ShardRecord, error) {
+// Seal returns r as the record of the finished shard s whose journal,
+// with header h, is at journalPath: the record's schema and version, s,
+// h as its identity and the journal's file name and SHA-256 (hashed now).
+// [NewShardRecord] seals a check-match shard's record; a study fills in
+// the rest of its own record (orderings.NewShardRecord) and seals it.
+func (r ShardRecord) Seal(s Shard, h journal.Header, journalPath string) (ShardRecord, error) {
 	b, err := os.ReadFile(journalPath)
 	if err != nil {
 		return ShardRecord{}, err
@@ -180,52 +183,11 @@ func ReadShard(path string) (ShardFile, error) {
 	if err := rec.Identity.Check(c.Header); err != nil {
 		return ShardFile{}, fmt.Errorf("%s: the journal's header is not the record's identity: %w", path, err)
 	}
-	switch k := rec.Identity.Kind; {
-	case k == journalKind && rec.Pins == nil, k == OrderingsJournalKind && rec.OrderingsPins == nil:
+	if k := rec.Identity.Kind; k == journalKind && rec.Pins == nil || k != journalKind && len(rec.OrderingsPins) == 0 {
 		return ShardFile{}, fmt.Errorf("%s: a %s shard record without its pins", path, k)
-	case k != journalKind && k != OrderingsJournalKind:
-		return ShardFile{}, fmt.Errorf("%s: kind %q is not a check-match run or an option-order study", path, k)
 	}
 	return ShardFile{Path: path, Record: rec, Journal: c}, nil
 }
-
-// shardMismatchError refuses to merge a shard of another experiment: it
-// names the shard and the first pin (in the first shard's pin order) that
-// differs from the first shard's.
-type shardMismatchError struct {
-	// Path is the shard's record path.
-	Path string
-	// Mismatch names the pin and both values.
-	Mismatch *journal.MismatchError
-}
-
-// Error returns "<path> is a shard of another experiment: <pin> differs
-// (first shard <a>, this shard <b>)".
-func (e *shardMismatchError) Error() string {
-	m := e.Mismatch
-	return fmt.Sprintf("%s is a shard of another experiment: %s differs (first shard %s, this shard %s)", e.Path, m.Pin, orAbsent(m.Journal), orAbsent(m.Now))
-}
-
-func orAbsent(s string) string {
-	if s == "" {
-		return "absent"
-	}
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
-}
-
-// shardSetError refuses a set of shards that is not one whole run: a
-// missing shard, the same shard twice, shards of different counts, a case
-// in two shards, or a case no shard holds.
-type shardSetError struct {
-	// Msg says what is wrong, naming the shard or the case.
-	Msg string
-}
-
-// Error returns the message.
-func (e *shardSetError) Error() string { return "merge refused: " + e.Msg }
 
 // mergeShards puts the shards of one experiment, by index as [shardSet]
 // checked them, back together: the
@@ -248,7 +210,7 @@ func (e *shardSetError) Error() string { return "merge refused: " + e.Msg }
 // It refuses, before building anything, a case in two shards, a case
 // outside its shard and a case of no shard.
 func mergeShards(cases []Case, byIndex []*ShardFile) (RunResult, ReceiptParts, error) {
-	found, err := shardLines(byIndex, cases, journalCaseMeta, checkCaseLine)
+	found, err := shardLines(byIndex, cases)
 	if err != nil {
 		return RunResult{}, ReceiptParts{}, err
 	}
@@ -284,96 +246,43 @@ func mergeShards(cases []Case, byIndex []*ShardFile) (RunResult, ReceiptParts, e
 	return run, ReceiptParts{Backend: rec.Backend, Model: rec.Model, Pins: pins, Identity: id, ServerArgs: rec.ServerArgs}, nil
 }
 
+// lineShards returns shards as package lines reads them.
+func lineShards(shards []ShardFile) []lines.Shard {
+	out := make([]lines.Shard, len(shards))
+	for k, sf := range shards {
+		out[k] = sf.lineShard()
+	}
+	return out
+}
+
+func (sf ShardFile) lineShard() lines.Shard {
+	return lines.Shard{Path: sf.Path, Header: sf.Journal.Header, Index: sf.Record.Shard.Index, Count: sf.Record.Shard.Count, Entries: sf.Journal.Entries}
+}
+
 // shardSet checks that shards are one experiment of kind (a
-// shardMismatchError naming the first differing pin, "kind" for a
+// *lines.MismatchError naming the first differing pin, "kind" for a
 // shard of another run type) and one whole set of shards (a
-// shardSetError), and returns them by shard index.
+// *lines.SetError), and returns them by shard index.
 func shardSet(shards []ShardFile, kind string) ([]*ShardFile, error) {
-	if len(shards) == 0 {
-		return nil, &shardSetError{Msg: "no shards given"}
+	order, err := lines.Order(lineShards(shards), kind)
+	if err != nil {
+		return nil, err
 	}
-	first := shards[0]
-	if k := first.Journal.Header.Kind; k != kind {
-		return nil, &shardSetError{Msg: fmt.Sprintf("%s is a shard of a %s run, not of a %s run", first.Path, k, kind)}
-	}
-	base := dropPin(first.Journal.Header, shardPin)
-	n := first.Record.Shard.Count
-	byIndex := make([]*ShardFile, n)
-	for k := range shards {
-		sf := &shards[k]
-		if err := base.Check(dropPin(sf.Journal.Header, shardPin)); err != nil {
-			me, ok := err.(*journal.MismatchError)
-			if !ok {
-				return nil, fmt.Errorf("%s: %w", sf.Path, err)
-			}
-			return nil, &shardMismatchError{Path: sf.Path, Mismatch: me}
-		}
-		s := sf.Record.Shard
-		if s.Count != n {
-			return nil, &shardSetError{Msg: fmt.Sprintf("%s is shard %s but %s is of %d shards", sf.Path, s, first.Path, n)}
-		}
-		if prev := byIndex[s.Index]; prev != nil {
-			return nil, &shardSetError{Msg: fmt.Sprintf("shard %s is given twice (%s and %s)", s, prev.Path, sf.Path)}
-		}
-		byIndex[s.Index] = sf
-	}
-	for i, sf := range byIndex {
-		if sf == nil {
-			return nil, &shardSetError{Msg: fmt.Sprintf("shard %d/%d is missing: run it and give its record", i, n)}
-		}
+	byIndex := make([]*ShardFile, len(order))
+	for i, k := range order {
+		byIndex[i] = &shards[k]
 	}
 	return byIndex, nil
 }
 
-// shardLines reads every case's journal line (of type T, checked by
-// check) from the shards of a whole set, by slice index. It refuses a line
-// that is not a case of cases, a case in two shards, a case outside its
-// shard and a case no journal holds.
-func shardLines[T any](byIndex []*ShardFile, cases []Case, meta func(*T) caseLine, check func(T, Case) error) ([]T, error) {
-	found := make([]T, len(cases))
-	owner := make([]string, len(cases))
-	var foreign error
-	for _, sf := range byIndex {
-		lines, _, _, err := caseLines(sf.Journal.Entries, cases, nil, meta, check)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", sf.Path, err)
-		}
-		for _, i := range slices.Sorted(maps.Keys(lines)) {
-			id := cases[i].ID()
-			if owner[i] != "" {
-				return nil, &shardSetError{Msg: fmt.Sprintf("case %s is in two shards (%s and %s)", id, owner[i], sf.Path)}
-			}
-			if !sf.Record.Shard.Has(id) && foreign == nil {
-				// Reported after every shard is read: a case in two
-				// shards names both.
-				foreign = &shardSetError{Msg: fmt.Sprintf("case %s is not of shard %s (%s)", id, sf.Record.Shard, sf.Path)}
-			}
-			found[i], owner[i] = lines[i], sf.Path
-		}
+// shardLines reads every case's check-match journal line from the shards
+// of a whole set, by slice index ([lines.Gather]).
+func shardLines(byIndex []*ShardFile, cases []Case) ([]journalCase, error) {
+	set := make([]lines.Shard, len(byIndex))
+	for i, sf := range byIndex {
+		set[i] = sf.lineShard()
 	}
-	if foreign != nil {
-		return nil, foreign
-	}
-	n := len(byIndex)
-	for i := range cases {
-		if owner[i] == "" {
-			s := Shard{Index: shardOf(cases[i].ID(), n), Count: n}
-			return nil, &shardSetError{Msg: fmt.Sprintf("case %s of shard %s is in no journal: resume that shard", cases[i].ID(), s)}
-		}
-	}
-	return found, nil
-}
-
-// dropPin returns h without the pin name.
-func dropPin(h journal.Header, name string) journal.Header {
-	out := h
-	out.Pins = nil
-	for _, p := range h.Pins {
-		if p.Name != name {
-			out.Pins = append(out.Pins, p)
-		}
-	}
-	return out
+	return lines.Gather(set, caseIDs(cases), journalCaseMeta, caseCheck(cases))
 }
 
 // MergeReceipt puts the shards of one check-match run back into the

@@ -137,9 +137,10 @@ func (r Request) imageSum() [sha256.Size]byte {
 	return sha256.Sum256(d)
 }
 
-// imageDigest returns render_sha256: the hex SHA-256 of the request's
-// image, "" without one.
-func imageDigest(r Request) string {
+// ImageDigest returns the render_sha256 a receipt's case record holds:
+// the hex SHA-256 of the request's image, "" without one. A study pairs
+// its cases with a check-match receipt's by it.
+func (r Request) ImageDigest() string {
 	if len(r.Media) == 0 {
 		return ""
 	}

@@ -31,7 +31,9 @@ type RetryPolicy struct {
 	MaxDelay time.Duration
 }
 
-func (p RetryPolicy) check() error {
+// Check refuses a policy that [Run] (and a study that retries as Run
+// does) cannot follow: negative retries or delays.
+func (p RetryPolicy) Check() error {
 	if p.Retries < 0 {
 		return fmt.Errorf("retries must not be negative, got %d", p.Retries)
 	}
@@ -93,10 +95,18 @@ func (p RetryPolicy) Delay(retry int, err error) time.Duration {
 	return min(d, maxDelay)
 }
 
-// judge makes up to 1+Retries attempts of req and returns the response,
-// the attempts made, the latency of the last attempt and the clock at its
-// end. The clock is read before and after each attempt.
-func (p RetryPolicy) judge(ctx context.Context, port judgment.Port, req judgment.Request, clock func() float64) (resp judgment.Response, attempts int, latency, end float64, err error) {
+// Judge sends req to port, as [Run] sends each judgment: up to 1+Retries
+// attempts, retrying only a failure that may succeed when sent again (a
+// *[judgment.TransportError], HTTP 429, 502, 503 or 504; never a cancelled
+// ctx), after [RetryPolicy.Delay]. It returns the response, the attempts
+// made, the latency of the last attempt and clock's reading at its end
+// (clock is read before and after each attempt, in seconds; nil counts
+// from the call), or the last attempt's error.
+func (p RetryPolicy) Judge(ctx context.Context, port judgment.Port, req judgment.Request, clock func() float64) (resp judgment.Response, attempts int, latency, end float64, err error) {
+	if clock == nil {
+		start := time.Now()
+		clock = func() float64 { return time.Since(start).Seconds() }
+	}
 	for {
 		attempts++
 		t0 := clock()

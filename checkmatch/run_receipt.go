@@ -9,13 +9,6 @@ import (
 	"github.com/typevet/typevet-go/serving"
 )
 
-// withheldMessage replaces a stopped message that still holds a configured
-// secret, "authorization" or "bearer " after masking, for example a proxy's
-// error page that echoes the request's Authorization header. The receipt
-// then keeps every earlier outcome instead of being refused as a whole (as
-// typevet refuses it); the error class, index and case id stay.
-const withheldMessage = "message withheld: the error text held a key or an auth header"
-
 // errModelRevisionRequired is returned by [BuildReceipt] for a vLLM receipt
 // whose pins.model_revision is missing or blank: vLLM's /v1/models does not
 // expose the served weights revision, so the caller must state it (issue 5
@@ -55,7 +48,7 @@ type ReceiptParts struct {
 //
 // The one place it departs from typevet: a stopped message that holds a
 // secret, "authorization" or "bearer " (any case) is replaced by
-// withheldMessage, so a server that echoes the auth header in an error
+// [receipt.WithheldMessage] ([receipt.Withhold]), so a server that echoes the auth header in an error
 // does not cost the run's outcomes. [receipt.Write] still checks the whole
 // receipt before writing.
 func BuildReceipt(run RunResult, parts ReceiptParts) (Receipt, error) {
@@ -77,7 +70,7 @@ func BuildReceipt(run RunResult, parts ReceiptParts) (Receipt, error) {
 	var stopped *Stopped
 	if run.Stopped != nil {
 		s := *run.Stopped
-		s.Message = withholdSecrets(s.Message, parts.Secrets)
+		s.Message = receipt.Withhold(s.Message, parts.Secrets)
 		stopped = &s
 	}
 	tp := receipt.NewThroughput(latencies, imagesPerJudgment, run.WallSeconds, run.Concurrency, run.Discarded, run.Server)
@@ -94,16 +87,6 @@ func BuildReceipt(run RunResult, parts ReceiptParts) (Receipt, error) {
 		Metrics:     m,
 		Cases:       cases,
 	}, nil
-}
-
-// withholdSecrets returns msg, or WithheldMessage when the receipt's
-// key-free check would refuse msg as written into a receipt.
-func withholdSecrets(msg string, secrets judgment.Secrets) string {
-	b, err := receipt.Marshal(msg)
-	if err != nil || receipt.CheckKeyFree(b, secrets) != nil {
-		return withheldMessage
-	}
-	return msg
 }
 
 // PreviewReceipt returns the receipt a run of slice with c at concurrency
@@ -131,7 +114,7 @@ func PreviewReceipt(c RunContext, slice Slice, concurrency int) (Receipt, error)
 		run.Outcomes[i] = Outcome{
 			CaseID: req.CaseID(), Variant: req.Case.Variant, Expected: req.Case.Expected,
 			Verdict: verdict, VerdictProbabilities: probs, PayeeConfidence: 1, AmountsConfidence: 1,
-			LegibilityProbabilities: make([]float64, LegibilityLevels), RenderSHA256: imageDigest(req),
+			LegibilityProbabilities: make([]float64, LegibilityLevels), RenderSHA256: req.ImageDigest(),
 		}
 	}
 	parts := c.ReceiptParts(slice, run)

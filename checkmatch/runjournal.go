@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync/atomic"
 
+	"github.com/typevet/typevet-go/checkmatch/internal/lines"
 	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
@@ -129,92 +130,35 @@ func (l pinList) header(kind string) (journal.Header, error) {
 	return h, nil
 }
 
-// Journal is the journal of one part of a check-match run or option-order
-// study: the cases earlier parts finished (read on resume) and the writer
-// the run appends to. Pass it as [RunOptions].Journal to [Run] or
-// [RunOrderings], whichever its header's kind (journalKind,
-// [OrderingsJournalKind]) names. Its methods are safe for concurrent use.
+// Journal is the journal of one part of a check-match run or of a study
+// (such as the option-order study of package checkmatch/orderings): the
+// cases earlier parts finished (read on resume) and the writer the run
+// appends to. Pass a check-match run's journal (header
+// [ShardJournalHeader]) as [RunOptions].Journal to [Run]; a study reads
+// and writes its own lines with [Journal.Line] and [Journal.Record] and
+// refuses a journal of another [Journal.Kind]. Its methods are safe for
+// concurrent use.
 type Journal struct {
-	w         *journal.Writer
-	kind      string
-	part      int
-	finished  map[int]journalCase   // a check-match run's cases
-	orderings map[int]orderingsLine // an option-order study's cases
-	prior     float64               // wall seconds of the earlier parts
-	torn      *journal.Torn
-	added     atomic.Int64 // cases this part recorded
+	w        *journal.Writer
+	kind     string
+	part     int
+	finished map[int]journalCase // a check-match run's cases
+	study    map[int]lines.Raw   // a study's cases, as its journal holds them
+	prior    float64             // wall seconds of the earlier parts
+	torn     *journal.Torn
+	added    atomic.Int64 // cases this part recorded
 }
 
 // CreateJournal creates the journal of a new run at path with header h
-// ([ShardJournalHeader], with the zero Shard for a whole run, or
-// [OrderingsJournalHeader]). An existing file is refused
+// ([ShardJournalHeader], with the zero Shard for a whole run, or a
+// study's header, such as orderings.JournalHeader). An existing file is refused
 // (errors.Is(err, fs.ErrExist) holds).
 func CreateJournal(path string, h journal.Header) (*Journal, error) {
 	w, err := journal.Create(path, h)
 	if err != nil {
 		return nil, err
 	}
-	return &Journal{w: w, kind: h.Kind, part: 1, finished: map[int]journalCase{}, orderings: map[int]orderingsLine{}}, nil
-}
-
-// journalCaseError reports a journal line that does not fit the slice the
-// run resumes: an index out of range, a case id or render digest that is
-// not the slice's, or a line that is not a case.
-type journalCaseError struct {
-	// Line is the entry's 1-based position after the header.
-	Line int
-	// Msg says what does not fit.
-	Msg string
-}
-
-// Error returns "journal entry <n>: <msg>".
-func (e *journalCaseError) Error() string { return fmt.Sprintf("journal entry %d: %s", e.Line, e.Msg) }
-
-// caseLine is what every kind of journal line holds besides its answers.
-type caseLine struct {
-	Index           int     `json:"index"`
-	CaseID          string  `json:"case_id"`
-	Part            int     `json:"part"`
-	FinishedSeconds float64 `json:"finished_seconds"`
-	RenderSHA256    string  `json:"render_sha256"`
-}
-
-// caseLines decodes a journal's entries as lines of type T and checks each
-// against the slice's cases and renders (digests[i] is case i's render
-// digest; nil skips that check, as a merge does): the index in range, the
-// case id and render digest the slice's, then check. A case journaled
-// twice keeps its first line. It returns the lines by index, each part's
-// wall time (its latest finished_seconds) and the last part number.
-func caseLines[T any](entries []json.RawMessage, cases []Case, digests []string, meta func(*T) caseLine, check func(T, Case) error) (map[int]T, map[int]float64, int, error) {
-	out := make(map[int]T, len(entries))
-	partWall := map[int]float64{}
-	last := 0
-	for n, raw := range entries {
-		var line T
-		if err := json.Unmarshal(raw, &line); err != nil {
-			return nil, nil, 0, &journalCaseError{Line: n + 1, Msg: "not a case line: " + err.Error()}
-		}
-		m := meta(&line)
-		if m.Index < 0 || m.Index >= len(cases) {
-			return nil, nil, 0, &journalCaseError{Line: n + 1, Msg: fmt.Sprintf("index %d is outside the slice's %d cases", m.Index, len(cases))}
-		}
-		c := cases[m.Index]
-		if m.CaseID != c.ID() {
-			return nil, nil, 0, &journalCaseError{Line: n + 1, Msg: fmt.Sprintf("case %q is not case %d of the slice (%s)", m.CaseID, m.Index, c.ID())}
-		}
-		if err := check(line, c); err != nil {
-			return nil, nil, 0, &journalCaseError{Line: n + 1, Msg: err.Error()}
-		}
-		if digests != nil && m.RenderSHA256 != digests[m.Index] {
-			return nil, nil, 0, &journalCaseError{Line: n + 1, Msg: "render digest is not the slice's"}
-		}
-		partWall[m.Part] = max(partWall[m.Part], m.FinishedSeconds)
-		last = max(last, m.Part)
-		if _, dup := out[m.Index]; !dup {
-			out[m.Index] = line
-		}
-	}
-	return out, partWall, last, nil
+	return &Journal{w: w, kind: h.Kind, part: 1, finished: map[int]journalCase{}, study: map[int]lines.Raw{}}, nil
 }
 
 // checkCaseLine checks a check-match line's answers.
@@ -229,28 +173,46 @@ func checkCaseLine(jc journalCase, c Case) error {
 	return nil
 }
 
-func journalCaseMeta(jc *journalCase) caseLine {
-	return caseLine{Index: jc.Index, CaseID: jc.CaseID, Part: jc.Part, FinishedSeconds: jc.FinishedSeconds, RenderSHA256: jc.RenderSHA256}
+func journalCaseMeta(jc *journalCase) lines.Meta {
+	return lines.Meta{Index: jc.Index, CaseID: jc.CaseID, Part: jc.Part, FinishedSeconds: jc.FinishedSeconds, RenderSHA256: jc.RenderSHA256}
 }
 
-// requestCases returns the cases and render digests of reqs.
-func requestCases(reqs []Request) ([]Case, []string) {
+// caseCheck returns checkCaseLine for lines of cases, by slice index.
+func caseCheck(cases []Case) func(journalCase, int) error {
+	return func(jc journalCase, i int) error { return checkCaseLine(jc, cases[i]) }
+}
+
+// caseIDs returns the ids of cases.
+func caseIDs(cases []Case) []string {
+	ids := make([]string, len(cases))
+	for i, c := range cases {
+		ids[i] = c.ID()
+	}
+	return ids
+}
+
+// requestCases returns the cases, ids and render digests of reqs.
+func requestCases(reqs []Request) ([]Case, []string, []string) {
 	cases := make([]Case, len(reqs))
+	ids := make([]string, len(reqs))
 	digests := make([]string, len(reqs))
 	for i, r := range reqs {
-		cases[i], digests[i] = r.Case, imageDigest(r)
+		cases[i], ids[i], digests[i] = r.Case, r.CaseID(), r.ImageDigest()
 	}
-	return cases, digests
+	return cases, ids, digests
 }
 
 // ResumeJournal opens the journal at path to resume a run whose identity
 // is now (built as for [CreateJournal]) over reqs. It refuses a journal of
 // another experiment with the *[journal.MismatchError] of
-// [journal.Header.Check] (a check-match journal resumed as an option-order
-// study is refused by its kind), and a line that does not fit reqs with a
-// *journalCaseError. A torn last line is cut off and reported by
-// [Journal.Torn]. A case journaled twice keeps its first line. New lines
-// carry the next part number.
+// [journal.Header.Check] (a check-match journal resumed as a study is
+// refused by its kind), and a line that does not fit reqs (an index out of
+// range, a case id or render digest that is not the slice's; for a
+// check-match run also an answer that is not one) with an error naming
+// the journal entry. A study's lines are kept as written for the study to
+// decode and check ([Journal.Line]). A torn last line is cut off and
+// reported by [Journal.Torn]. A case journaled twice keeps its first line.
+// New lines carry the next part number.
 func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, error) {
 	c, err := journal.ReadFile(path)
 	if err != nil {
@@ -260,19 +222,13 @@ func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, e
 	if err := c.Header.Check(now); err != nil {
 		return nil, err
 	}
-	j := &Journal{kind: now.Kind, torn: c.Torn, finished: map[int]journalCase{}, orderings: map[int]orderingsLine{}}
-	cases, digests := requestCases(reqs)
+	j := &Journal{kind: now.Kind, torn: c.Torn, finished: map[int]journalCase{}, study: map[int]lines.Raw{}}
+	cases, ids, digests := requestCases(reqs)
 	var partWall map[int]float64
-	switch now.Kind {
-	case journalKind:
-		j.finished, partWall, j.part, err = caseLines(c.Entries, cases, digests, journalCaseMeta, checkCaseLine)
-	case OrderingsJournalKind:
-		var orders [][]int
-		if orders, err = headerOrders(now); err == nil {
-			j.orderings, partWall, j.part, err = caseLines(c.Entries, cases, digests, orderingsLineMeta, orderingsLineCheck(orders))
-		}
-	default:
-		err = fmt.Errorf("journal kind %q is not a check-match run or an option-order study", now.Kind)
+	if now.Kind == journalKind {
+		j.finished, partWall, j.part, err = lines.Decode(c.Entries, ids, digests, journalCaseMeta, caseCheck(cases))
+	} else {
+		j.study, partWall, j.part, err = lines.Decode(c.Entries, ids, digests, lines.RawMeta, nil)
 	}
 	if err != nil {
 		return nil, err
@@ -294,7 +250,7 @@ func (j *Journal) Path() string { return j.w.Path() }
 func (j *Journal) Part() int { return j.part }
 
 // Finished returns the number of cases earlier parts finished.
-func (j *Journal) Finished() int { return len(j.finished) + len(j.orderings) }
+func (j *Journal) Finished() int { return len(j.finished) + len(j.study) }
 
 // PriorWallSeconds returns the wall time of the earlier parts: the sum,
 // over parts, of each part's latest finished_seconds.
@@ -315,13 +271,38 @@ func (j *Journal) has(i int) bool {
 // Added returns the number of cases this part has recorded so far.
 func (j *Journal) Added() int { return int(j.added.Load()) }
 
-// record appends one finished case line.
-func (j *Journal) record(line any) error {
+// Record appends line, one finished case, to the journal and syncs it:
+// a study's line, written as JSON, must hold the case's index, case_id,
+// part ([Journal.Part]), finished_seconds and render_sha256, the keys
+// [ResumeJournal] checks against the slice.
+func (j *Journal) Record(line any) error {
 	if err := j.w.Add(line); err != nil {
 		return err
 	}
 	j.added.Add(1)
 	return nil
+}
+
+// Line returns the line of slice index i that an earlier part of a study
+// wrote, as the journal holds it, for the study to decode; false when
+// earlier parts did not finish case i, for a check-match run's journal and
+// for a nil Journal.
+func (j *Journal) Line(i int) (json.RawMessage, bool) {
+	if j == nil {
+		return nil, false
+	}
+	l, ok := j.study[i]
+	return l.Line, ok
+}
+
+// Kind returns the kind of the journal's header: "check_match" for a
+// check-match run, a study's own kind (such as orderings.JournalKind);
+// "" for a nil Journal.
+func (j *Journal) Kind() string {
+	if j == nil {
+		return ""
+	}
+	return j.kind
 }
 
 // checkKind refuses a journal of another kind than the run given it.

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/typevet/typevet-go/checkmatch/internal/lines"
 	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
@@ -165,10 +166,10 @@ func TestResumeJournalRefusesForeignCase(t *testing.T) {
 	require.NoError(t, err)
 	o, err := newOutcome(reqs[1], runRight[1].response("m"), 1)
 	require.NoError(t, err)
-	require.NoError(t, j.record(newJournalCase(2, o, 1, 1, 1))) // case 1's answer filed as case 2
+	require.NoError(t, j.Record(newJournalCase(2, o, 1, 1, 1))) // case 1's answer filed as case 2
 	j.Close()
 	_, err = ResumeJournal(path, h, reqs)
-	var ce *journalCaseError
+	var ce *lines.Error
 	require.ErrorAs(t, err, &ce)
 	assert.Equal(t, 1, ce.Line)
 }
@@ -184,7 +185,7 @@ func TestResumeWallIsSumOfParts(t *testing.T) {
 	for i, fin := range []float64{3, 7} {
 		o, err := newOutcome(reqs[i], runRight[i].response("m"), 2)
 		require.NoError(t, err)
-		require.NoError(t, j.record(newJournalCase(i, o, 1, 1, fin)))
+		require.NoError(t, j.Record(newJournalCase(i, o, 1, 1, fin)))
 	}
 	j.Close()
 	j, err = ResumeJournal(path, h, reqs)
@@ -276,7 +277,7 @@ func TestRetryDelay(t *testing.T) {
 	assert.False(t, retryable(&judgment.TransportError{Msg: "x", Err: context.Canceled}))
 	assert.False(t, retryable(&judgment.SchemaValidationError{Msg: "bad answer"}))
 	assert.False(t, retryable(errors.New("plain")))
-	assert.Error(t, RetryPolicy{Retries: -1}.check())
+	assert.Error(t, RetryPolicy{Retries: -1}.Check())
 }
 
 // TestRunCancelledMidCall: a Ctrl-C that lands mid-call is recorded as
@@ -294,7 +295,7 @@ func TestRunCancelledMidCall(t *testing.T) {
 	run, err := Run(ctx, port, "m", fixtureRequests(t), RunOptions{Retry: RetryPolicy{Retries: 3}})
 	require.NoError(t, err)
 	require.NotNil(t, run.Stopped)
-	assert.Equal(t, ErrorClassCanceled, run.Stopped.ErrorClass)
+	assert.Equal(t, "Canceled", run.Stopped.ErrorClass)
 	assert.Equal(t, 1, run.Stopped.Index)
 	assert.Equal(t, 2, run.Calls, "a cancelled call is not retried")
 }

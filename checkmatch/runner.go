@@ -2,7 +2,6 @@ package checkmatch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"sync/atomic"
@@ -98,15 +97,6 @@ type RunResult struct {
 	Warnings []error
 }
 
-// Error classes a [Stopped] record names for a cancelled run: Go's own
-// names for the context errors, since typevet has no class for a run
-// stopped by Ctrl-C (Python would crash with KeyboardInterrupt and lose the
-// outcomes).
-const (
-	ErrorClassCanceled         = "Canceled"
-	errorClassDeadlineExceeded = "DeadlineExceeded"
-)
-
 // judged is one finished call of Run's pool.
 type judged struct {
 	outcome  Outcome
@@ -121,7 +111,7 @@ type judged struct {
 // [judgment.ErrorClass]. With [RunOptions].Retry a retryable failure
 // (retryable) is first retried; Stopped names the failure of the last
 // attempt. So does ctx ending (Ctrl-C): Stopped then has class
-// ErrorClassCanceled (or errorClassDeadlineExceeded), whether a call
+// "Canceled" (or "DeadlineExceeded", [judgment.StopClass]), whether a call
 // in flight saw it (its message kept) or the run stopped between calls
 // (Stopped names the first case not sent, with the message "run
 // cancelled: " followed by the context's cause ([context.Cause]: "context
@@ -151,7 +141,7 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 	if afterTimeout < 0 {
 		return RunResult{}, fmt.Errorf("metrics after-run timeout must not be negative, got %v", afterTimeout)
 	}
-	if err := opts.Retry.check(); err != nil {
+	if err := opts.Retry.Check(); err != nil {
 		return RunResult{}, err
 	}
 	if err := opts.Journal.checkKind(journalKind); err != nil {
@@ -178,7 +168,7 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 	var calls atomic.Int64
 	started := clock()
 	res, err := pool.JudgeInOrder(ctx, todo, n, func(ctx context.Context, _ int, i int) (judged, error) {
-		resp, attempts, latency, end, err := opts.Retry.judge(ctx, port, reqs[i].Judgment(model), clock)
+		resp, attempts, latency, end, err := opts.Retry.Judge(ctx, port, reqs[i].Judgment(model), clock)
 		calls.Add(int64(attempts))
 		if err != nil {
 			return judged{}, err
@@ -188,7 +178,7 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 			return judged{}, err
 		}
 		if j != nil {
-			if err := j.record(newJournalCase(i, o, attempts, j.part, end-started)); err != nil {
+			if err := j.Record(newJournalCase(i, o, attempts, j.part, end-started)); err != nil {
 				return judged{}, err
 			}
 		}
@@ -225,7 +215,7 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 		out.Stopped = &Stopped{
 			Index:      stop,
 			CaseID:     reqs[stop].CaseID(),
-			ErrorClass: runErrorClass(ctx, f.Err),
+			ErrorClass: judgment.StopClass(ctx, f.Err),
 			Message:    f.Err.Error(),
 			Discarded:  f.Discarded,
 		}
@@ -257,35 +247,6 @@ func zeroClock() float64 { return 0 }
 func readMetrics(ctx context.Context, read func(context.Context) (string, bool)) serving.Reading {
 	text, ok := read(ctx)
 	return serving.Reading{Text: text, OK: ok}
-}
-
-// runErrorClass names a failure of a run under ctx: a call that failed
-// because ctx ended (Ctrl-C mid-call, which a port reports as a
-// TransportError about the context) is ErrorClassCanceled or
-// errorClassDeadlineExceeded, not a network failure; anything else is
-// [errorClass]'s.
-func runErrorClass(ctx context.Context, err error) string {
-	if cerr := ctx.Err(); cerr != nil && errors.Is(err, cerr) {
-		if errors.Is(cerr, context.DeadlineExceeded) {
-			return errorClassDeadlineExceeded
-		}
-		return ErrorClassCanceled
-	}
-	return errorClass(err)
-}
-
-// errorClass names a failure for the stopped record.
-func errorClass(err error) string {
-	if c := judgment.ErrorClass(err); c != "" {
-		return c
-	}
-	switch {
-	case errors.Is(err, context.DeadlineExceeded):
-		return errorClassDeadlineExceeded
-	case errors.Is(err, context.Canceled):
-		return ErrorClassCanceled
-	}
-	return fmt.Sprintf("%T", err)
 }
 
 // answerError reports a response that lacks one of the four answers or
@@ -328,7 +289,7 @@ func newOutcome(req Request, resp judgment.Response, latency float64) (Outcome, 
 	if err := checkVerdict(verdict.Choice); err != nil {
 		return Outcome{}, fmt.Errorf("case %s: %w", id, err)
 	}
-	digest := imageDigest(req)
+	digest := req.ImageDigest()
 	var tokens *int
 	if resp.Usage.InputTokens != nil {
 		t := *resp.Usage.InputTokens

@@ -250,7 +250,7 @@ func TestRunCancelled(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, run.Outcomes, 2)
 	require.NotNil(t, run.Stopped)
-	assert.Equal(t, Stopped{Index: 2, CaseID: "r00:written_amount_changed", ErrorClass: ErrorClassCanceled,
+	assert.Equal(t, Stopped{Index: 2, CaseID: "r00:written_amount_changed", ErrorClass: "Canceled",
 		Message: "run cancelled: context canceled"}, *run.Stopped)
 }
 
@@ -644,7 +644,7 @@ func TestWithheldMessage(t *testing.T) {
 			require.NoError(t, err)
 			want := tt.message
 			if tt.withold {
-				want = withheldMessage
+				want = receipt.WithheldMessage
 			}
 			assert.Equal(t, want, r.Stopped.Message)
 			assert.Equal(t, tt.message, run.Stopped.Message, "the run is not changed")

@@ -100,7 +100,7 @@ func serverEntry(ctx context.Context, sess *backend.Session, model string) (*ser
 // NewRunContext returns the receipt context of a run with the open session
 // sess: its backend, the model it names ("fake-model" for the fake), its
 // served template, the server entry, its secrets, snap (taken before the
-// first call: [TakeSnapshot], or [TakeOrderingsSnapshot] for the
+// first call: [TakeSnapshot], or orderings.TakeSnapshot for the
 // option-order study), and the caller's model revision (pins.model_revision;
 // required on vLLM, "" elsewhere) and stated server arguments
 // (server_args.caller_stated; nil when not stated).

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"time"
 
+	typevet "github.com/typevet/typevet-go"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
@@ -48,16 +48,31 @@ func TakeSnapshot(repoRoot string, porcelain *string) (Snapshot, error) {
 	return newSnapshot(repoRoot, porcelain, receipt.PromptDigests(Questions()), code), nil
 }
 
-// TakeOrderingsSnapshot is [TakeSnapshot] for the option-order study: the
-// prompt digest is the verdict question's alone
-// (orderingsPromptDigests) and the code digests are
-// orderingsCodeDigests.
-func TakeOrderingsSnapshot(repoRoot string, porcelain *string) (Snapshot, error) {
-	code, err := orderingsCodeDigests()
+// Study returns the snapshot of a study taken with s (the same baseline
+// commit and working tree; take s with [TakeSnapshot] before the study's
+// first call): the prompt digests of the questions the study asks and the
+// code digests of the logical names of identity.code_path_digests its
+// code runs, by [TakeSnapshot]'s rule, so a name the study shares with a
+// check-match run ("cases", "render", "request", "words") has the run's
+// digest. Each name must be one this build digests: a check-match run's or
+// "orderings", the option-order study's own source. orderings.TakeSnapshot
+// is TakeSnapshot and Study for the verdict question and "cases",
+// "orderings", "render", "request" and "words".
+func (s Snapshot) Study(questions []judgment.NamedQuestion, code ...string) (Snapshot, error) {
+	paths := make(receipt.Ordered[[]string], 0, len(code))
+	for _, name := range code {
+		files, ok := codeFilesOf(name)
+		if !ok {
+			return Snapshot{}, fmt.Errorf("code digest %q: not a name this build digests", name)
+		}
+		paths = append(paths, receipt.Entry[[]string]{Name: name, Value: files})
+	}
+	digests, err := codeDigests(typevet.Sources(), paths)
 	if err != nil {
 		return Snapshot{}, err
 	}
-	return newSnapshot(repoRoot, porcelain, orderingsPromptDigests(), code), nil
+	s.PromptDigests, s.CodePathDigests = receipt.PromptDigests(questions), digests
+	return s, nil
 }
 
 func newSnapshot(repoRoot string, porcelain *string, prompts, code receipt.Digests) Snapshot {
@@ -74,7 +89,7 @@ func newSnapshot(repoRoot string, porcelain *string, prompts, code receipt.Diges
 // results: which backend and model judged, the server entry, the caller's
 // statements and the identity snapshot. Its methods are the schema helpers
 // of the receipt's identity ([RunContext.Identity]), pins
-// ([RunContext.Pins], [RunContext.OrderingsPins]) and server_args
+// ([RunContext.Pins]) and server_args
 // ([RunContext.ServerArgs]) blocks, and [RunContext.ReceiptParts] puts
 // them together for [BuildReceipt].
 type RunContext struct {
@@ -188,45 +203,6 @@ func (c RunContext) ReceiptParts(slice Slice, run RunResult) ReceiptParts {
 		ServerArgs: c.ServerArgs(run),
 		Secrets:    c.Secrets,
 	}
-}
-
-// SingleOrderFile names the single-order check-match receipt an option-order
-// study is compared with.
-type SingleOrderFile struct {
-	// Path is the receipt's path; the pins record its file name only.
-	Path string
-	// SHA256 is the SHA-256 hex of the file's bytes.
-	SHA256 string
-}
-
-// OrderingsReceiptParts returns everything [BuildOrderingsReceipt] needs
-// besides run: the pins of slice with the orderings as label
-// names, concurrency 1, the single-order receipt's file name and digest,
-// the renderer, pins.server and a server_args block without a /metrics
-// reading (cache_config null, caller_stated); the identity with the
-// single-order receipt as its fixture (orderingsFixtureName) and
-// arm_call_counts {"verdict_requests": run.Requests}.
-func (c RunContext) OrderingsReceiptParts(slice Slice, orders [][]int, single SingleOrderFile, run OrderingsRun) OrderingsReceiptParts {
-	renderer := c.Snapshot.RendererPin()
-	serverArgs := serving.ServerArgs(nil, c.StatedServerArgs)
-	pins := OrderingsPins{
-		FinishedUTC:              c.finishedUTC(),
-		Dataset:                  dataset,
-		GeneratorSeed:            slice.Seed,
-		RegisterRows:             slice.Rows,
-		VariantsPerRow:           VariantsPerRow,
-		SliceSHA256:              slice.SHA256,
-		Concurrency:              1,
-		Orderings:                orderLabels(VerdictLabels[:], orders),
-		SingleOrderReceipt:       filepath.Base(single.Path),
-		SingleOrderReceiptSHA256: single.SHA256,
-		Renderer:                 &renderer,
-		Server:                   c.ServerEntry,
-		ServerArgs:               &serverArgs,
-	}
-	id := c.Identity(receipt.Counts{{Name: armVerdictRequests, Value: run.Requests}},
-		receipt.Digests{{Name: orderingsFixtureName, Value: single.SHA256}})
-	return OrderingsReceiptParts{Backend: c.Backend, Model: c.Model, Pins: pins, Identity: id, Secrets: c.Secrets}
 }
 
 // Input is one caller-supplied text that a receipt records: the stated

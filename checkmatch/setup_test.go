@@ -148,28 +148,4 @@ func TestRunContextReceiptParts(t *testing.T) {
 	assert.Equal(t, receipt.Unknown, parts.Identity.Runtime.ServerBuild)
 }
 
-func TestRunContextOrderingsReceiptParts(t *testing.T) {
-	slice := syntheticSlice(t, OrderingsSeed, 1, func(i int) []byte { return fmt.Appendf(nil, "img %d", i) })
-	snap, err := TakeOrderingsSnapshot(t.TempDir(), ptrTo(""))
-	require.NoError(t, err)
-	assert.Equal(t, orderingsPromptDigests(), snap.PromptDigests)
-	orders, err := BalancedOrders(len(VerdictLabels))
-	require.NoError(t, err)
-	c := RunContext{Backend: "fake", Model: "fake-model", ServedTemplate: "fake", Snapshot: snap,
-		Now: func() time.Time { return time.Unix(0, 0) }}
-	parts := c.OrderingsReceiptParts(slice, orders, SingleOrderFile{Path: "/x/y/single.json", SHA256: "abc"}, OrderingsRun{Requests: 42})
-	p := parts.Pins
-	assert.Equal(t, "1970-01-01T00:00:00+00:00", p.FinishedUTC)
-	assert.Equal(t, "single.json", p.SingleOrderReceipt)
-	assert.Equal(t, "abc", p.SingleOrderReceiptSHA256)
-	assert.Equal(t, 1, p.Concurrency)
-	assert.Equal(t, orderLabels(VerdictLabels[:], orders), p.Orderings)
-	assert.Equal(t, slice.SHA256, p.SliceSHA256)
-	require.NotNil(t, p.ServerArgs)
-	assert.Nil(t, p.ServerArgs.CallerStated)
-	assert.Equal(t, receipt.Counts{{Name: armVerdictRequests, Value: 42}}, parts.Identity.ArmCallCounts)
-	assert.Equal(t, receipt.Digests{{Name: orderingsFixtureName, Value: "abc"}}, parts.Identity.FixtureDigests)
-	assert.Equal(t, receipt.IdentityDigest(parts.Identity), parts.Identity.IdentityDigest)
-}
-
 func ptrTo[T any](v T) *T { return &v }

@@ -1,13 +1,12 @@
 package checkmatch
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/typevet/typevet-go/checkmatch/internal/lines"
 	"github.com/typevet/typevet-go/checkmatch/journal"
 )
 
@@ -16,7 +15,7 @@ const maxShards = 1 << 16
 
 // shardPin is the name of the journal pin that records a shard run's
 // shard; it is the only pin in which the shards of one experiment differ.
-const shardPin = "shard"
+const shardPin = lines.ShardPin
 
 // Shard names one of Count disjoint parts of a slice: a shard run judges
 // the cases whose shardOf is Index. The zero Shard is the whole slice.
@@ -74,10 +73,7 @@ func (s *Shard) UnmarshalJSON(b []byte) error {
 
 // shardOf returns the shard, 0 to count-1, of the case with id caseID
 // (see [Shard]); count must be at least 1.
-func shardOf(caseID string, count int) int {
-	sum := sha256.Sum256([]byte(caseID))
-	return int(binary.BigEndian.Uint64(sum[:8]) % uint64(count))
-}
+func shardOf(caseID string, count int) int { return lines.Of(caseID, count) }
 
 // Has reports whether the case with id caseID is in s; every case is in
 // the zero Shard.

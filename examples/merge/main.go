@@ -22,10 +22,10 @@
 // for pins.finished_utc (the latest shard's), identity.run_id (new),
 // wall_seconds (the longest shard's), the throughput block (all judgments
 // over that wall time; latency figures over every case) and its server
-// block (summed /metrics changes; see checkmatch.MergeShards and
+// block (summed /metrics changes; see checkmatch.MergeReceipt and
 // serving.MergeRunDelta). An option-order receipt is byte-identical to a
 // single-process study's but for pins.finished_utc, identity.run_id and
-// wall_seconds, as above (checkmatch.MergeOrderingsReceipt).
+// wall_seconds, as above (orderings.MergeReceipt).
 //
 // Flags, before or after the shard paths:
 //
@@ -43,6 +43,7 @@ import (
 	"os"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/orderings"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
@@ -94,8 +95,8 @@ func run(stdout io.Writer, args []string) error {
 	}
 	var rec any
 	var cases int
-	if shards[0].Record.Identity.Kind == checkmatch.OrderingsJournalKind {
-		r, err := checkmatch.MergeOrderingsReceipt(shards)
+	if shards[0].Record.Identity.Kind == orderings.JournalKind {
+		r, err := orderings.MergeReceipt(shards)
 		if err != nil {
 			return err
 		}

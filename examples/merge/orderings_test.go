@@ -15,13 +15,14 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/checkmatch/orderings"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/fake"
 	"github.com/typevet/typevet-go/receipt"
 )
 
 // studySlice is the one-row seed-1 slice, rendered once.
-var studySlice = sync.OnceValues(func() (checkmatch.Slice, error) { return checkmatch.BuildSlice(checkmatch.OrderingsSeed, 1, nil) })
+var studySlice = sync.OnceValues(func() (checkmatch.Slice, error) { return checkmatch.BuildSlice(orderings.Seed, 1, nil) })
 
 // study is one option-order experiment as examples/orderings runs it
 // offline: the slice, its orderings, the single-order receipt and the
@@ -29,7 +30,7 @@ var studySlice = sync.OnceValues(func() (checkmatch.Slice, error) { return check
 type study struct {
 	slice  checkmatch.Slice
 	orders [][]int
-	single checkmatch.SingleOrderFile
+	single orderings.SingleOrderFile
 	cases  receipt.Ordered[checkmatch.CaseRecord]
 	rc     checkmatch.RunContext
 	port   judgment.Port
@@ -49,14 +50,14 @@ func newStudy(t *testing.T, dir, singleModel string) study {
 	path := filepath.Join(dir, "check_match_seed1.json")
 	sum, err := receipt.Write(path, rec, judgment.Secrets{})
 	require.NoError(t, err)
-	cases, err := checkmatch.SingleOrderCases(rec, sl.Requests, checkmatch.OrderingsSeed)
+	cases, err := orderings.SingleOrderCases(rec, sl.Requests, orderings.Seed)
 	require.NoError(t, err)
-	orders, err := checkmatch.BalancedOrders(len(checkmatch.VerdictLabels))
+	orders, err := orderings.BalancedOrders(len(checkmatch.VerdictLabels))
 	require.NoError(t, err)
 	porcelain := ""
-	snap, err := checkmatch.TakeOrderingsSnapshot("", &porcelain)
+	snap, err := orderings.TakeSnapshot("", &porcelain)
 	require.NoError(t, err)
-	return study{slice: sl, orders: orders, single: checkmatch.SingleOrderFile{Path: path, SHA256: sum}, cases: cases,
+	return study{slice: sl, orders: orders, single: orderings.SingleOrderFile{Path: path, SHA256: sum}, cases: cases,
 		rc: checkmatch.RunContext{Backend: "fake", Model: "fake-model", ServedTemplate: "fake", Snapshot: snap}, port: positional{}}
 }
 
@@ -80,9 +81,9 @@ func (positional) Judge(_ context.Context, req judgment.Request) (judgment.Respo
 // whole writes the receipt of the study run in one process.
 func (s study) whole(t *testing.T, path string) {
 	t.Helper()
-	run, err := checkmatch.RunOrderings(context.Background(), s.port, "fake-model", s.slice.Requests, s.orders, s.cases, checkmatch.RunOptions{})
+	run, err := orderings.Run(context.Background(), s.port, "fake-model", s.slice.Requests, s.orders, s.cases, checkmatch.RunOptions{})
 	require.NoError(t, err)
-	rec, err := checkmatch.BuildOrderingsReceipt(run, s.rc.OrderingsReceiptParts(s.slice, s.orders, s.single, run))
+	rec, err := orderings.BuildReceipt(run, orderings.NewReceiptParts(s.rc, s.slice, s.orders, s.single, run))
 	require.NoError(t, err)
 	_, err = receipt.Write(path, rec, judgment.Secrets{})
 	require.NoError(t, err)
@@ -101,15 +102,15 @@ func (s study) shards(t *testing.T, dir string, n int, only ...int) []string {
 	for _, i := range only {
 		sh := checkmatch.Shard{Index: i, Count: n}
 		path := filepath.Join(dir, "orderings-shard"+strconv.Itoa(i)+".json")
-		h, err := checkmatch.OrderingsJournalHeader(s.rc, s.slice, s.orders, s.single, sh)
+		h, err := orderings.JournalHeader(s.rc, s.slice, s.orders, s.single, sh)
 		require.NoError(t, err)
 		j, err := checkmatch.CreateJournal(journal.Path(path), h)
 		require.NoError(t, err)
-		run, err := checkmatch.RunOrderings(context.Background(), s.port, "fake-model", s.slice.Requests, s.orders, s.cases,
+		run, err := orderings.Run(context.Background(), s.port, "fake-model", s.slice.Requests, s.orders, s.cases,
 			checkmatch.RunOptions{Journal: j, Shard: sh})
 		require.NoError(t, err)
 		require.NoError(t, j.Close())
-		rec, err := checkmatch.NewOrderingsShardRecord(s.rc, s.slice, s.orders, s.single, sh, h, journal.Path(path), run)
+		rec, err := orderings.NewShardRecord(s.rc, s.slice, s.orders, s.single, sh, h, journal.Path(path), run)
 		require.NoError(t, err)
 		_, err = receipt.Write(path, rec, judgment.Secrets{})
 		require.NoError(t, err)
@@ -124,7 +125,7 @@ func comparableStudy(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
-	r, err := checkmatch.ReadOrderingsReceipt(bytes.NewReader(b))
+	r, err := orderings.ReadReceipt(bytes.NewReader(b))
 	require.NoError(t, err)
 	r.Pins.FinishedUTC, r.Identity.RunID, r.WallSeconds = "", "", 0
 	out, err := receipt.Marshal(r)
@@ -152,12 +153,12 @@ func TestOrderingsShardsMerge(t *testing.T) {
 	assert.Equal(t, 42, rec.Requests)
 }
 
-func readStudy(t *testing.T, path string) checkmatch.OrderingsReceipt {
+func readStudy(t *testing.T, path string) orderings.Receipt {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	r, err := checkmatch.ReadOrderingsReceipt(f)
+	r, err := orderings.ReadReceipt(f)
 	require.NoError(t, err)
 	return r
 }

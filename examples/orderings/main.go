@@ -67,7 +67,7 @@
 // at full precision, and its attempt count) is appended to
 // PATH.journal.jsonl and synced before the next case is sent; the
 // journal's first line pins the study's identity
-// (checkmatch.OrderingsJournalHeader: slice, renderer, backend, model,
+// (orderings.JournalHeader: slice, renderer, backend, model,
 // server entry, orderings, the single-order receipt's name and SHA-256,
 // prompt and code digests). Ctrl-C, SIGTERM or SIGHUP stops sending and
 // writes the receipt of the cases before the stop (nothing at all when no
@@ -115,6 +115,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/checkmatch/orderings"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
@@ -234,7 +235,7 @@ func configure(env *cli.Env) (config, error) {
 		if err != nil {
 			return cfg, cli.Usage(err)
 		}
-		if seed != checkmatch.OrderingsSeed {
+		if seed != orderings.Seed {
 			return cfg, cli.Usagef("%s must be 1: the comparison receipt is seed 1", env.Name(envSeed))
 		}
 	}
@@ -285,7 +286,7 @@ func isStoppedReceipt(path string) bool {
 		return false
 	}
 	defer f.Close()
-	r, err := checkmatch.ReadOrderingsReceipt(f)
+	r, err := orderings.ReadReceipt(f)
 	return err == nil && r.Stopped != nil
 }
 
@@ -295,20 +296,20 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	for _, n := range cfg.notes {
 		fmt.Fprintln(stderr, n)
 	}
-	orders, err := checkmatch.BalancedOrders(len(checkmatch.VerdictLabels))
+	orders, err := orderings.BalancedOrders(len(checkmatch.VerdictLabels))
 	if err != nil {
 		return err
 	}
 	// Snapshot the baseline, tree, prompt and code digests before any
 	// scoring call.
-	snap, err := checkmatch.TakeOrderingsSnapshot(cli.RepoRoot(), cfg.porcelain)
+	snap, err := orderings.TakeSnapshot(cli.RepoRoot(), cfg.porcelain)
 	if err != nil {
 		return err
 	}
 	// A key that is a word of every receipt of the study is refused before
 	// any request, on the slice's case ids and words (its checks not yet
 	// rendered: [checkmatch.PlannedSlice]).
-	planned, err := checkmatch.PlannedSlice(checkmatch.OrderingsSeed, cfg.rows)
+	planned, err := checkmatch.PlannedSlice(orderings.Seed, cfg.rows)
 	if err != nil {
 		return err
 	}
@@ -317,12 +318,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	}
 	build := buildSlice // read once: the render goroutine may outlive an interrupted run
 	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) {
-		return cli.RenderSlice(stderr, build, checkmatch.OrderingsSeed, cfg.rows)
+		return cli.RenderSlice(stderr, build, orderings.Seed, cfg.rows)
 	})
 	if err != nil {
 		return err
 	}
-	single, err := checkmatch.SingleOrderCases(cfg.single, slice.Requests, checkmatch.OrderingsSeed)
+	single, err := orderings.SingleOrderCases(cfg.single, slice.Requests, orderings.Seed)
 	if err != nil {
 		return cli.Usagef("%s %s: %v", cfg.name(envSingle), cfg.singlePath, err)
 	}
@@ -344,8 +345,8 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if w := otherJudge(cfg.single, rc); w != "" {
 		fmt.Fprintln(stderr, w)
 	}
-	singleFile := checkmatch.SingleOrderFile{Path: cfg.singlePath, SHA256: cfg.singleSHA}
-	head, err := checkmatch.OrderingsJournalHeader(rc, slice, orders, singleFile, cfg.shard)
+	singleFile := orderings.SingleOrderFile{Path: cfg.singlePath, SHA256: cfg.singleSHA}
+	head, err := orderings.JournalHeader(rc, slice, orders, singleFile, cfg.shard)
 	if err != nil {
 		return err
 	}
@@ -356,13 +357,17 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	if err := orderings.CheckJournal(j, slice.Requests, orders, cfg.shard); err != nil {
+		j.Close()
+		return fmt.Errorf("-resume: read the journal %s: %w", cfg.files.Journal, err)
+	}
 	cases := cli.ShardSize(slice.Requests, cfg.shard)
 
 	total := (cases - j.Finished()) * len(orders)
 	fmt.Fprintf(stderr, "%s: %d cases × %d orderings = %d verdict requests\n", prog, cases-j.Finished(), len(orders), total)
 	p := cli.NewProgress(stderr, "scoring orderings", total, "requests")
 	p.Start()
-	res, err := checkmatch.RunOrderings(ctx, p.Wrap(sess.Port), rc.Model, slice.Requests, orders, single,
+	res, err := orderings.Run(ctx, p.Wrap(sess.Port), rc.Model, slice.Requests, orders, single,
 		checkmatch.RunOptions{Journal: j, Retry: checkmatch.RetryPolicy{Retries: cfg.retries}, Shard: cfg.shard})
 	p.Stop()
 	if cerr := j.Close(); err == nil && cerr != nil {
@@ -383,7 +388,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 		return finishShard(stdout, cfg, rc, slice, orders, singleFile, head, res)
 	}
 
-	rec, err := checkmatch.BuildOrderingsReceipt(res, rc.OrderingsReceiptParts(slice, orders, singleFile, res))
+	rec, err := orderings.BuildReceipt(res, orderings.NewReceiptParts(rc, slice, orders, singleFile, res))
 	if err != nil {
 		return err
 	}
@@ -425,13 +430,13 @@ func checkFixedText(cfg config, slice checkmatch.Slice, orders [][]int, snap che
 // with placeholder answers (all probability on the first expected
 // verdict), paired with the single-order receipt's records where it has
 // them.
-func previewReceipt(c checkmatch.RunContext, slice checkmatch.Slice, orders [][]int, cfg config) (checkmatch.OrderingsReceipt, error) {
+func previewReceipt(c checkmatch.RunContext, slice checkmatch.Slice, orders [][]int, cfg config) (orderings.Receipt, error) {
 	labels := checkmatch.VerdictLabels[:]
 	singles := map[string]checkmatch.CaseRecord{}
 	for _, r := range cfg.single.Cases {
 		singles[r.CaseID] = r
 	}
-	run := checkmatch.OrderingsRun{Requests: len(slice.Requests) * len(orders)}
+	run := orderings.Result{Requests: len(slice.Requests) * len(orders)}
 	for _, req := range slice.Requests {
 		verdict := labels[0]
 		if v := req.Case.Expected.Verdicts; len(v) > 0 {
@@ -452,9 +457,9 @@ func previewReceipt(c checkmatch.RunContext, slice checkmatch.Slice, orders [][]
 		if !ok {
 			single = checkmatch.CaseRecord{Verdict: verdict, VerdictProbabilities: probs}
 		}
-		rec, err := checkmatch.NewOrderingsCase(req, labels, orders, all, single)
+		rec, err := orderings.NewCase(req, labels, orders, all, single)
 		if err != nil {
-			return checkmatch.OrderingsReceipt{}, err
+			return orderings.Receipt{}, err
 		}
 		run.Cases = append(run.Cases, rec)
 	}
@@ -462,15 +467,15 @@ func previewReceipt(c checkmatch.RunContext, slice checkmatch.Slice, orders [][]
 	// its numbers hold no word of a key.
 	cases := run.Cases
 	run.Cases = nil
-	r, err := checkmatch.BuildOrderingsReceipt(run, c.OrderingsReceiptParts(slice, orders,
-		checkmatch.SingleOrderFile{Path: cfg.singlePath, SHA256: cfg.singleSHA}, run))
+	r, err := orderings.BuildReceipt(run, orderings.NewReceiptParts(c, slice, orders,
+		orderings.SingleOrderFile{Path: cfg.singlePath, SHA256: cfg.singleSHA}, run))
 	if err != nil {
 		return r, err
 	}
 	r.Cases = cases
-	r.Statistics = &checkmatch.OrderingsStats{Cases: len(cases), PositionMeans: make([]float64, len(labels)),
-		SpreadLimit: checkmatch.PositionSpreadLimit, Decision: checkmatch.DecisionInconclusive,
-		Bootstrap: checkmatch.Bootstrap{Resamples: checkmatch.BootstrapResamples, Seed: checkmatch.BootstrapSeed}}
+	r.Statistics = &orderings.Stats{Cases: len(cases), PositionMeans: make([]float64, len(labels)),
+		SpreadLimit: orderings.PositionSpreadLimit, Decision: orderings.DecisionInconclusive,
+		Bootstrap: orderings.Bootstrap{Resamples: orderings.BootstrapResamples, Seed: orderings.BootstrapSeed}}
 	return r, nil
 }
 
@@ -479,12 +484,12 @@ func previewReceipt(c checkmatch.RunContext, slice checkmatch.Slice, orders [][]
 // beside it (examples/merge reads both); a stopped shard writes nothing
 // more, its journal keeping every finished case for -resume.
 func finishShard(stdout io.Writer, cfg config, rc checkmatch.RunContext, slice checkmatch.Slice, orders [][]int,
-	single checkmatch.SingleOrderFile, head journal.Header, res checkmatch.OrderingsRun) error {
+	single orderings.SingleOrderFile, head journal.Header, res orderings.Result) error {
 	if s := res.Stopped; s != nil {
 		return fmt.Errorf("shard %s stopped at case %s ordering %d (index %d, %s); the journal %s keeps every finished case: rerun with -resume to score the rest",
 			cfg.shard, s.CaseID, s.Ordering, s.Index, s.ErrorClass, cfg.files.Journal)
 	}
-	rec, err := checkmatch.NewOrderingsShardRecord(rc, slice, orders, single, cfg.shard, head, cfg.files.Journal, res)
+	rec, err := orderings.NewShardRecord(rc, slice, orders, single, cfg.shard, head, cfg.files.Journal, res)
 	if err != nil {
 		return err
 	}
@@ -510,7 +515,7 @@ func otherJudge(single checkmatch.Receipt, rc checkmatch.RunContext) string {
 // summary prints the receipt path and digest, the request count, the
 // stopped record and the statistics block, each value as one line of JSON
 // with the receipt's number text (1.0, not 1; [cli.SummaryLine]).
-func summary(w io.Writer, path, sum string, r checkmatch.OrderingsReceipt) error {
+func summary(w io.Writer, path, sum string, r orderings.Receipt) error {
 	if _, err := fmt.Fprintf(w, "receipt %s sha256 %s\n", path, sum); err != nil {
 		return err
 	}

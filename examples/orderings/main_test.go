@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/orderings"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/internal/pyjson"
 	"github.com/typevet/typevet-go/judgment"
@@ -162,16 +163,16 @@ func TestRefusals(t *testing.T) {
 }
 
 // readBack reads a written orderings receipt and checks that its statistics
-// are what OrderingsStatistics computes from its cases.
-func readBack(t *testing.T, path string) checkmatch.OrderingsReceipt {
+// are what orderings.Statistics computes from its cases.
+func readBack(t *testing.T, path string) orderings.Receipt {
 	t.Helper()
 	f, err := os.Open(path)
 	require.NoError(t, err)
 	defer f.Close()
-	r, err := checkmatch.ReadOrderingsReceipt(f)
+	r, err := orderings.ReadReceipt(f)
 	require.NoError(t, err)
 	if len(r.Cases) > 0 {
-		st, err := checkmatch.OrderingsStatistics(r.Cases)
+		st, err := orderings.Statistics(r.Cases)
 		require.NoError(t, err)
 		require.NotNil(t, r.Statistics)
 		assert.Equal(t, st, *r.Statistics)
@@ -231,7 +232,7 @@ func TestStudyAgainstLlamaCPP(t *testing.T) {
 	assert.Len(t, p.Orderings, 6)
 
 	id := rec.Identity
-	snap, err := checkmatch.TakeOrderingsSnapshot(t.TempDir(), nil)
+	snap, err := orderings.TakeSnapshot(t.TempDir(), nil)
 	require.NoError(t, err)
 	assert.Equal(t, snap.PromptDigests, id.PromptDigests)
 	assert.Equal(t, snap.CodePathDigests, id.CodePathDigests)
@@ -297,7 +298,7 @@ func TestStudyOffline(t *testing.T) {
 	// The fake answers uniformly: every ordering gives every label 1/6,
 	// so position does not matter at all.
 	assert.Equal(t, 0.0, rec.Statistics.PositionSpread)
-	assert.Equal(t, checkmatch.DecisionDoNotAdopt, rec.Statistics.Decision)
+	assert.Equal(t, orderings.DecisionDoNotAdopt, rec.Statistics.Decision)
 	assert.Equal(t, 1.0, rec.Statistics.Ordering0Agreement, "the single-order run was the same fake")
 	assert.Equal(t, 0.0, rec.Statistics.Ordering0MaxAbsDifference)
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"maps"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/checkmatch/orderings"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment"
@@ -98,7 +100,7 @@ func TestKilledStudyResumes(t *testing.T) {
 	assert.Contains(t, out.String(), "resuming: ")
 	stopped := readBack(t, path)
 	require.NotNil(t, stopped.Stopped, "SIGTERM stops like Ctrl-C and writes the receipt of what ran")
-	assert.Equal(t, checkmatch.ErrorClassCanceled, stopped.Stopped.ErrorClass)
+	assert.Equal(t, "Canceled", stopped.Stopped.ErrorClass)
 	done := cmdtest.JournaledIDs(jpath)
 	require.Less(t, len(done), 7, "stopped before the end")
 	assert.Len(t, stopped.Cases, len(done))
@@ -160,7 +162,7 @@ func TestShardsMergeLikeOneStudy(t *testing.T) {
 		assert.Contains(t, r.stdout, "shard "+s+" record "+p)
 		sf, err := checkmatch.ReadShard(p)
 		require.NoError(t, err)
-		assert.Equal(t, checkmatch.OrderingsJournalKind, sf.Record.Identity.Kind)
+		assert.Equal(t, orderings.JournalKind, sf.Record.Identity.Kind)
 		cases += sf.Record.Cases
 		shards = append(shards, sf)
 		// A finished shard is not resumed: its record holds the path.
@@ -172,7 +174,7 @@ func TestShardsMergeLikeOneStudy(t *testing.T) {
 	}
 	assert.Equal(t, 7, cases, "every case in exactly one shard")
 	assert.Equal(t, 2*42, srv.Count("/completion"), "the shards scored every case once")
-	rec, err := checkmatch.MergeOrderingsReceipt(shards)
+	rec, err := orderings.MergeReceipt(shards)
 	require.NoError(t, err)
 	merged := filepath.Join(dir, "merged.json")
 	_, err = receipt.Write(merged, rec, judgment.Secrets{})
@@ -180,16 +182,25 @@ func TestShardsMergeLikeOneStudy(t *testing.T) {
 	assert.Equal(t, sameStudy(t, whole), sameStudy(t, merged))
 }
 
-// TestStoppedStudyRetriesAndResumes: a 503 on call 9 stops the study
-// (the journal stays, the message says -resume); -resume, past a torn
-// last line, finishes it; a -retries run rides over the same 503.
-func TestStoppedStudyRetriesAndResumes(t *testing.T) {
+// stoppedStudy runs a study that a 503 on call 9 stops after its first
+// case, with the llama.cpp fake srv and the settings env; the stopped
+// receipt is at path, its journal beside it.
+func stoppedStudy(t *testing.T) (*judgmenttest.Server, map[string]string, string, result) {
+	t.Helper()
 	srv, env := llamaEnv(t)
 	srv.Inject(judgmenttest.Fault{Path: "/completion", Nth: 9, Status: 503, Body: `{"error": {"message": "loading model"}}`})
 	path := filepath.Join(t.TempDir(), "orderings.json")
 	env[envReceipt], env[envSingle] = path, writeSingle(t, 1, nil)
 	r := runCmd(t, nil, env)
 	require.Error(t, r.err)
+	return srv, env, path, r
+}
+
+// TestStoppedStudyRetriesAndResumes: a 503 on call 9 stops the study
+// (the journal stays, the message says -resume); -resume, past a torn
+// last line, finishes it; a -retries run rides over the same 503.
+func TestStoppedStudyRetriesAndResumes(t *testing.T) {
+	srv, env, path, r := stoppedStudy(t)
 	assert.Contains(t, r.err.Error(), "the journal "+path+journal.Suffix+" keeps every finished case: rerun with -resume")
 	require.NotNil(t, readBack(t, path).Stopped)
 	assert.Equal(t, []string{"r00:clean"}, cmdtest.JournaledIDs(path+journal.Suffix))
@@ -317,4 +328,37 @@ func TestKeyInReceiptTextRefusedUpFront(t *testing.T) {
 			assert.NoFileExists(t, path+journal.Suffix)
 		})
 	}
+}
+
+// TestResumeRefusesBadJournalLine: a journal line that fits the slice but
+// whose answers do not rebuild its case (five orderings of six) is refused
+// as a failed resume, before any scoring call; the journal and the stopped
+// receipt stay.
+func TestResumeRefusesBadJournalLine(t *testing.T) {
+	srv, env, path, r := stoppedStudy(t)
+	jpath := path + journal.Suffix
+	c, err := journal.ReadFile(jpath)
+	require.NoError(t, err)
+	require.Len(t, c.Entries, 1)
+	var line map[string]json.RawMessage
+	require.NoError(t, json.Unmarshal(c.Entries[0], &line))
+	var probs []json.RawMessage
+	require.NoError(t, json.Unmarshal(line["orderings"], &probs))
+	line["orderings"], err = json.Marshal(probs[:5])
+	require.NoError(t, err)
+	b, err := os.ReadFile(jpath)
+	require.NoError(t, err)
+	bad, err := json.Marshal(line)
+	require.NoError(t, err)
+	head := b[:bytes.IndexByte(b, '\n')+1]
+	require.NoError(t, os.WriteFile(jpath, append(append(head, bad...), '\n'), 0o644))
+
+	calls := srv.Count("/completion")
+	r = runCmd(t, []string{"-resume"}, env)
+	require.Error(t, r.err)
+	assert.Equal(t, 1, r.code)
+	assert.Contains(t, r.err.Error(), "-resume: read the journal "+jpath+": journal line of case r00:clean (index 0): ")
+	assert.Equal(t, calls, srv.Count("/completion"), "nothing scored")
+	assert.FileExists(t, jpath)
+	require.NotNil(t, readBack(t, path).Stopped)
 }

@@ -161,7 +161,7 @@ func TestTerminatedSweepResumes(t *testing.T) {
 	assert.Contains(t, out.String(), "rerun with -resume")
 	stopped := readReceipt(t, prefix+"_c1.json")
 	require.NotNil(t, stopped.Stopped)
-	assert.Equal(t, checkmatch.ErrorClassCanceled, stopped.Stopped.ErrorClass)
+	assert.Equal(t, "Canceled", stopped.Stopped.ErrorClass)
 	require.FileExists(t, prefix+"_summary.json")
 	require.FileExists(t, prefix+"_c1.json"+journal.Suffix)
 	assert.NoFileExists(t, prefix+"_c2.json", "no later level ran")

@@ -26,6 +26,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/orderings"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
@@ -317,7 +318,7 @@ func TestRealLlamaServer(t *testing.T) {
 	assert.Zero(t, c["POST /completion 200"]+c["POST /tokenize 200"], "no scoring request before the refusal")
 
 	single := filepath.Join(dir, "check_match_seed1.json")
-	code, stdout, stderr, c := run(srv.front(t), "checkmatch", alias, "-receipt", single, "-rows", "1", "-seed", strconv.Itoa(checkmatch.OrderingsSeed))
+	code, stdout, stderr, c := run(srv.front(t), "checkmatch", alias, "-receipt", single, "-rows", "1", "-seed", strconv.Itoa(orderings.Seed))
 	require.Equal(t, 0, code, "stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	r, pins := readCheckMatch(t, single)
 	require.Nil(t, r.Stopped)
@@ -333,14 +334,14 @@ func TestRealLlamaServer(t *testing.T) {
 		stdout, stderr string
 	}
 	var ord, sweep result
-	orderings := filepath.Join(dir, "orderings.json")
+	ordPath := filepath.Join(dir, "orderings.json")
 	prefix := filepath.Join(dir, "sweep")
 	ordFront, sweepFront := srv.front(t), srv.front(t)
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		ord.code, ord.stdout, ord.stderr, _ = run(ordFront, "orderings", alias, "-receipt", orderings, "-rows", "1", "-single", single)
+		ord.code, ord.stdout, ord.stderr, _ = run(ordFront, "orderings", alias, "-receipt", ordPath, "-rows", "1", "-single", single)
 	}()
 	go func() {
 		defer wg.Done()
@@ -349,13 +350,13 @@ func TestRealLlamaServer(t *testing.T) {
 	wg.Wait()
 
 	require.Equal(t, 0, ord.code, "orderings stdout:\n%s\nstderr:\n%s", ord.stdout, ord.stderr)
-	raw, err := os.ReadFile(orderings)
+	raw, err := os.ReadFile(ordPath)
 	require.NoError(t, err)
-	or, err := checkmatch.ReadOrderingsReceipt(bytes.NewReader(raw))
+	or, err := orderings.ReadReceipt(bytes.NewReader(raw))
 	require.NoError(t, err)
 	require.Nil(t, or.Stopped)
 	require.NotEmpty(t, or.Cases)
-	st, err := checkmatch.OrderingsStatistics(or.Cases)
+	st, err := orderings.Statistics(or.Cases)
 	require.NoError(t, err)
 	require.NotNil(t, or.Statistics)
 	assert.Equal(t, st, *or.Statistics, "the orderings statistics recompute from the cases")

@@ -1,4 +1,4 @@
-package checkmatch
+package orderings
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/internal/resample"
 	"github.com/typevet/typevet-go/internal/pymath"
 	"github.com/typevet/typevet-go/judgment"
@@ -16,8 +17,8 @@ import (
 
 // Option-order study constants (typevet #105).
 const (
-	// orderingsReceiptIssue is the issue every option-order receipt records.
-	orderingsReceiptIssue = 105
+	// receiptIssue is the issue every option-order receipt records.
+	receiptIssue = 105
 	// PositionSpreadLimit is the largest position spread that still counts
 	// as no position effect ([DecisionDoNotAdopt]).
 	PositionSpreadLimit = 0.05
@@ -160,7 +161,7 @@ func reorderedChoice(c judgment.Choice, order []int) (judgment.Choice, error) {
 // keyed by label, in canonical label order: label
 // labels[order[p]] gets byPosition[p].
 //
-//	remapPositions([a b c], [2 0 1], [0.5 0.3 0.2]) == {a: 0.3, b: 0.2, c: 0.5}
+//	RemapPositions([a b c], [2 0 1], [0.5 0.3 0.2]) == {a: 0.3, b: 0.2, c: 0.5}
 //
 // order must be a permutation of the label indexes and byPosition as long
 // as labels.
@@ -169,7 +170,7 @@ func remapPositions(labels []string, order []int, byPosition []float64) (judgmen
 		return nil, err
 	}
 	if len(byPosition) != len(labels) {
-		return nil, &LengthError{A: len(byPosition), B: len(labels)}
+		return nil, &checkmatch.LengthError{A: len(byPosition), B: len(labels)}
 	}
 	byIndex := make([]float64, len(labels))
 	for p, o := range order {
@@ -255,9 +256,9 @@ type SingleOrder struct {
 	VerdictProbabilities judgment.Probabilities `json:"verdict_probabilities"`
 }
 
-// OrderingAnswer is the verdict distribution of one case under one
+// Answer is the verdict distribution of one case under one
 // option ordering.
-type OrderingAnswer struct {
+type Answer struct {
 	// Order lists the labels in the position order the prompt showed them.
 	Order []string `json:"order"`
 	// Probabilities is the answer's distribution keyed by label, in
@@ -268,13 +269,13 @@ type OrderingAnswer struct {
 	Argmax string `json:"argmax"`
 }
 
-// OrderingsCase is one case of an option-order receipt: its
+// Case is one case of an option-order receipt: its
 // fields, in order, are the record's keys.
-type OrderingsCase struct {
+type Case struct {
 	// CaseID is the case id, e.g. "r00:clean".
 	CaseID string `json:"case_id"`
 	// Variant is the case's variant.
-	Variant Variant `json:"variant"`
+	Variant checkmatch.Variant `json:"variant"`
 	// ExpectedVerdicts is the sorted set of accepted verdicts.
 	ExpectedVerdicts []string `json:"expected_verdicts"`
 	// RenderSHA256 is the hex SHA-256 of the PNG the judge saw; it equals
@@ -284,7 +285,7 @@ type OrderingsCase struct {
 	SingleOrder SingleOrder `json:"single_order"`
 	// Orderings holds one answer per ordering, in ordering order; ordering
 	// 0 is the canonical order.
-	Orderings []OrderingAnswer `json:"orderings"`
+	Orderings []Answer `json:"orderings"`
 	// PositionProbabilities lists, per ordering, the probabilities in
 	// position order (positionProbabilities).
 	PositionProbabilities [][]float64 `json:"position_probabilities"`
@@ -299,25 +300,25 @@ type OrderingsCase struct {
 	ArgmaxStable bool `json:"argmax_stable"`
 }
 
-// NewOrderingsCase builds the record of one case from its answers under
+// NewCase builds the record of one case from its answers under
 // each ordering. labels are the verdict labels in canonical
 // order; orders[o] is ordering o as option indexes and probs[o] its answer
 // keyed by label; single is the case's record in the single-order receipt.
-func NewOrderingsCase(req Request, labels []string, orders [][]int, probs []judgment.Probabilities, single CaseRecord) (OrderingsCase, error) {
-	return newOrderingsCase(req.Case, imageDigest(req), labels, orders, probs, SingleOrder{
+func NewCase(req checkmatch.Request, labels []string, orders [][]int, probs []judgment.Probabilities, single checkmatch.CaseRecord) (Case, error) {
+	return newCase(req.Case, req.ImageDigest(), labels, orders, probs, SingleOrder{
 		Verdict:              single.Verdict,
 		VerdictProbabilities: single.VerdictProbabilities,
 	})
 }
 
-// newOrderingsCase is [NewOrderingsCase] from the case, the digest of its
+// newCase is [NewCase] from the case, the digest of its
 // render and its single-order answer: what a journal line holds.
-func newOrderingsCase(c Case, digest string, labels []string, orders [][]int, probs []judgment.Probabilities, single SingleOrder) (OrderingsCase, error) {
+func newCase(c checkmatch.Case, digest string, labels []string, orders [][]int, probs []judgment.Probabilities, single SingleOrder) (Case, error) {
 	id := c.ID()
 	if len(orders) != len(probs) {
-		return OrderingsCase{}, fmt.Errorf("case %s: %w", id, &LengthError{A: len(orders), B: len(probs)})
+		return Case{}, fmt.Errorf("case %s: %w", id, &checkmatch.LengthError{A: len(orders), B: len(probs)})
 	}
-	rec := OrderingsCase{
+	rec := Case{
 		CaseID:           id,
 		Variant:          c.Variant,
 		ExpectedVerdicts: slices.Clone(c.Expected.Verdicts),
@@ -326,13 +327,13 @@ func newOrderingsCase(c Case, digest string, labels []string, orders [][]int, pr
 			Verdict:              single.Verdict,
 			VerdictProbabilities: slices.Clone(single.VerdictProbabilities),
 		},
-		Orderings:             make([]OrderingAnswer, len(orders)),
+		Orderings:             make([]Answer, len(orders)),
 		PositionProbabilities: make([][]float64, len(orders)),
 		ArgmaxStable:          true,
 	}
 	for o, order := range orders {
 		if err := checkOrder(order, len(labels)); err != nil {
-			return OrderingsCase{}, fmt.Errorf("case %s ordering %d: %w", id, o, err)
+			return Case{}, fmt.Errorf("case %s ordering %d: %w", id, o, err)
 		}
 		names := make([]string, len(order))
 		for p, i := range order {
@@ -340,13 +341,13 @@ func newOrderingsCase(c Case, digest string, labels []string, orders [][]int, pr
 		}
 		argmax, err := argmaxLabel(probs[o], labels)
 		if err != nil {
-			return OrderingsCase{}, fmt.Errorf("case %s ordering %d: %w", id, o, err)
+			return Case{}, fmt.Errorf("case %s ordering %d: %w", id, o, err)
 		}
 		pos, err := positionProbabilities(labels, order, probs[o])
 		if err != nil {
-			return OrderingsCase{}, fmt.Errorf("case %s ordering %d: %w", id, o, err)
+			return Case{}, fmt.Errorf("case %s ordering %d: %w", id, o, err)
 		}
-		rec.Orderings[o] = OrderingAnswer{Order: names, Probabilities: slices.Clone(probs[o]), Argmax: argmax}
+		rec.Orderings[o] = Answer{Order: names, Probabilities: slices.Clone(probs[o]), Argmax: argmax}
 		rec.PositionProbabilities[o] = pos
 		if argmax != rec.Orderings[0].Argmax {
 			rec.ArgmaxStable = false
@@ -354,20 +355,20 @@ func newOrderingsCase(c Case, digest string, labels []string, orders [][]int, pr
 	}
 	mean, err := meanProbabilities(probs, labels)
 	if err != nil {
-		return OrderingsCase{}, fmt.Errorf("case %s: %w", id, err)
+		return Case{}, fmt.Errorf("case %s: %w", id, err)
 	}
 	rec.MeanProbabilities = mean
 	if rec.MeanVerdict, err = argmaxLabel(mean, labels); err != nil {
-		return OrderingsCase{}, fmt.Errorf("case %s: %w", id, err)
+		return Case{}, fmt.Errorf("case %s: %w", id, err)
 	}
 	rec.MeanCorrect = slices.Contains(rec.ExpectedVerdicts, rec.MeanVerdict)
 	return rec, nil
 }
 
-// OrderingsStopped records the backend failure that stopped an option-order
+// Stopped records the backend failure that stopped an option-order
 // study. It has no discarded count: the study sends one call at
 // a time.
-type OrderingsStopped struct {
+type Stopped struct {
 	// Index is the slice index of the case being scored.
 	Index int `json:"index"`
 	// CaseID is that case's id.
@@ -381,22 +382,22 @@ type OrderingsStopped struct {
 	Message string `json:"message"`
 }
 
-// OrderingsRun is what an option-order study did.
-type OrderingsRun struct {
+// Result is what an option-order study did.
+type Result struct {
 	// Cases are the fully scored cases, in slice order.
-	Cases []OrderingsCase
+	Cases []Case
 	// Stopped is the failure that ended the study early, or nil.
-	Stopped *OrderingsStopped
+	Stopped *Stopped
 	// Requests counts the successful verdict calls, including those of a
 	// case dropped by the failure, and every ordering of each case taken
 	// from the journal.
 	Requests int
 	// WallSeconds is the study's unrounded wall time; a resumed study adds
-	// the earlier parts' ([Journal.PriorWallSeconds]).
+	// the earlier parts' ([checkmatch.Journal.PriorWallSeconds]).
 	WallSeconds float64
 }
 
-// RunOrderings runs the option-order study: for each request in
+// Run runs the option-order study: for each request in
 // slice order and each ordering of orders (option indexes, normally
 // BalancedOrders(6)), one call to port asking only the verdict question with
 // its options in that ordering, with the request's state and image, one
@@ -407,60 +408,67 @@ type OrderingsRun struct {
 // calls, stops the study: Stopped names the case and ordering, the cases
 // before it are kept and the partly scored case is dropped. A call that
 // fails because ctx ended (Ctrl-C mid-call) is recorded with class
-// ErrorClassCanceled, not as a network failure. Any other error (a
-// request whose verdict question is not a Choice, an answer without the
-// verdict, a journal that cannot be written) is returned and the study is
-// lost, as in typevet, except the cases its journal holds.
+// "Canceled" ([judgment.StopClass], as [checkmatch.Run] records it), not
+// as a network failure. Any other error (a request whose verdict question
+// is not a Choice, an answer without the verdict, a journal that cannot
+// be written) is returned and the study is lost, as in typevet, except
+// the cases its journal holds.
 //
 // Unlike typevet, which fails on a missing single-order case only after
 // scoring it, every request's case and every ordering are checked before
 // the first call, so a bad pairing costs no model time.
 //
-// opts is read as by [Run], with the study's limits: Concurrency must be 0
+// opts is read as by [checkmatch.Run], with the study's limits: Concurrency must be 0
 // or 1 (the study sends one call at a time) and Metrics nil (the study
-// reads no /metrics). With Retry, each verdict call is retried as [Run]
-// retries a judgment. With a Journal (header [OrderingsJournalHeader]),
-// every fully scored case is appended, all its orderings' answers at full
+// reads no /metrics). With Retry, each verdict call is retried as [checkmatch.Run]
+// retries a judgment ([checkmatch.RetryPolicy.Judge]). With a Journal
+// (header [JournalHeader]; a journal of another kind is refused), the
+// lines earlier parts finished are decoded and checked before the first
+// call ([CheckJournal]), and every fully scored case is appended, all its orderings' answers at full
 // precision with its attempt count, and synced before the next case is
 // sent; cases the journal already holds are not scored again and join the
 // cases in slice order, each counting its orderings in Requests, so a
 // resumed study's receipt is the one an uninterrupted study would write
-// (WallSeconds then adds [Journal.PriorWallSeconds]: the sum of the
+// (WallSeconds then adds [checkmatch.Journal.PriorWallSeconds]: the sum of the
 // parts). With Shard, only that shard's cases are scored.
-func RunOrderings(ctx context.Context, port judgment.Port, model string, reqs []Request, orders [][]int, single receipt.Ordered[CaseRecord], opts RunOptions) (OrderingsRun, error) {
+func Run(ctx context.Context, port judgment.Port, model string, reqs []checkmatch.Request, orders [][]int, single receipt.Ordered[checkmatch.CaseRecord], opts checkmatch.RunOptions) (Result, error) {
 	if opts.Concurrency != 0 && opts.Concurrency != 1 {
-		return OrderingsRun{}, fmt.Errorf("the option-order study sends one call at a time: concurrency must be 1, got %d", opts.Concurrency)
+		return Result{}, fmt.Errorf("the option-order study sends one call at a time: concurrency must be 1, got %d", opts.Concurrency)
 	}
 	if opts.Metrics != nil {
-		return OrderingsRun{}, errors.New("the option-order study reads no /metrics: Metrics must be nil")
+		return Result{}, errors.New("the option-order study reads no /metrics: Metrics must be nil")
 	}
-	if err := opts.Retry.check(); err != nil {
-		return OrderingsRun{}, err
+	if err := opts.Retry.Check(); err != nil {
+		return Result{}, err
 	}
 	j := opts.Journal
-	if err := j.checkKind(OrderingsJournalKind); err != nil {
-		return OrderingsRun{}, err
+	if k := j.Kind(); j != nil && k != JournalKind {
+		return Result{}, fmt.Errorf("the journal is of a %s run, not of a %s run", k, JournalKind)
 	}
 	choices := make([]judgment.Choice, len(reqs))
-	singles := make([]CaseRecord, len(reqs))
+	singles := make([]checkmatch.CaseRecord, len(reqs))
 	for i, r := range reqs {
 		c, err := verdictChoice(r)
 		if err != nil {
-			return OrderingsRun{}, err
+			return Result{}, err
 		}
 		for _, order := range orders {
 			if err := checkOrder(order, len(c.Criteria)); err != nil {
-				return OrderingsRun{}, fmt.Errorf("%s: %w", r.CaseID(), err)
+				return Result{}, fmt.Errorf("%s: %w", r.CaseID(), err)
 			}
 		}
 		s, ok := single.Get(r.CaseID())
 		if !ok {
-			return OrderingsRun{}, fmt.Errorf("case %s missing from the single-order cases", r.CaseID())
+			return Result{}, fmt.Errorf("case %s missing from the single-order cases", r.CaseID())
 		}
 		choices[i], singles[i] = c, s
 	}
 	if len(orders) == 0 {
-		return OrderingsRun{}, errors.New("the study needs at least one ordering")
+		return Result{}, errors.New("the study needs at least one ordering")
+	}
+	journaled, err := journaledLines(j, reqs, orders, opts.Shard)
+	if err != nil {
+		return Result{}, err
 	}
 
 	clock := opts.Clock
@@ -469,10 +477,10 @@ func RunOrderings(ctx context.Context, port judgment.Port, model string, reqs []
 		clock = func() float64 { return time.Since(start).Seconds() }
 	}
 	started := clock()
-	run := OrderingsRun{Cases: []OrderingsCase{}}
-	stop := func(i, o int, class, msg string) (OrderingsRun, error) {
-		run.Stopped = &OrderingsStopped{Index: i, CaseID: reqs[i].CaseID(), Ordering: o, ErrorClass: class, Message: msg}
-		run.WallSeconds = clock() - started + j.priorWall()
+	run := Result{Cases: []Case{}}
+	stop := func(i, o int, class, msg string) (Result, error) {
+		run.Stopped = &Stopped{Index: i, CaseID: reqs[i].CaseID(), Ordering: o, ErrorClass: class, Message: msg}
+		run.WallSeconds = clock() - started + priorWall(j)
 		return run, nil
 	}
 	for i, r := range reqs {
@@ -483,10 +491,10 @@ func RunOrderings(ctx context.Context, port judgment.Port, model string, reqs []
 		for k, c := range choices[i].Criteria {
 			labels[k] = c.Label
 		}
-		if line, ok := j.ordering(i); ok {
+		if line, ok := journaled[i]; ok {
 			rec, err := line.record(r.Case, labels, orders)
 			if err != nil {
-				return OrderingsRun{}, err
+				return Result{}, err
 			}
 			run.Cases = append(run.Cases, rec)
 			run.Requests += len(orders)
@@ -497,58 +505,74 @@ func RunOrderings(ctx context.Context, port judgment.Port, model string, reqs []
 		var end float64
 		for o, order := range orders {
 			if err := ctx.Err(); err != nil {
-				return stop(i, o, errorClass(err), "run cancelled: "+err.Error())
+				return stop(i, o, judgment.StopClass(ctx, err), "run cancelled: "+err.Error())
 			}
 			reordered, _ := reorderedChoice(choices[i], order) // order checked above
-			resp, n, _, t, err := opts.Retry.judge(ctx, port, judgment.Request{
+			resp, n, _, t, err := opts.Retry.Judge(ctx, port, judgment.Request{
 				State:     r.State,
-				Questions: []judgment.NamedQuestion{{Name: QuestionVerdict, Question: reordered}},
+				Questions: []judgment.NamedQuestion{{Name: checkmatch.QuestionVerdict, Question: reordered}},
 				Model:     model,
 				Media:     r.Media,
 			}, clock)
 			attempts += n
 			if err != nil {
 				if !judgment.IsGenerationError(err) {
-					return OrderingsRun{}, err
+					return Result{}, err
 				}
-				return stop(i, o, runErrorClass(ctx, err), err.Error())
+				return stop(i, o, judgment.StopClass(ctx, err), err.Error())
 			}
 			end = t
 			run.Requests++
-			answer, ok := resp.Choice(QuestionVerdict)
+			answer, ok := resp.Choice(checkmatch.QuestionVerdict)
 			if !ok {
-				return OrderingsRun{}, &answerError{CaseID: r.CaseID(), Question: QuestionVerdict}
+				return Result{}, &answerError{CaseID: r.CaseID(), Question: checkmatch.QuestionVerdict}
 			}
 			canonical := make(judgment.Probabilities, len(labels))
 			for k, l := range labels {
 				p, ok := answer.Probabilities.Get(l)
 				if !ok {
-					return OrderingsRun{}, &answerError{CaseID: r.CaseID(), Question: QuestionVerdict}
+					return Result{}, &answerError{CaseID: r.CaseID(), Question: checkmatch.QuestionVerdict}
 				}
 				canonical[k] = judgment.Probability{Label: l, P: p}
 			}
 			probs[o] = canonical
 		}
-		rec, err := NewOrderingsCase(r, labels, orders, probs, singles[i])
+		rec, err := NewCase(r, labels, orders, probs, singles[i])
 		if err != nil {
-			return OrderingsRun{}, err
+			return Result{}, err
 		}
 		if j != nil {
-			if err := j.record(newOrderingsLine(i, rec, probs, attempts, j.part, end-started)); err != nil {
-				return OrderingsRun{}, err
+			if err := j.Record(newOrderingsLine(i, rec, probs, attempts, j.Part(), end-started)); err != nil {
+				return Result{}, err
 			}
 		}
 		run.Cases = append(run.Cases, rec)
 	}
-	run.WallSeconds = clock() - started + j.priorWall()
+	run.WallSeconds = clock() - started + priorWall(j)
 	return run, nil
+}
+
+// answerError reports a response that lacks the verdict answer or holds
+// one of the wrong type or without every label: the port broke its
+// contract.
+type answerError struct {
+	// CaseID is the judged case.
+	CaseID string
+	// Question is the missing answer's question id.
+	Question string
+}
+
+// Error returns "case <id>: response has no valid answer <question>", as
+// [checkmatch.Run] says it.
+func (e *answerError) Error() string {
+	return "case " + e.CaseID + ": response has no valid answer " + e.Question
 }
 
 // verdictChoice returns the request's verdict question, which must be a
 // [judgment.Choice].
-func verdictChoice(r Request) (judgment.Choice, error) {
+func verdictChoice(r checkmatch.Request) (judgment.Choice, error) {
 	for _, q := range r.Questions {
-		if q.Name == QuestionVerdict {
+		if q.Name == checkmatch.QuestionVerdict {
 			if c, ok := q.Question.(judgment.Choice); ok {
 				return c, nil
 			}
@@ -569,26 +593,26 @@ func verdictChoice(r Request) (judgment.Choice, error) {
 // Go renders never equal typevet's Pillow renders, so a typevet receipt
 // always fails the render check: the study must be paired with a
 // single-order receipt made by this module's renderer (the same
-// [RendererPin]).
-func SingleOrderCases(r Receipt, reqs []Request, seed uint64) (receipt.Ordered[CaseRecord], error) {
+// [checkmatch.RendererPin]).
+func SingleOrderCases(r checkmatch.Receipt, reqs []checkmatch.Request, seed uint64) (receipt.Ordered[checkmatch.CaseRecord], error) {
 	if r.Pins.GeneratorSeed != seed {
 		return nil, fmt.Errorf("receipt seed differs from seed %d", seed)
 	}
-	byID := make(map[string]CaseRecord, len(r.Cases))
+	byID := make(map[string]checkmatch.CaseRecord, len(r.Cases))
 	for _, c := range r.Cases {
 		byID[c.CaseID] = c
 	}
-	out := make(receipt.Ordered[CaseRecord], 0, len(reqs))
+	out := make(receipt.Ordered[checkmatch.CaseRecord], 0, len(reqs))
 	for _, req := range reqs {
 		id := req.CaseID()
 		c, ok := byID[id]
 		if !ok {
 			return nil, fmt.Errorf("case %s missing from the receipt", id)
 		}
-		if c.RenderSHA256 != imageDigest(req) {
+		if c.RenderSHA256 != req.ImageDigest() {
 			return nil, fmt.Errorf("render of %s differs from the receipt", id)
 		}
-		out = append(out, receipt.Entry[CaseRecord]{Name: id, Value: c})
+		out = append(out, receipt.Entry[checkmatch.CaseRecord]{Name: id, Value: c})
 	}
 	return out, nil
 }
@@ -602,11 +626,11 @@ type Bootstrap struct {
 	Seed int `json:"seed"`
 }
 
-// OrderingsStats is the "statistics" block of an option-order receipt:
+// Stats is the "statistics" block of an option-order receipt:
 // its fields, in order, are the block's keys. Every share is
 // over the cases; the decision uses the point estimates only, and the
 // intervals are reported beside them.
-type OrderingsStats struct {
+type Stats struct {
 	// Cases is the number of cases.
 	Cases int `json:"cases"`
 	// PositionMeans is the mean probability at each position: the position
@@ -660,7 +684,7 @@ type caseNumbers struct {
 // verdicts and single-order answer alone (the stored argmax, mean and
 // position fields are not trusted), as typevet recomputes them from a
 // receipt.
-func numbersOf(c OrderingsCase) (caseNumbers, error) {
+func numbersOf(c Case) (caseNumbers, error) {
 	if len(c.Orderings) == 0 {
 		return caseNumbers{}, fmt.Errorf("case %s has no orderings", c.CaseID)
 	}
@@ -764,7 +788,7 @@ func share(nums []caseNumbers, pick func(caseNumbers) bool) float64 {
 	return float64(k) / float64(len(nums))
 }
 
-// OrderingsStatistics computes the statistics block of an option-order study
+// Statistics computes the statistics block of an option-order study
 // from its case records (typevet's orderings_statistics): a pure
 // function of the receipt's cases, so it recomputes a receipt's block,
 // ours or typevet's, to the last digit. Each case's numbers come from its
@@ -779,21 +803,21 @@ func share(nums []caseNumbers, pick func(caseNumbers) bool) float64 {
 // No cases is an error ("statistics need at least one case"), and so is a
 // case whose orderings are empty, disagree in length with the first case's,
 // or lack a label.
-func OrderingsStatistics(cases []OrderingsCase) (OrderingsStats, error) {
+func Statistics(cases []Case) (Stats, error) {
 	if len(cases) == 0 {
-		return OrderingsStats{}, errors.New("statistics need at least one case")
+		return Stats{}, errors.New("statistics need at least one case")
 	}
 	nums := make([]caseNumbers, len(cases))
 	width := len(cases[0].Orderings) // refined below
 	for i, c := range cases {
 		n, err := numbersOf(c)
 		if err != nil {
-			return OrderingsStats{}, err
+			return Stats{}, err
 		}
 		if i == 0 {
 			width = len(n.positions[0])
 		} else if w := len(n.positions[0]); w != width {
-			return OrderingsStats{}, fmt.Errorf("case %s has %d labels, case %s has %d", c.CaseID, w, cases[0].CaseID, width)
+			return Stats{}, fmt.Errorf("case %s has %d labels, case %s has %d", c.CaseID, w, cases[0].CaseID, width)
 		}
 		nums[i] = n
 	}
@@ -804,7 +828,7 @@ func OrderingsStatistics(cases []OrderingsCase) (OrderingsStats, error) {
 	}
 	var s spreadScratch
 	means, spread := s.positionSpread(nums, all, width)
-	st := OrderingsStats{
+	st := Stats{
 		Cases:               len(cases),
 		PositionMeans:       slices.Clone(means),
 		PositionSpread:      spread,
@@ -831,10 +855,10 @@ func OrderingsStatistics(cases []OrderingsCase) (OrderingsStats, error) {
 	})
 	var err error
 	if st.SpreadInterval[0], st.SpreadInterval[1], err = resample.PercentileInterval(spreads, intervalLevel); err != nil {
-		return OrderingsStats{}, err
+		return Stats{}, err
 	}
 	if st.AccuracyDifferenceInterval[0], st.AccuracyDifferenceInterval[1], err = resample.PercentileInterval(diffs, intervalLevel); err != nil {
-		return OrderingsStats{}, err
+		return Stats{}, err
 	}
 	return st, nil
 }

@@ -1,8 +1,11 @@
-package checkmatch
+package orderings
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+	"github.com/typevet/typevet-go/checkmatch"
 	"math"
 	"math/big"
 	"runtime"
@@ -61,7 +64,7 @@ func TestBalancedOrdersVerdictLabels(t *testing.T) {
 		{"unsigned", "amount_mismatch", "cannot_tell", "consistent", "date_mismatch", "payee_mismatch"},
 		{"amount_mismatch", "consistent", "unsigned", "payee_mismatch", "cannot_tell", "date_mismatch"},
 	}
-	assert.Equal(t, want, orderLabels(VerdictLabels[:], orders))
+	assert.Equal(t, want, orderLabels(checkmatch.VerdictLabels[:], orders))
 }
 
 func TestBalancedOrdersProperties(t *testing.T) {
@@ -156,8 +159,8 @@ func TestRemapAndPositionProbabilities(t *testing.T) {
 
 func TestReorderedChoice(t *testing.T) {
 	var verdict judgment.Choice
-	for _, q := range Questions() {
-		if q.Name == QuestionVerdict {
+	for _, q := range checkmatch.Questions() {
+		if q.Name == checkmatch.QuestionVerdict {
 			verdict = q.Question.(judgment.Choice)
 		}
 	}
@@ -169,7 +172,7 @@ func TestReorderedChoice(t *testing.T) {
 	for p, o := range orders[1] {
 		assert.Equal(t, verdict.Criteria[o], got.Criteria[p], "position %d keeps the label's description", p)
 	}
-	assert.Equal(t, VerdictConsistent, verdict.Criteria[0].Label, "the original is not changed")
+	assert.Equal(t, checkmatch.VerdictConsistent, verdict.Criteria[0].Label, "the original is not changed")
 
 	_, err = reorderedChoice(verdict, []int{0, 1})
 	assert.ErrorContains(t, err, "2 positions, want 6")
@@ -251,28 +254,28 @@ func probsOf(labels []string, values ...float64) judgment.Probabilities {
 // tests do: orders are label lists, each ordering's probabilities are given
 // in canonical label order (the first order), and the single-order answer
 // is verdict single with singleProbs (canonical order).
-func orderingsFixture(id string, expected []string, single string, singleProbs []float64, orders [][]string, probs ...[]float64) OrderingsCase {
+func orderingsFixture(id string, expected []string, single string, singleProbs []float64, orders [][]string, probs ...[]float64) Case {
 	labels := orders[0]
-	c := OrderingsCase{
+	c := Case{
 		CaseID:           id,
 		ExpectedVerdicts: expected,
 		SingleOrder:      SingleOrder{Verdict: single, VerdictProbabilities: probsOf(labels, singleProbs...)},
 	}
 	for o, order := range orders {
-		c.Orderings = append(c.Orderings, OrderingAnswer{Order: order, Probabilities: probsOf(labels, probs[o]...)})
+		c.Orderings = append(c.Orderings, Answer{Order: order, Probabilities: probsOf(labels, probs[o]...)})
 	}
 	return c
 }
 
 var twoOrders = [][]string{{"x", "y"}, {"y", "x"}}
 
-func two(id string, expected, single string, p0, p1 [2]float64) OrderingsCase {
+func two(id string, expected, single string, p0, p1 [2]float64) Case {
 	return orderingsFixture(id, []string{expected}, single, []float64{0.5, 0.5}, twoOrders, p0[:], p1[:])
 }
 
 var threeOrders = [][]string{{"x", "y", "z"}, {"y", "z", "x"}, {"z", "x", "y"}}
 
-func three(id, expected, single string, probs ...[]float64) OrderingsCase {
+func three(id, expected, single string, probs ...[]float64) Case {
 	return orderingsFixture(id, []string{expected}, single, probs[0], threeOrders, probs...)
 }
 
@@ -290,7 +293,7 @@ func TestOrderingsStatisticsFixtures(t *testing.T) {
 	adoptA := two("A", "x", "x", [2]float64{.9, .1}, [2]float64{.7, .3})
 	adoptB := two("B", "y", "x", [2]float64{.6, .4}, [2]float64{.2, .8})
 	inconclusiveB := two("B", "x", "x", [2]float64{.6, .4}, [2]float64{.2, .8})
-	sixCases := []OrderingsCase{
+	sixCases := []Case{
 		adoptA, adoptB,
 		two("C", "x", "y", [2]float64{.55, .45}, [2]float64{.4, .6}),
 		two("D", "y", "y", [2]float64{.3, .7}, [2]float64{.1, .9}),
@@ -305,27 +308,27 @@ func TestOrderingsStatisticsFixtures(t *testing.T) {
 
 	tests := []struct {
 		name   string
-		cases  []OrderingsCase
-		want   OrderingsStats
+		cases  []Case
+		want   Stats
 		reason string
 	}{
 		{
-			name: "adopt", cases: []OrderingsCase{adoptA, adoptB},
-			want: OrderingsStats{Cases: 2, PositionMeans: []float64{0.65, 0.35}, PositionSpread: 0.30000000000000004,
+			name: "adopt", cases: []Case{adoptA, adoptB},
+			want: Stats{Cases: 2, PositionMeans: []float64{0.65, 0.35}, PositionSpread: 0.30000000000000004,
 				ArgmaxStability: 0.5, AveragedAccuracy: 1, SingleOrderAccuracy: 0.5, Ordering0Agreement: 1,
 				Ordering0MaxAbsDifference: 0.4, Decision: decisionAdoptOptIn,
 				SpreadInterval: [2]float64{0.2, 0.3999999999999999}, AccuracyDifferenceInterval: [2]float64{0, 1}},
 		},
 		{
-			name: "inconclusive", cases: []OrderingsCase{adoptA, inconclusiveB},
-			want: OrderingsStats{Cases: 2, PositionMeans: []float64{0.65, 0.35}, PositionSpread: 0.30000000000000004,
+			name: "inconclusive", cases: []Case{adoptA, inconclusiveB},
+			want: Stats{Cases: 2, PositionMeans: []float64{0.65, 0.35}, PositionSpread: 0.30000000000000004,
 				ArgmaxStability: 0.5, AveragedAccuracy: 0.5, SingleOrderAccuracy: 1, Ordering0Agreement: 1,
 				Ordering0MaxAbsDifference: 0.4, Decision: DecisionInconclusive,
 				SpreadInterval: [2]float64{0.2, 0.3999999999999999}, AccuracyDifferenceInterval: [2]float64{-1, 0}},
 		},
 		{
-			name: "small", cases: []OrderingsCase{two("A", "x", "x", [2]float64{.5, .5}, [2]float64{.52, .48})},
-			want: OrderingsStats{Cases: 1, PositionMeans: []float64{0.49, 0.51}, PositionSpread: 0.020000000000000018,
+			name: "small", cases: []Case{two("A", "x", "x", [2]float64{.5, .5}, [2]float64{.52, .48})},
+			want: Stats{Cases: 1, PositionMeans: []float64{0.49, 0.51}, PositionSpread: 0.020000000000000018,
 				ArgmaxStability: 1, AveragedAccuracy: 1, SingleOrderAccuracy: 1, Ordering0Agreement: 1,
 				Ordering0MaxAbsDifference: 0, Decision: DecisionDoNotAdopt,
 				SpreadInterval: [2]float64{0.020000000000000018, 0.020000000000000018}, AccuracyDifferenceInterval: [2]float64{0, 0}},
@@ -333,30 +336,30 @@ func TestOrderingsStatisticsFixtures(t *testing.T) {
 		},
 		{
 			name: "interval fixture", cases: sixCases,
-			want: OrderingsStats{Cases: 6, PositionMeans: []float64{0.625, 0.375}, PositionSpread: 0.25,
+			want: Stats{Cases: 6, PositionMeans: []float64{0.625, 0.375}, PositionSpread: 0.25,
 				ArgmaxStability: 0.5, AveragedAccuracy: 0.6666666666666666, SingleOrderAccuracy: 0.5,
 				Ordering0Agreement: 0.8333333333333334, Ordering0MaxAbsDifference: 0.4, Decision: decisionAdoptOptIn,
 				SpreadInterval: [2]float64{0.1916666666666667, 0.3166666666666667}, AccuracyDifferenceInterval: [2]float64{0, 0.5}},
 		},
 		{
-			name: "identical", cases: []OrderingsCase{identical, identical, identical, identical},
-			want: OrderingsStats{Cases: 4, PositionMeans: []float64{0.5, 0.5}, PositionSpread: 0,
+			name: "identical", cases: []Case{identical, identical, identical, identical},
+			want: Stats{Cases: 4, PositionMeans: []float64{0.5, 0.5}, PositionSpread: 0,
 				ArgmaxStability: 1, AveragedAccuracy: 1, SingleOrderAccuracy: 1, Ordering0Agreement: 1,
 				Ordering0MaxAbsDifference: 0.4, Decision: DecisionDoNotAdopt,
 				SpreadInterval: [2]float64{0, 0}, AccuracyDifferenceInterval: [2]float64{0, 0}},
 			reason: "x wins under both orders; by position 0.9 and 0.1 swap, so the means are equal",
 		},
 		{
-			name: "stability (three labels)", cases: []OrderingsCase{m, s},
-			want: OrderingsStats{Cases: 2, PositionMeans: []float64{0.39999999999999997, 0.31666666666666665, 0.2833333333333333},
+			name: "stability (three labels)", cases: []Case{m, s},
+			want: Stats{Cases: 2, PositionMeans: []float64{0.39999999999999997, 0.31666666666666665, 0.2833333333333333},
 				PositionSpread: 0.11666666666666664, ArgmaxStability: 0.5, AveragedAccuracy: 0.5, SingleOrderAccuracy: 1,
 				Ordering0Agreement: 1, Ordering0MaxAbsDifference: 0, Decision: DecisionInconclusive,
 				SpreadInterval: [2]float64{0, 0.23333333333333325}, AccuracyDifferenceInterval: [2]float64{-1, 0}},
 			reason: "M's argmax changes only in the middle ordering",
 		},
 		{
-			name: "agreement (three labels)", cases: []OrderingsCase{d, a},
-			want: OrderingsStats{Cases: 2, PositionMeans: []float64{0.3333333333333333, 0.3333333333333333, 0.3333333333333333},
+			name: "agreement (three labels)", cases: []Case{d, a},
+			want: Stats{Cases: 2, PositionMeans: []float64{0.3333333333333333, 0.3333333333333333, 0.3333333333333333},
 				PositionSpread: 0, ArgmaxStability: 1, AveragedAccuracy: 1, SingleOrderAccuracy: 0.5,
 				Ordering0Agreement: 0.5, Ordering0MaxAbsDifference: 0, Decision: DecisionDoNotAdopt,
 				SpreadInterval: [2]float64{0, 0}, AccuracyDifferenceInterval: [2]float64{0, 1}},
@@ -367,10 +370,10 @@ func TestOrderingsStatisticsFixtures(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.want.SpreadLimit = 0.05
 			tt.want.Bootstrap = Bootstrap{Resamples: 1000, Seed: 0}
-			got, err := OrderingsStatistics(tt.cases)
+			got, err := Statistics(tt.cases)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got, tt.reason)
-			again, err := OrderingsStatistics(tt.cases)
+			again, err := Statistics(tt.cases)
 			require.NoError(t, err)
 			assert.Equal(t, got, again, "deterministic")
 		})
@@ -381,7 +384,7 @@ func TestOrderingsStatisticsFixtures(t *testing.T) {
 // 974 over resample_indices(n, 0, b) for b = 0..999, recomputed here the
 // slow, obvious way.
 func TestOrderingsStatisticsIntervalsByHand(t *testing.T) {
-	cases := []OrderingsCase{
+	cases := []Case{
 		two("A", "x", "x", [2]float64{.9, .1}, [2]float64{.7, .3}),
 		two("B", "y", "x", [2]float64{.6, .4}, [2]float64{.2, .8}),
 		two("C", "x", "y", [2]float64{.55, .45}, [2]float64{.4, .6}),
@@ -389,11 +392,11 @@ func TestOrderingsStatisticsIntervalsByHand(t *testing.T) {
 		two("E", "x", "x", [2]float64{.8, .2}, [2]float64{.5, .5}),
 		two("F", "y", "x", [2]float64{.7, .3}, [2]float64{.45, .55}),
 	}
-	got, err := OrderingsStatistics(cases)
+	got, err := Statistics(cases)
 	require.NoError(t, err)
 	var spreads, diffs []float64
 	for b := range 1000 {
-		var sample []OrderingsCase
+		var sample []Case
 		for _, i := range resample.Indices(len(cases), 0, b) {
 			sample = append(sample, cases[i])
 		}
@@ -420,7 +423,7 @@ func TestOrderingsStatisticsIntervalsByHand(t *testing.T) {
 }
 
 // slowSpread pools every ordering's position vector and takes fsum means.
-func slowSpread(cases []OrderingsCase) float64 {
+func slowSpread(cases []Case) float64 {
 	var cols [][]float64
 	for _, c := range cases {
 		for _, o := range c.Orderings {
@@ -446,46 +449,59 @@ func slowSpread(cases []OrderingsCase) float64 {
 }
 
 func TestOrderingsStatisticsErrors(t *testing.T) {
-	_, err := OrderingsStatistics(nil)
+	_, err := Statistics(nil)
 	assert.EqualError(t, err, "statistics need at least one case")
 
 	bad := two("A", "x", "x", [2]float64{.9, .1}, [2]float64{.7, .3})
 	bad.Orderings[1].Probabilities = probsOf([]string{"x"}, 0.7)
-	_, err = OrderingsStatistics([]OrderingsCase{bad})
+	_, err = Statistics([]Case{bad})
 	assert.ErrorContains(t, err, `case A ordering 1`)
 
-	mixed := []OrderingsCase{two("A", "x", "x", [2]float64{.9, .1}, [2]float64{.7, .3}), three("B", "x", "x", []float64{.6, .3, .1}, []float64{.6, .3, .1}, []float64{.6, .3, .1})}
-	_, err = OrderingsStatistics(mixed)
+	mixed := []Case{two("A", "x", "x", [2]float64{.9, .1}, [2]float64{.7, .3}), three("B", "x", "x", []float64{.6, .3, .1}, []float64{.6, .3, .1}, []float64{.6, .3, .1})}
+	_, err = Statistics(mixed)
 	assert.ErrorContains(t, err, "case B has 3 labels")
 
-	_, err = OrderingsStatistics([]OrderingsCase{{CaseID: "E"}})
+	_, err = Statistics([]Case{{CaseID: "E"}})
 	assert.ErrorContains(t, err, "case E has no orderings")
 }
 
 // studySlice is a one-row seed-1 slice with synthetic image bytes (the
 // study never looks at the pixels).
-func studySlice(t testing.TB, rows int) Slice {
+func studySlice(t testing.TB, rows int) checkmatch.Slice {
 	t.Helper()
-	cases, err := Cases(1, rows)
+	cases, err := checkmatch.Cases(1, rows)
 	require.NoError(t, err)
 	images := make([][]byte, len(cases))
 	for i := range images {
 		images[i] = fmt.Appendf(nil, "synthetic image %03d", i)
 	}
-	return newSlice(1, rows, cases, images)
+	reqs := make([]checkmatch.Request, len(cases))
+	for i, c := range cases {
+		reqs[i] = checkmatch.BuildRequest(c, images[i])
+	}
+	// slice_sha256 as checkmatch computes it: each case id, then its
+	// image's SHA-256.
+	h := sha256.New()
+	for _, r := range reqs {
+		h.Write([]byte(r.CaseID()))
+		sum, err := hex.DecodeString(r.ImageDigest())
+		require.NoError(t, err)
+		h.Write(sum)
+	}
+	return checkmatch.Slice{Seed: 1, Rows: rows, Requests: reqs, SHA256: hex.EncodeToString(h.Sum(nil))}
 }
 
 // singleFor makes a single-order case per request: verdict consistent,
 // uniform probabilities, the request's render digest.
-func singleFor(reqs []Request) receipt.Ordered[CaseRecord] {
-	var out receipt.Ordered[CaseRecord]
+func singleFor(reqs []checkmatch.Request) receipt.Ordered[checkmatch.CaseRecord] {
+	var out receipt.Ordered[checkmatch.CaseRecord]
 	for _, r := range reqs {
-		probs := make(judgment.Probabilities, len(VerdictLabels))
-		for i, l := range VerdictLabels {
+		probs := make(judgment.Probabilities, len(checkmatch.VerdictLabels))
+		for i, l := range checkmatch.VerdictLabels {
 			probs[i] = judgment.Probability{Label: l, P: 1.0 / 6}
 		}
-		out = append(out, receipt.Entry[CaseRecord]{Name: r.CaseID(), Value: CaseRecord{
-			CaseID: r.CaseID(), Verdict: VerdictConsistent, VerdictProbabilities: probs, RenderSHA256: imageDigest(r),
+		out = append(out, receipt.Entry[checkmatch.CaseRecord]{Name: r.CaseID(), Value: checkmatch.CaseRecord{
+			CaseID: r.CaseID(), Verdict: checkmatch.VerdictConsistent, VerdictProbabilities: probs, RenderSHA256: r.ImageDigest(),
 		}})
 	}
 	return out
@@ -527,19 +543,19 @@ func TestRunOrderingsPositionVector(t *testing.T) {
 	orders, err := BalancedOrders(6)
 	require.NoError(t, err)
 	port := &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}
-	run, err := RunOrderings(context.Background(), port, "m", reqs, orders, singleFor(reqs), RunOptions{})
+	run, err := Run(context.Background(), port, "m", reqs, orders, singleFor(reqs), checkmatch.RunOptions{})
 	require.NoError(t, err)
 	assert.Nil(t, run.Stopped)
 	assert.Equal(t, 12, run.Requests)
 	require.Len(t, port.requests, 12, "6 calls per case")
 	for i, req := range port.requests[:6] {
 		require.Len(t, req.Questions, 1, "only the verdict question")
-		assert.Equal(t, QuestionVerdict, req.Questions[0].Name)
+		assert.Equal(t, checkmatch.QuestionVerdict, req.Questions[0].Name)
 		var got []string
 		for _, c := range req.Questions[0].Question.(judgment.Choice).Criteria {
 			got = append(got, c.Label)
 		}
-		assert.Equal(t, orderLabels(VerdictLabels[:], orders)[i], got, "call %d lists the labels in ordering %d", i, i)
+		assert.Equal(t, orderLabels(checkmatch.VerdictLabels[:], orders)[i], got, "call %d lists the labels in ordering %d", i, i)
 		assert.Equal(t, reqs[0].State, req.State, "state forwarded unchanged")
 		assert.Same(t, &reqs[0].Media[0], &req.Media[0], "media forwarded unchanged")
 		assert.Equal(t, "m", req.Model)
@@ -547,17 +563,17 @@ func TestRunOrderingsPositionVector(t *testing.T) {
 	require.Len(t, run.Cases, 2)
 	c := run.Cases[0]
 	assert.Equal(t, reqs[0].CaseID(), c.CaseID)
-	assert.Equal(t, imageDigest(reqs[0]), c.RenderSHA256)
+	assert.Equal(t, reqs[0].ImageDigest(), c.RenderSHA256)
 	for _, p := range c.MeanProbabilities {
 		assert.Equal(t, 1.0/6, p.P, "label %s: 0.5/6 + 5·0.1/6, summed exactly", p.Label)
 	}
 	assert.False(t, c.ArgmaxStable)
-	assert.Equal(t, VerdictConsistent, c.MeanVerdict, "all tie: the first label")
+	assert.Equal(t, checkmatch.VerdictConsistent, c.MeanVerdict, "all tie: the first label")
 	for o, ans := range c.Orderings {
 		assert.Equal(t, []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}, c.PositionProbabilities[o])
 		assert.Equal(t, ans.Order[0], ans.Argmax)
 	}
-	st, err := OrderingsStatistics(run.Cases)
+	st, err := Statistics(run.Cases)
 	require.NoError(t, err)
 	assert.InDelta(t, 0.4, st.PositionSpread, 1e-15)
 	assert.Contains(t, []Decision{decisionAdoptOptIn, DecisionInconclusive}, st.Decision)
@@ -573,21 +589,21 @@ func TestRunOrderingsStops(t *testing.T) {
 		failAt    int
 		err       error
 		wantCases int
-		want      OrderingsStopped
+		want      Stopped
 	}{
 		{
 			name: "call 8 fails", failAt: 8, err: &judgment.GenerationError{Msg: "boom"}, wantCases: 1,
-			want: OrderingsStopped{Index: 1, CaseID: reqs[1].CaseID(), Ordering: 2, ErrorClass: "GenerationError", Message: "boom"},
+			want: Stopped{Index: 1, CaseID: reqs[1].CaseID(), Ordering: 2, ErrorClass: "GenerationError", Message: "boom"},
 		},
 		{
 			name: "call 0 fails", failAt: 0, err: &judgment.TransportError{Msg: "connection refused"}, wantCases: 0,
-			want: OrderingsStopped{Index: 0, CaseID: reqs[0].CaseID(), Ordering: 0, ErrorClass: "TransportError", Message: "connection refused"},
+			want: Stopped{Index: 0, CaseID: reqs[0].CaseID(), Ordering: 0, ErrorClass: "TransportError", Message: "connection refused"},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			port := &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}, fail: map[int]error{tt.failAt: tt.err}}
-			run, err := RunOrderings(context.Background(), port, "m", reqs, orders, singleFor(reqs), RunOptions{})
+			run, err := Run(context.Background(), port, "m", reqs, orders, singleFor(reqs), checkmatch.RunOptions{})
 			require.NoError(t, err)
 			require.NotNil(t, run.Stopped)
 			assert.Equal(t, tt.want, *run.Stopped)
@@ -606,19 +622,19 @@ func TestRunOrderingsRefusals(t *testing.T) {
 
 	scoreVerdict := sl.Requests[0]
 	scoreVerdict.Questions = slices.Clone(scoreVerdict.Questions)
-	scoreVerdict.Questions[2] = judgment.NamedQuestion{Name: QuestionVerdict, Question: scoreVerdict.Questions[3].Question}
-	_, err = RunOrderings(context.Background(), port, "m", []Request{scoreVerdict}, orders, singleFor(sl.Requests), RunOptions{})
+	scoreVerdict.Questions[2] = judgment.NamedQuestion{Name: checkmatch.QuestionVerdict, Question: scoreVerdict.Questions[3].Question}
+	_, err = Run(context.Background(), port, "m", []checkmatch.Request{scoreVerdict}, orders, singleFor(sl.Requests), checkmatch.RunOptions{})
 	assert.EqualError(t, err, scoreVerdict.CaseID()+": the verdict question is not a Choice")
 
-	_, err = RunOrderings(context.Background(), port, "m", sl.Requests[:2], orders, singleFor(sl.Requests[:1]), RunOptions{})
+	_, err = Run(context.Background(), port, "m", sl.Requests[:2], orders, singleFor(sl.Requests[:1]), checkmatch.RunOptions{})
 	assert.ErrorContains(t, err, "case "+sl.Requests[1].CaseID()+" missing")
 
-	_, err = RunOrderings(context.Background(), port, "m", sl.Requests[:1], [][]int{{0, 1}}, singleFor(sl.Requests), RunOptions{})
+	_, err = Run(context.Background(), port, "m", sl.Requests[:1], [][]int{{0, 1}}, singleFor(sl.Requests), checkmatch.RunOptions{})
 	assert.ErrorContains(t, err, "2 positions, want 6")
 	assert.Empty(t, port.requests, "refusals come before any call")
 
 	notBackend := &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}, fail: map[int]error{0: fmt.Errorf("a bug")}}
-	_, err = RunOrderings(context.Background(), notBackend, "m", sl.Requests[:1], orders, singleFor(sl.Requests), RunOptions{})
+	_, err = Run(context.Background(), notBackend, "m", sl.Requests[:1], orders, singleFor(sl.Requests), checkmatch.RunOptions{})
 	assert.EqualError(t, err, "a bug", "only backend failures stop the study; others crash it")
 }
 
@@ -629,10 +645,10 @@ func TestRunOrderingsCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	port := &positionPort{byPos: []float64{0.5, 0.1, 0.1, 0.1, 0.1, 0.1}}
-	run, err := RunOrderings(ctx, port, "m", sl.Requests[:1], orders, singleFor(sl.Requests), RunOptions{})
+	run, err := Run(ctx, port, "m", sl.Requests[:1], orders, singleFor(sl.Requests), checkmatch.RunOptions{})
 	require.NoError(t, err)
 	require.NotNil(t, run.Stopped)
-	assert.Equal(t, ErrorClassCanceled, run.Stopped.ErrorClass)
+	assert.Equal(t, "Canceled", run.Stopped.ErrorClass)
 	assert.Empty(t, port.requests)
 }
 
@@ -640,7 +656,7 @@ func TestSingleOrderCases(t *testing.T) {
 	sl := studySlice(t, 1)
 	reqs := sl.Requests
 	single := singleFor(reqs)
-	var rec Receipt
+	var rec checkmatch.Receipt
 	rec.Pins.GeneratorSeed = 1
 	for i := len(single) - 1; i >= 0; i-- { // receipt order does not matter
 		rec.Cases = append(rec.Cases, single[i].Value)
@@ -693,15 +709,15 @@ func (s *bigSum) float() float64 {
 
 // benchOrderingsCases builds 140 six-ordering case records with varied,
 // deterministic probabilities.
-func benchOrderingsCases(tb testing.TB) []OrderingsCase {
-	orders, err := BalancedOrders(len(VerdictLabels))
+func benchOrderingsCases(tb testing.TB) []Case {
+	orders, err := BalancedOrders(len(checkmatch.VerdictLabels))
 	require.NoError(tb, err)
-	labels := orderLabels(VerdictLabels[:], orders)
-	cases := make([]OrderingsCase, 140)
+	labels := orderLabels(checkmatch.VerdictLabels[:], orders)
+	cases := make([]Case, 140)
 	for i := range cases {
 		var probs [][]float64
 		for o := range orders {
-			p := make([]float64, len(VerdictLabels))
+			p := make([]float64, len(checkmatch.VerdictLabels))
 			sum := 0.0
 			for j := range p {
 				p[j] = float64((i*7+o*5+j*3)%11 + 1)
@@ -712,7 +728,7 @@ func benchOrderingsCases(tb testing.TB) []OrderingsCase {
 			}
 			probs = append(probs, p)
 		}
-		cases[i] = orderingsFixture(fmt.Sprintf("r%02d:c%d", i/7, i%7), []string{VerdictLabels[i%6]}, VerdictLabels[(i+1)%6], probs[0], labels, probs...)
+		cases[i] = orderingsFixture(fmt.Sprintf("r%02d:c%d", i/7, i%7), []string{checkmatch.VerdictLabels[i%6]}, checkmatch.VerdictLabels[(i+1)%6], probs[0], labels, probs...)
 	}
 	return cases
 }
@@ -724,7 +740,7 @@ func BenchmarkOrderingsStatistics140(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if _, err := OrderingsStatistics(cases); err != nil {
+		if _, err := Statistics(cases); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -732,28 +748,28 @@ func BenchmarkOrderingsStatistics140(b *testing.B) {
 
 func TestNewOrderingsCaseRefusals(t *testing.T) {
 	req := studySlice(t, 1).Requests[0]
-	labels := VerdictLabels[:]
+	labels := checkmatch.VerdictLabels[:]
 	uniform := probsOf(labels, 1.0/6, 1.0/6, 1.0/6, 1.0/6, 1.0/6, 1.0/6)
-	_, err := NewOrderingsCase(req, labels, [][]int{{0, 1, 2, 3, 4, 9}}, []judgment.Probabilities{uniform}, CaseRecord{})
+	_, err := NewCase(req, labels, [][]int{{0, 1, 2, 3, 4, 9}}, []judgment.Probabilities{uniform}, checkmatch.CaseRecord{})
 	assert.ErrorContains(t, err, "case r00:clean ordering 0: order [0 1 2 3 4 9] is not a permutation of 0..5")
-	_, err = NewOrderingsCase(req, labels, [][]int{identity(6)}, nil, CaseRecord{})
+	_, err = NewCase(req, labels, [][]int{identity(6)}, nil, checkmatch.CaseRecord{})
 	assert.ErrorContains(t, err, "equal length")
-	_, err = NewOrderingsCase(req, labels, [][]int{identity(6)}, []judgment.Probabilities{uniform[:5]}, CaseRecord{})
+	_, err = NewCase(req, labels, [][]int{identity(6)}, []judgment.Probabilities{uniform[:5]}, checkmatch.CaseRecord{})
 	assert.ErrorContains(t, err, `no label "cannot_tell"`)
 }
 
 // The bootstrap gives the same intervals on one worker and on many.
 func TestOrderingsStatisticsScheduleFree(t *testing.T) {
 	cases := benchOrderingsCases(t)[:35]
-	many, err := OrderingsStatistics(cases)
+	many, err := Statistics(cases)
 	require.NoError(t, err)
 	prev := runtime.GOMAXPROCS(1)
-	one, err := OrderingsStatistics(cases)
+	one, err := Statistics(cases)
 	runtime.GOMAXPROCS(prev)
 	require.NoError(t, err)
 	assert.Equal(t, one, many)
 	prev = runtime.GOMAXPROCS(7)
-	seven, err := OrderingsStatistics(cases)
+	seven, err := Statistics(cases)
 	runtime.GOMAXPROCS(prev)
 	require.NoError(t, err)
 	assert.Equal(t, one, seven)

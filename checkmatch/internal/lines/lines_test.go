@@ -1,0 +1,81 @@
+package lines
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDecodeRefuses: each line that does not fit the slice is refused
+// naming its entry; a case journaled twice keeps its first line, and each
+// part's wall time is its latest finished_seconds.
+func TestDecodeRefuses(t *testing.T) {
+	ids := []string{"r00:clean", "r00:unsigned"}
+	digests := []string{"aa", "bb"}
+	for _, tt := range []struct {
+		name, line, want string
+	}{
+		{"not json object", `[1]`, "journal entry 2: not a case line"},
+		{"index out of range", `{"index": 2, "case_id": "r01:clean"}`, "index 2 is outside the slice's 2 cases"},
+		{"negative index", `{"index": -1}`, "index -1 is outside"},
+		{"other case", `{"index": 1, "case_id": "r00:clean", "render_sha256": "bb"}`, `case "r00:clean" is not case 1 of the slice (r00:unsigned)`},
+		{"other render", `{"index": 1, "case_id": "r00:unsigned", "render_sha256": "cc"}`, "render digest is not the slice's"},
+		{"check", `{"index": 1, "case_id": "r00:unsigned", "render_sha256": "bb", "bad": true}`, "journal entry 2: bad line"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			entries := []json.RawMessage{json.RawMessage(`{"index": 0, "case_id": "r00:clean", "render_sha256": "aa"}`), json.RawMessage(tt.line)}
+			_, _, _, err := Decode(entries, ids, digests, RawMeta, func(l Raw, i int) error {
+				var v struct{ Bad bool }
+				if json.Unmarshal(l.Line, &v) == nil && v.Bad {
+					return errors.New("bad line")
+				}
+				return nil
+			})
+			var le *Error
+			require.ErrorAs(t, err, &le)
+			assert.Equal(t, 2, le.Line)
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+
+	entries := []json.RawMessage{
+		json.RawMessage(`{"index": 1, "case_id": "r00:unsigned", "part": 1, "finished_seconds": 2.5, "render_sha256": "bb", "first": true}`),
+		json.RawMessage(`{"index": 1, "case_id": "r00:unsigned", "part": 2, "finished_seconds": 1, "render_sha256": "bb"}`),
+		json.RawMessage(`{"index": 0, "case_id": "r00:clean", "part": 1, "finished_seconds": 1.5, "render_sha256": "aa"}`),
+	}
+	got, wall, last, err := Decode(entries, ids, digests, RawMeta, nil)
+	require.NoError(t, err)
+	assert.Len(t, got, 2)
+	assert.Contains(t, string(got[1].Line), `"first": true`, "a case journaled twice keeps its first line")
+	assert.Equal(t, map[int]float64{1: 2.5, 2: 1}, wall)
+	assert.Equal(t, 2, last)
+}
+
+// TestOf: the shard of a case is a fixed function of its id.
+func TestOf(t *testing.T) {
+	assert.Equal(t, 0, Of("r00:clean", 3))
+	assert.Equal(t, 0, Of("r00:clean", 1))
+}
+
+// FuzzDecode feeds one journal line of outside input to Decode: it never
+// panics, and a line it accepts is a case of the slice, by index and id.
+func FuzzDecode(f *testing.F) {
+	ids := []string{"r00:clean", "r00:unsigned"}
+	f.Add([]byte(`{"index": 1, "case_id": "r00:unsigned", "part": 1, "finished_seconds": 0.5, "render_sha256": "bb"}`))
+	f.Add([]byte(`{"index": -1}`))
+	f.Add([]byte(`{"index": 1e400}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		got, _, _, err := Decode([]json.RawMessage{line}, ids, []string{"aa", "bb"}, RawMeta, nil)
+		if err != nil {
+			return
+		}
+		for i, l := range got {
+			if i < 0 || i >= len(ids) || l.CaseID != ids[i] || l.RenderSHA256 != []string{"aa", "bb"}[i] {
+				t.Fatalf("accepted %q as case %d", line, i)
+			}
+		}
+	})
+}
