@@ -59,13 +59,14 @@ func (r ShardReading) interval() serving.Interval {
 }
 
 // ShardRecord is the document a finished shard run writes (at the path a
-// whole run would write its receipt): its own schema (shardSchema) and
-// version, the shard, the run's identity (the journal header, shard pin
+// whole run would write its receipt): its own schema ("typevet-go.shard")
+// and version, the shard, the run's identity (the journal header, shard pin
 // included), the journal beside it (name and SHA-256) and what a receipt
 // needs that the journal does not hold. It is never a receipt: only
-// mergeShards over every shard makes one.
+// [MergeReceipt] (or orderings.MergeReceipt) over every shard makes one.
 type ShardRecord struct {
-	// Schema is shardSchema; Version is shardVersion.
+	// Schema is "typevet-go.shard"; Version is 1, the version this
+	// package writes and reads.
 	Schema  string `json:"schema"`
 	Version int    `json:"version"`
 	// Shard is "i/n".

@@ -24,10 +24,10 @@ type RetryPolicy struct {
 	// a negative value is an error.
 	Retries int
 	// BaseDelay is the back-off before the first retry, doubled before
-	// each next one; 0 means defaultRetryBaseDelay.
+	// each next one; 0 means 1 s.
 	BaseDelay time.Duration
 	// MaxDelay caps every back-off and a server's Retry-After; 0 means
-	// defaultRetryMaxDelay.
+	// 30 s.
 	MaxDelay time.Duration
 }
 

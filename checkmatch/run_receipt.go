@@ -43,8 +43,8 @@ type ReceiptParts struct {
 // the throughput block with 1 image per judgment, server_args, the metrics
 // of the outcomes (latencies unrounded) and one case record per outcome.
 //
-// A vLLM receipt without a non-blank pins.model_revision is refused with
-// errModelRevisionRequired before anything else is checked.
+// A vLLM receipt without a non-blank pins.model_revision is refused ("name
+// the served weights revision") before anything else is checked.
 //
 // The one place it departs from typevet: a stopped message that holds a
 // secret, "authorization" or "bearer " (any case) is replaced by

@@ -106,7 +106,8 @@ func serverEntry(ctx context.Context, sess *backend.Session, model string) (*ser
 // (server_args.caller_stated; nil when not stated).
 //
 // The server entry (pins.server) is nil for the fake, the reader's pin
-// for the built-in reader (offlineServerEntry), and for llama.cpp and
+// for the built-in reader (build_info its version, backend_pin its
+// version, font and constants), and for llama.cpp and
 // vLLM what the server reports ([serving.ReadServerEntry]: GET /v1/models
 // and the build), read now, before the first scoring call; a read error
 // has the session's secrets masked. A vLLM model that GET /v1/models does

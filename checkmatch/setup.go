@@ -38,8 +38,8 @@ type Snapshot struct {
 // sweep): the baseline commit of the repository at repoRoot, the working
 // tree from porcelain (the text of `git status --porcelain`; nil when the
 // caller has none, which records the tree as dirty), the digests of the
-// four questions ([Questions]) and checkCodeDigests. Take it before the first
-// call.
+// four questions ([Questions]) and the code fingerprint of a check-match
+// run (identity.code_path_digests). Take it before the first call.
 func TakeSnapshot(repoRoot string, porcelain *string) (Snapshot, error) {
 	code, err := checkCodeDigests()
 	if err != nil {
@@ -103,7 +103,7 @@ type RunContext struct {
 	ServedTemplate string
 	// ServerEntry is pins.server: nil (null) for the fake, the entry the
 	// server reports for llama.cpp and vLLM ([serving.ReadServerEntry]),
-	// or an offline backend's pin (offlineServerEntry). Its BuildInfo is
+	// or the built-in reader's pin (build_info its version). Its BuildInfo is
 	// identity.runtime.server_build ("unknown" when nil).
 	ServerEntry *serving.ServerEntry
 	// ModelRevision is pins.model_revision: the served weights revision,
@@ -239,7 +239,7 @@ func (e *inputNotKeyFreeError) Error() string {
 // backend settings before the session opens). Call it before any network
 // call: typevet checks only the finished receipt, so a key in the stated
 // server arguments cost the whole run; here the run is refused before it
-// starts, with an inputNotKeyFreeError naming the first such input.
+// starts, with an error naming the first such input (never its text).
 func CheckInputsKeyFree(secrets judgment.Secrets, inputs ...Input) error {
 	for _, in := range inputs {
 		b, err := receipt.Marshal(in.Text)

@@ -18,7 +18,8 @@ const maxShards = 1 << 16
 const shardPin = lines.ShardPin
 
 // Shard names one of Count disjoint parts of a slice: a shard run judges
-// the cases whose shardOf is Index. The zero Shard is the whole slice.
+// the cases whose shard (below) is Index. The zero Shard is the whole
+// slice.
 //
 // The assignment is a fixed function of the case id alone: the first 8
 // bytes of SHA-256(case id), read as a big-endian unsigned integer, modulo
@@ -34,7 +35,7 @@ type Shard struct {
 	Count int
 }
 
-// ParseShard parses "i/n" (0 ≤ i < n ≤ maxShards); name is the flag or
+// ParseShard parses "i/n" (0 ≤ i < n ≤ 65,536); name is the flag or
 // variable the text came from, for the error.
 func ParseShard(raw, name string) (Shard, error) {
 	i, n, ok := strings.Cut(strings.TrimSpace(raw), "/")

@@ -119,7 +119,7 @@ func labelOrders(names [][]string) ([][]int, error) {
 // prompt_digests.<question>, each code_path_digests.<path>,
 // baseline_commit, working_tree, concurrency (1), identity_digest (the
 // receipt's, with arm_call_counts {"verdict_requests": every case of the
-// slice × every ordering}) and, for a shard, shardPin.
+// slice × every ordering}) and, for a shard, the shard pin ("shard": "i/n").
 //
 // Each further line of the journal is one fully scored case: index,
 // case_id, attempts (the verdict calls it took, retries included),

@@ -31,7 +31,11 @@ const (
 	intervalLevel = 0.95
 )
 
-// Decision is the option-order study's decision label.
+// Decision is the option-order study's decision label, typevet's rule on
+// the point estimates: a position spread of at most [PositionSpreadLimit]
+// is [DecisionDoNotAdopt]; otherwise averaged accuracy at least the
+// single-order accuracy is [DecisionAdoptOptIn], and anything else
+// is [DecisionInconclusive]. The bootstrap intervals play no part.
 type Decision string
 
 // The three decisions, as the receipt writes them.
@@ -40,9 +44,9 @@ const (
 	// PositionSpreadLimit, so the order of the options does not move the
 	// answer enough to pay for six requests per question.
 	DecisionDoNotAdopt Decision = "do_not_adopt"
-	// decisionAdoptOptIn: the spread is larger, and averaging over the
+	// DecisionAdoptOptIn: the spread is larger, and averaging over the
 	// orderings is at least as accurate as the single order.
-	decisionAdoptOptIn Decision = "adopt_opt_in"
+	DecisionAdoptOptIn Decision = "adopt_opt_in"
 	// DecisionInconclusive: the spread is larger, but averaging is less
 	// accurate than the single order.
 	DecisionInconclusive Decision = "inconclusive"
@@ -54,14 +58,14 @@ func (d Decision) String() string { return string(d) }
 // decisionLabel applies typevet's decision rule to the point
 // estimates: a spread of at most PositionSpreadLimit is
 // [DecisionDoNotAdopt]; otherwise averaged accuracy at least the
-// single-order accuracy is decisionAdoptOptIn, else
+// single-order accuracy is DecisionAdoptOptIn, else
 // DecisionInconclusive. The bootstrap intervals play no part.
 func decisionLabel(spread, averaged, single float64) Decision {
 	switch {
 	case spread <= PositionSpreadLimit:
 		return DecisionDoNotAdopt
 	case averaged >= single:
-		return decisionAdoptOptIn
+		return DecisionAdoptOptIn
 	default:
 		return DecisionInconclusive
 	}
@@ -265,7 +269,7 @@ type Answer struct {
 	// canonical label order.
 	Probabilities judgment.Probabilities `json:"probabilities"`
 	// Argmax is the most probable label (ties to the first in canonical
-	// order, argmaxLabel).
+	// order).
 	Argmax string `json:"argmax"`
 }
 
@@ -287,10 +291,11 @@ type Case struct {
 	// 0 is the canonical order.
 	Orderings []Answer `json:"orderings"`
 	// PositionProbabilities lists, per ordering, the probabilities in
-	// position order (positionProbabilities).
+	// position order: element [o][p] is the probability of the label
+	// ordering o put at position p.
 	PositionProbabilities [][]float64 `json:"position_probabilities"`
 	// MeanProbabilities is the mean over the orderings, in canonical
-	// label order (meanProbabilities).
+	// label order: the arithmetic mean of the post-softmax probabilities.
 	MeanProbabilities judgment.Probabilities `json:"mean_probabilities"`
 	// MeanVerdict is the most probable label of MeanProbabilities.
 	MeanVerdict string `json:"mean_verdict"`
@@ -659,7 +664,8 @@ type Stats struct {
 	Ordering0MaxAbsDifference float64 `json:"ordering0_max_abs_difference"`
 	// SpreadLimit is PositionSpreadLimit.
 	SpreadLimit float64 `json:"spread_limit"`
-	// Decision applies decisionLabel to the point estimates.
+	// Decision applies typevet's decision rule to the point estimates
+	// (see [Decision]).
 	Decision Decision `json:"decision"`
 	// SpreadInterval is the 95% bootstrap percentile interval [low, high]
 	// of the position spread.
@@ -796,8 +802,8 @@ func share(nums []caseNumbers, pick func(caseNumbers) bool) float64 {
 // answer; the stored argmax, mean and position fields are not read.
 //
 // The intervals resample the cases BootstrapResamples times with
-// typevet's resample_indices (seed BootstrapSeed) and take typevet's percentile_interval at
-// intervalLevel (ranks 25 and 974). Resamples run in parallel; the result
+// typevet's resample_indices (seed BootstrapSeed) and take typevet's
+// percentile_interval at level 0.95 (ranks 25 and 974). Resamples run in parallel; the result
 // does not depend on the schedule.
 //
 // No cases is an error ("statistics need at least one case"), and so is a

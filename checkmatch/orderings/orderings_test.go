@@ -130,7 +130,7 @@ func TestDecisionLabel(t *testing.T) {
 		reason                   string
 	}{
 		{name: "spread at the limit", spread: 0.05, averaged: 0.1, single: 0.9, want: DecisionDoNotAdopt, reason: "≤ limit ignores accuracy"},
-		{name: "spread above, averaging helps", spread: 0.0501, averaged: 0.5, single: 0.5, want: decisionAdoptOptIn, reason: "a tie in accuracy adopts"},
+		{name: "spread above, averaging helps", spread: 0.0501, averaged: 0.5, single: 0.5, want: DecisionAdoptOptIn, reason: "a tie in accuracy adopts"},
 		{name: "spread above, averaging hurts", spread: 0.2, averaged: 0.49, single: 0.5, want: DecisionInconclusive},
 	}
 	for _, tt := range tests {
@@ -316,7 +316,7 @@ func TestOrderingsStatisticsFixtures(t *testing.T) {
 			name: "adopt", cases: []Case{adoptA, adoptB},
 			want: Stats{Cases: 2, PositionMeans: []float64{0.65, 0.35}, PositionSpread: 0.30000000000000004,
 				ArgmaxStability: 0.5, AveragedAccuracy: 1, SingleOrderAccuracy: 0.5, Ordering0Agreement: 1,
-				Ordering0MaxAbsDifference: 0.4, Decision: decisionAdoptOptIn,
+				Ordering0MaxAbsDifference: 0.4, Decision: DecisionAdoptOptIn,
 				SpreadInterval: [2]float64{0.2, 0.3999999999999999}, AccuracyDifferenceInterval: [2]float64{0, 1}},
 		},
 		{
@@ -338,7 +338,7 @@ func TestOrderingsStatisticsFixtures(t *testing.T) {
 			name: "interval fixture", cases: sixCases,
 			want: Stats{Cases: 6, PositionMeans: []float64{0.625, 0.375}, PositionSpread: 0.25,
 				ArgmaxStability: 0.5, AveragedAccuracy: 0.6666666666666666, SingleOrderAccuracy: 0.5,
-				Ordering0Agreement: 0.8333333333333334, Ordering0MaxAbsDifference: 0.4, Decision: decisionAdoptOptIn,
+				Ordering0Agreement: 0.8333333333333334, Ordering0MaxAbsDifference: 0.4, Decision: DecisionAdoptOptIn,
 				SpreadInterval: [2]float64{0.1916666666666667, 0.3166666666666667}, AccuracyDifferenceInterval: [2]float64{0, 0.5}},
 		},
 		{
@@ -576,7 +576,7 @@ func TestRunOrderingsPositionVector(t *testing.T) {
 	st, err := Statistics(run.Cases)
 	require.NoError(t, err)
 	assert.InDelta(t, 0.4, st.PositionSpread, 1e-15)
-	assert.Contains(t, []Decision{decisionAdoptOptIn, DecisionInconclusive}, st.Decision)
+	assert.Contains(t, []Decision{DecisionAdoptOptIn, DecisionInconclusive}, st.Decision)
 }
 
 func TestRunOrderingsStops(t *testing.T) {

@@ -45,7 +45,8 @@ type Pins struct {
 	SliceSHA256 string `json:"slice_sha256"`
 	// Concurrency is always 1: the study sends one call at a time.
 	Concurrency int `json:"concurrency"`
-	// Orderings lists the orderings as label names (orderLabels).
+	// Orderings lists the orderings as label names: element [o][p] is the
+	// label ordering o puts at position p.
 	Orderings [][]string `json:"orderings"`
 	// SingleOrderReceipt is the file name (no directory) of the
 	// single-order receipt the study is compared with.
@@ -70,7 +71,7 @@ type Pins struct {
 // its fields, in order, are the receipt's top-level keys. Write one
 // with [receipt.Write].
 type Receipt struct {
-	// Issue is always receiptIssue (105).
+	// Issue is always 105 (typevet #105).
 	Issue int `json:"issue"`
 	// Backend is "llama_cpp", or offline "fake" or "reader".
 	Backend serving.Backend `json:"backend"`
@@ -80,7 +81,7 @@ type Receipt struct {
 	Pins Pins `json:"pins"`
 	// Identity is the experiment identity: the verdict's prompt digest,
 	// the study's code digests ([TakeSnapshot]) and the
-	// single-order receipt's digest as fixture orderingsFixtureName.
+	// single-order receipt's digest as fixture "single_order_receipt".
 	Identity receipt.Identity `json:"identity"`
 	// Stopped is the failure that ended the study early, or null.
 	Stopped *Stopped `json:"stopped"`
@@ -221,7 +222,7 @@ type SingleOrderFile struct {
 // names, concurrency 1, the single-order receipt's file name and digest,
 // the renderer, pins.server and a server_args block without a /metrics
 // reading (cache_config null, caller_stated); the identity with the
-// single-order receipt as its fixture (orderingsFixtureName) and
+// single-order receipt as its fixture ("single_order_receipt") and
 // arm_call_counts {"verdict_requests": run.Requests}.
 func NewReceiptParts(c checkmatch.RunContext, slice checkmatch.Slice, orders [][]int, single SingleOrderFile, run Result) ReceiptParts {
 	// The check-match pins give finished_utc, dataset, the slice and the
