@@ -20,7 +20,9 @@ const (
 // file the module root embeds ([typevet.Sources]: the checkmatch, pool,
 // serving, checkmatch/orderings, checkmatch/internal/lines and resample,
 // internal/checkform, pymath, pytext and serverblock
-// directories, and receipt/throughput.go) appears here exactly once:
+// directories, receipt/throughput.go and receipt/withhold.go, and
+// judgment/stopclass.go, which name a stopped run's error class and
+// message) appears here exactly once:
 // under the logical name of identity.code_path_digests whose digest
 // covers it, with the runs that
 // record that name, or in the entry with no name and no runs (as
@@ -56,7 +58,7 @@ var codeFiles = []struct {
 	{"runner", checkRun, []string{
 		"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/internal/lines/lines.go", "checkmatch/merge.go", "checkmatch/retry.go",
 		"checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/session.go", "checkmatch/setup.go",
-		"checkmatch/shard.go",
+		"checkmatch/shard.go", "judgment/stopclass.go", "receipt/withhold.go",
 	}},
 	{"serving_metrics", checkRun, []string{
 		"internal/serverblock/block.go", "internal/serverblock/value.go", "receipt/throughput.go",

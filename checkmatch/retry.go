@@ -103,6 +103,9 @@ func (p RetryPolicy) Delay(retry int, err error) time.Duration {
 // (clock is read before and after each attempt, in seconds; nil counts
 // from the call), or the last attempt's error.
 func (p RetryPolicy) Judge(ctx context.Context, port judgment.Port, req judgment.Request, clock func() float64) (resp judgment.Response, attempts int, latency, end float64, err error) {
+	if err := p.Check(); err != nil {
+		return judgment.Response{}, 0, 0, 0, err
+	}
 	if clock == nil {
 		start := time.Now()
 		clock = func() float64 { return time.Since(start).Seconds() }

@@ -1,6 +1,7 @@
 package checkmatch
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -253,8 +254,13 @@ func (j *Journal) Part() int { return j.part }
 func (j *Journal) Finished() int { return len(j.finished) + len(j.study) }
 
 // PriorWallSeconds returns the wall time of the earlier parts: the sum,
-// over parts, of each part's latest finished_seconds.
-func (j *Journal) PriorWallSeconds() float64 { return j.prior }
+// over parts, of each part's latest finished_seconds; 0 for a nil Journal.
+func (j *Journal) PriorWallSeconds() float64 {
+	if j == nil {
+		return 0
+	}
+	return j.prior
+}
 
 // Torn returns the torn last line the resume cut off, nil when none.
 func (j *Journal) Torn() *journal.Torn { return j.torn }
@@ -274,9 +280,25 @@ func (j *Journal) Added() int { return int(j.added.Load()) }
 // Record appends line, one finished case, to the journal and syncs it:
 // a study's line, written as JSON, must hold the case's index, case_id,
 // part ([Journal.Part]), finished_seconds and render_sha256, the keys
-// [ResumeJournal] checks against the slice.
+// [ResumeJournal] checks against the slice. A line without them, or of
+// another part, is refused before it is written, so that a wrong line
+// cannot make the whole journal unreadable to a resume.
 func (j *Journal) Record(line any) error {
-	if err := j.w.Add(line); err != nil {
+	b, err := json.Marshal(line)
+	if err != nil {
+		return fmt.Errorf("journal line: %w", err)
+	}
+	var m lines.Meta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return fmt.Errorf("journal line: %w", err)
+	}
+	switch {
+	case m.Part != j.part:
+		return fmt.Errorf("journal line of case %q: part %d is not the journal's part %d", m.CaseID, m.Part, j.part)
+	case m.Index < 0 || m.CaseID == "" || m.RenderSHA256 == "":
+		return fmt.Errorf("journal line: index %d, case_id %q and render_sha256 must name a case of the slice", m.Index, m.CaseID)
+	}
+	if err := j.w.Add(json.RawMessage(b)); err != nil {
 		return err
 	}
 	j.added.Add(1)
@@ -292,7 +314,7 @@ func (j *Journal) Line(i int) (json.RawMessage, bool) {
 		return nil, false
 	}
 	l, ok := j.study[i]
-	return l.Line, ok
+	return bytes.Clone(l.Line), ok
 }
 
 // Kind returns the kind of the journal's header: "check_match" for a

@@ -70,6 +70,11 @@ func TestStudyJournal(t *testing.T) {
 	}
 	require.NoError(t, j.Record(line(2, j.Part())))
 	require.NoError(t, j.Record(line(0, j.Part())))
+	// A line of another part, or without a case, is refused unwritten.
+	assert.ErrorContains(t, j.Record(line(1, j.Part()+1)), "part 2 is not the journal's part 1")
+	noCase := line(1, j.Part())
+	delete(noCase, "case_id")
+	assert.ErrorContains(t, j.Record(noCase), "must name a case of the slice")
 	assert.Equal(t, 2, j.Added())
 	require.NoError(t, j.Close())
 
@@ -81,6 +86,8 @@ func TestStudyJournal(t *testing.T) {
 	assert.InDelta(t, 1.5, j.PriorWallSeconds(), 0)
 	raw, ok := j.Line(2)
 	require.True(t, ok)
+	raw[0] = 'X' // the caller's copy
+	raw, _ = j.Line(2)
 	var back map[string]any
 	require.NoError(t, json.Unmarshal(raw, &back))
 	assert.Equal(t, "a2", back["answer"])

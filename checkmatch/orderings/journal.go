@@ -70,22 +70,6 @@ func orderingsLineCheck(orders [][]int) func(orderingsLine, checkmatch.Case) err
 	}
 }
 
-// headerOrders reads the orderings pin of a study's journal header back as
-// option indexes.
-func headerOrders(h journal.Header) ([][]int, error) {
-	for _, p := range h.Pins {
-		if p.Name != orderingsPin {
-			continue
-		}
-		var names [][]string
-		if err := json.Unmarshal(p.Value, &names); err != nil {
-			return nil, fmt.Errorf("journal pin orderings: %w", err)
-		}
-		return labelOrders(names)
-	}
-	return nil, errors.New("the journal header has no orderings pin")
-}
-
 // labelOrders turns orderings written as label names back into option
 // indexes of [checkmatch.VerdictLabels].
 func labelOrders(names [][]string) ([][]int, error) {
@@ -206,14 +190,6 @@ func journaledLines(j *checkmatch.Journal, reqs []checkmatch.Request, orders [][
 		out[i] = l
 	}
 	return out, nil
-}
-
-// priorWall is [checkmatch.Journal.PriorWallSeconds], 0 for a nil Journal.
-func priorWall(j *checkmatch.Journal) float64 {
-	if j == nil {
-		return 0
-	}
-	return j.PriorWallSeconds()
 }
 
 // NewShardRecord returns the record of a finished shard s of an

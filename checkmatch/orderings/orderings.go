@@ -485,7 +485,7 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []checkmatc
 	run := Result{Cases: []Case{}}
 	stop := func(i, o int, class, msg string) (Result, error) {
 		run.Stopped = &Stopped{Index: i, CaseID: reqs[i].CaseID(), Ordering: o, ErrorClass: class, Message: msg}
-		run.WallSeconds = clock() - started + priorWall(j)
+		run.WallSeconds = clock() - started + j.PriorWallSeconds()
 		return run, nil
 	}
 	for i, r := range reqs {
@@ -553,7 +553,7 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []checkmatc
 		}
 		run.Cases = append(run.Cases, rec)
 	}
-	run.WallSeconds = clock() - started + priorWall(j)
+	run.WallSeconds = clock() - started + j.PriorWallSeconds()
 	return run, nil
 }
 

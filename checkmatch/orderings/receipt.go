@@ -112,7 +112,7 @@ type ReceiptParts struct {
 	// {"verdict_requests": run.Requests}.
 	Identity receipt.Identity
 	// Secrets are the session's secrets: a stopped message holding one is
-	// withheld (withheldMessage).
+	// withheld ([receipt.WithheldMessage]).
 	Secrets judgment.Secrets
 }
 
@@ -203,10 +203,6 @@ func verdictQuestion() []judgment.NamedQuestion {
 	}
 	return verdict
 }
-
-// promptDigests returns the prompt_digests of a study: the digest of the
-// verdict question alone.
-func promptDigests() receipt.Digests { return receipt.PromptDigests(verdictQuestion()) }
 
 // SingleOrderFile names the single-order check-match receipt an option-order
 // study is compared with.

@@ -238,3 +238,6 @@ func TestNewReceiptParts(t *testing.T) {
 	assert.Equal(t, receipt.Digests{{Name: orderingsFixtureName, Value: "abc"}}, parts.Identity.FixtureDigests)
 	assert.Equal(t, receipt.IdentityDigest(parts.Identity), parts.Identity.IdentityDigest)
 }
+
+// promptDigests is the study's prompt_digests: the verdict question's.
+func promptDigests() receipt.Digests { return receipt.PromptDigests(verdictQuestion()) }

@@ -71,7 +71,10 @@ func (e *Error) Error() string { return fmt.Sprintf("journal entry %d: %s", e.Li
 // against the slice's case ids and renders (digests[i] is case i's render
 // digest; nil skips that check, as a merge does): the index in range, the
 // case id and render digest the slice's, then check (given the line and
-// its index). A case journaled twice keeps its first line. It returns the
+// its index). A case journaled twice keeps its first line: a later line of
+// the same case is checked for its index, case id and render digest but
+// not by check, so that a resume (which keeps a study's lines raw) and a
+// merge accept the same journals. It returns the
 // lines by index, each part's wall time (its latest finished_seconds) and
 // the last part number.
 func Decode[T any](entries []json.RawMessage, ids, digests []string, meta func(*T) Meta, check func(T, int) error) (map[int]T, map[int]float64, int, error) {
@@ -90,7 +93,8 @@ func Decode[T any](entries []json.RawMessage, ids, digests []string, meta func(*
 		if m.CaseID != ids[m.Index] {
 			return nil, nil, 0, &Error{Line: n + 1, Msg: fmt.Sprintf("case %q is not case %d of the slice (%s)", m.CaseID, m.Index, ids[m.Index])}
 		}
-		if check != nil {
+		_, dup := out[m.Index]
+		if check != nil && !dup {
 			if err := check(line, m.Index); err != nil {
 				return nil, nil, 0, &Error{Line: n + 1, Msg: err.Error()}
 			}
@@ -100,7 +104,7 @@ func Decode[T any](entries []json.RawMessage, ids, digests []string, meta func(*
 		}
 		partWall[m.Part] = max(partWall[m.Part], m.FinishedSeconds)
 		last = max(last, m.Part)
-		if _, dup := out[m.Index]; !dup {
+		if !dup {
 			out[m.Index] = line
 		}
 	}

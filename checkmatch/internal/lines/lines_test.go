@@ -46,8 +46,19 @@ func TestDecodeRefuses(t *testing.T) {
 		json.RawMessage(`{"index": 1, "case_id": "r00:unsigned", "part": 2, "finished_seconds": 1, "render_sha256": "bb"}`),
 		json.RawMessage(`{"index": 0, "case_id": "r00:clean", "part": 1, "finished_seconds": 1.5, "render_sha256": "aa"}`),
 	}
-	got, wall, last, err := Decode(entries, ids, digests, RawMeta, nil)
+	// The later line of a case journaled twice is not given to check, so
+	// a resume that keeps lines raw and a merge that checks them accept
+	// the same journals.
+	checked := 0
+	got, wall, last, err := Decode(entries, ids, digests, RawMeta, func(l Raw, i int) error {
+		checked++
+		if l.Meta.Part == 2 {
+			return errors.New("the later duplicate was checked")
+		}
+		return nil
+	})
 	require.NoError(t, err)
+	assert.Equal(t, 2, checked)
 	assert.Len(t, got, 2)
 	assert.Contains(t, string(got[1].Line), `"first": true`, "a case journaled twice keeps its first line")
 	assert.Equal(t, map[int]float64{1: 2.5, 2: 1}, wall)
