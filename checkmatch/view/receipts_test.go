@@ -89,9 +89,11 @@ var slice0 = sync.OnceValues(func() (checkmatch.Slice, error) {
 // renderMemo: every site of the default slice's cases re-renders the
 // same checks, and checkmatch.Render's output for a case is fixed (its
 // own tests hold that), so each is drawn once per test binary, by
-// BuildSlice. The benchmarks set checkmatch.Render back.
+// BuildSlice; and with the half-scale views through halfMemo, each made
+// once per test binary. The benchmarks set both back.
 func TestMain(m *testing.M) {
 	view.SetRender(renderMemo.render)
+	view.SetHalfScale(halfMemo.half)
 	os.Exit(m.Run())
 }
 
@@ -108,6 +110,26 @@ func (m *memo) put(c checkmatch.Case, png []byte) {
 	defer m.mu.Unlock()
 	m.pngs[fmt.Sprintf("%#v", c.Face)] = png
 }
+
+// half is view.HalfScaleOf through the memo: every site of the default
+// slice's cases shows the same half-scale views, each made once per test
+// binary (the first site to show a case makes it with the real code).
+func (m *memo) half(c checkmatch.Case) ([]byte, error) {
+	m.mu.Lock()
+	png, ok := m.pngs[fmt.Sprintf("%#v", c.Face)]
+	m.mu.Unlock()
+	if ok {
+		return png, nil
+	}
+	png, err := view.HalfScaleOf(c)
+	if err == nil {
+		m.put(c, png)
+	}
+	return png, err
+}
+
+// halfMemo holds view.HalfScaleOf's PNG of each face made so far.
+var halfMemo = &memo{pngs: map[string][]byte{}}
 
 // render is checkmatch.Render through the memo. The bytes are shared:
 // view.Build only reads them.
