@@ -92,18 +92,27 @@ var slice0 = sync.OnceValues(func() (checkmatch.Slice, error) {
 // BuildSlice; and with the half-scale views through halfMemo, each made
 // once per test binary. The benchmarks set both back.
 func TestMain(m *testing.M) {
-	view.SetRender(renderMemo.render)
-	view.SetHalfScale(halfMemo.half)
+	view.SetRender(renderMemo.get)
+	view.SetHalfScale(halfMemo.get)
 	os.Exit(m.Run())
 }
 
-// memo holds checkmatch.Render's PNG of each face drawn so far.
+// memo holds the PNG a function of a case (checkmatch.Render, or
+// view.HalfScaleOf) made of each face so far; both depend on the face
+// alone.
 type memo struct {
+	make func(checkmatch.Case) ([]byte, error)
 	mu   sync.Mutex
 	pngs map[string][]byte // by the face, as %#v prints it
 }
 
-var renderMemo = &memo{pngs: map[string][]byte{}}
+var (
+	renderMemo = &memo{make: checkmatch.Render, pngs: map[string][]byte{}}
+	// halfMemo holds the half-scale views: every site of the default
+	// slice's cases shows the same ones, each made once per test binary
+	// (by the real code, for the first site that shows the case).
+	halfMemo = &memo{make: view.HalfScaleOf, pngs: map[string][]byte{}}
+)
 
 func (m *memo) put(c checkmatch.Case, png []byte) {
 	m.mu.Lock()
@@ -111,36 +120,16 @@ func (m *memo) put(c checkmatch.Case, png []byte) {
 	m.pngs[fmt.Sprintf("%#v", c.Face)] = png
 }
 
-// half is view.HalfScaleOf through the memo: every site of the default
-// slice's cases shows the same half-scale views, each made once per test
-// binary (the first site to show a case makes it with the real code).
-func (m *memo) half(c checkmatch.Case) ([]byte, error) {
+// get is m.make through the memo. The bytes are shared: view.Build only
+// reads them.
+func (m *memo) get(c checkmatch.Case) ([]byte, error) {
 	m.mu.Lock()
 	png, ok := m.pngs[fmt.Sprintf("%#v", c.Face)]
 	m.mu.Unlock()
 	if ok {
 		return png, nil
 	}
-	png, err := view.HalfScaleOf(c)
-	if err == nil {
-		m.put(c, png)
-	}
-	return png, err
-}
-
-// halfMemo holds view.HalfScaleOf's PNG of each face made so far.
-var halfMemo = &memo{pngs: map[string][]byte{}}
-
-// render is checkmatch.Render through the memo. The bytes are shared:
-// view.Build only reads them.
-func (m *memo) render(c checkmatch.Case) ([]byte, error) {
-	m.mu.Lock()
-	png, ok := m.pngs[fmt.Sprintf("%#v", c.Face)]
-	m.mu.Unlock()
-	if ok {
-		return png, nil
-	}
-	png, err := checkmatch.Render(c)
+	png, err := m.make(c)
 	if err == nil {
 		m.put(c, png)
 	}
