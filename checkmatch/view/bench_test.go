@@ -32,6 +32,7 @@ func TestSiteSize140(t *testing.T) {
 // 2-core machine depends on the neighbours; CPU time does not).
 func benchBuild(b *testing.B, r checkmatch.Receipt, opts view.Options) {
 	defer view.SetRender(checkmatch.Render)() // the command's work: no memo
+	defer view.SetHalfScale(view.HalfScaleOf)()
 	b.ReportAllocs()
 	var size int64
 	cpu0 := judgmenttest.ProcessCPU()

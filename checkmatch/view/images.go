@@ -34,6 +34,20 @@ type render struct {
 // across their many sites through it.
 var renderCase = checkmatch.Render
 
+// halfScaleCase is [halfScaleOf]; the tests share one half-scale view per
+// case across their many sites through it.
+var halfScaleCase = halfScaleOf
+
+// halfScaleOf returns the half-scale view of case c's render. The pixels
+// are drawn again: cheaper than decoding the PNG whose digest matched.
+func halfScaleOf(c checkmatch.Case) ([]byte, error) {
+	img, err := checkmatch.RenderImage(c)
+	if err != nil {
+		return nil, err
+	}
+	return halfScale(img)
+}
+
 // renders re-renders the cases of every slice the receipts name, once per
 // slice and case, in parallel. A slice whose rows are out of range has no
 // renders (every case of it is then not reproducible).

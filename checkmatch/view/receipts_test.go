@@ -37,6 +37,44 @@ func (p mixedPort) Judge(ctx context.Context, req judgment.Request) (judgment.Re
 
 func ptr[T any](v T) *T { return &v }
 
+// readerMemo is the reader judge with its answers kept by image and
+// question: the two mixed runs judge the same slice, so each check the
+// reader judges in both is read once per test binary. The reader is
+// deterministic (its own tests hold that); the kept response is returned
+// with the asking run's model id.
+type readerMemo struct {
+	port judgment.Port
+	mu   sync.Mutex
+	resp map[string]judgment.Response
+}
+
+func (m *readerMemo) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
+	if len(req.Media) != 1 {
+		return m.port.Judge(ctx, req)
+	}
+	names := make([]string, len(req.Questions))
+	for i, q := range req.Questions {
+		names[i] = q.Name
+	}
+	key := fmt.Sprintf("%x %q %q", sha256.Sum256(req.Media[0].Data), req.State, names)
+	m.mu.Lock()
+	resp, ok := m.resp[key]
+	m.mu.Unlock()
+	if !ok {
+		var err error
+		if resp, err = m.port.Judge(ctx, req); err != nil {
+			return resp, err
+		}
+		m.mu.Lock()
+		m.resp[key] = resp
+		m.mu.Unlock()
+	}
+	resp.Model = req.Model
+	return resp, nil
+}
+
+var sharedReader = &readerMemo{port: reader.New(reader.Options{}), resp: map[string]judgment.Response{}}
+
 var slice0 = sync.OnceValues(func() (checkmatch.Slice, error) {
 	s, err := checkmatch.BuildSlice(checkmatch.DefaultSeed, testRows(), nil)
 	if err == nil {
@@ -51,19 +89,30 @@ var slice0 = sync.OnceValues(func() (checkmatch.Slice, error) {
 // renderMemo: every site of the default slice's cases re-renders the
 // same checks, and checkmatch.Render's output for a case is fixed (its
 // own tests hold that), so each is drawn once per test binary, by
-// BuildSlice. The benchmarks set checkmatch.Render back.
+// BuildSlice; and with the half-scale views through halfMemo, each made
+// once per test binary. The benchmarks set both back.
 func TestMain(m *testing.M) {
-	view.SetRender(renderMemo.render)
+	view.SetRender(renderMemo.get)
+	view.SetHalfScale(halfMemo.get)
 	os.Exit(m.Run())
 }
 
-// memo holds checkmatch.Render's PNG of each face drawn so far.
+// memo holds the PNG a function of a case (checkmatch.Render, or
+// view.HalfScaleOf) made of each face so far; both depend on the face
+// alone.
 type memo struct {
+	make func(checkmatch.Case) ([]byte, error)
 	mu   sync.Mutex
 	pngs map[string][]byte // by the face, as %#v prints it
 }
 
-var renderMemo = &memo{pngs: map[string][]byte{}}
+var (
+	renderMemo = &memo{make: checkmatch.Render, pngs: map[string][]byte{}}
+	// halfMemo holds the half-scale views: every site of the default
+	// slice's cases shows the same ones, each made once per test binary
+	// (by the real code, for the first site that shows the case).
+	halfMemo = &memo{make: view.HalfScaleOf, pngs: map[string][]byte{}}
+)
 
 func (m *memo) put(c checkmatch.Case, png []byte) {
 	m.mu.Lock()
@@ -71,16 +120,16 @@ func (m *memo) put(c checkmatch.Case, png []byte) {
 	m.pngs[fmt.Sprintf("%#v", c.Face)] = png
 }
 
-// render is checkmatch.Render through the memo. The bytes are shared:
-// view.Build only reads them.
-func (m *memo) render(c checkmatch.Case) ([]byte, error) {
+// get is m.make through the memo. The bytes are shared: view.Build only
+// reads them.
+func (m *memo) get(c checkmatch.Case) ([]byte, error) {
 	m.mu.Lock()
 	png, ok := m.pngs[fmt.Sprintf("%#v", c.Face)]
 	m.mu.Unlock()
 	if ok {
 		return png, nil
 	}
-	png, err := checkmatch.Render(c)
+	png, err := m.make(c)
 	if err == nil {
 		m.put(c, png)
 	}
@@ -103,7 +152,7 @@ func mixedRun(model string, byte, mod int) (checkmatch.Receipt, error) {
 		return checkmatch.Receipt{}, err
 	}
 	port := mixedPort{byte: byte, mod: mod,
-		reader: reader.New(reader.Options{}),
+		reader: sharedReader,
 		skewed: fake.New(fake.Distributions{
 			"payee_matches": {True: ptr(0.83)},
 			"amounts_match": {True: ptr(0.71)},

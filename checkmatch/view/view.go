@@ -295,13 +295,8 @@ func (b *builder) encodeImages() error {
 			continue
 		}
 		g.Go(func() error {
-			// The pixels of the render whose PNG matched (drawn again: cheaper
-			// than decoding the PNG).
-			img, err := checkmatch.RenderImage(f.c)
-			if err == nil {
-				f.data, err = halfScale(img)
-			}
-			if err != nil {
+			var err error
+			if f.data, err = halfScaleCase(f.c); err != nil {
 				return fmt.Errorf("view: half-scale image of %s: %w", f.c.ID(), err)
 			}
 			return nil

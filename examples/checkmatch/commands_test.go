@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 )
 
@@ -429,6 +432,8 @@ type readmeRow struct {
 	want  []string
 	llama bool     // expects no llama-server on 127.0.0.1:8090
 	env   []string // a short timeout for a line that meets no server, so a network that drops packets fails the test instead of hanging it
+	// check runs further assertions in the README's directory.
+	check func(t *testing.T, dir, out string)
 }
 
 // TestREADMECommands runs every command line of README.md and
@@ -445,9 +450,11 @@ func TestREADMECommands(t *testing.T) {
 	noServer := []string{"no llama_cpp server answers at http://127.0.0.1:8090", "TYPEVET_LLAMA__BASE_URL", "-backend reader judges offline"}
 	want := map[string]readmeRow{
 		"go run ./examples/checkmatch -backend reader -receipt receipts/check_match_reader.json": {
-			want: []string{"cases judged      140 of 140 (reader, reader)", "accuracy          1.0000", "receipts/check_match_reader.json", "git:"}},
-		"go run ./examples/checksheets -seed 1 -out sheets": {want: []string{"sheets/seed1_row00.png", "sheets/seed1_row19.png"}},
-		"go run ./examples/checkmatch -h":                   {want: []string{"-base-url URL", "reader", "Variables without a flag"}},
+			want:  []string{"cases judged      140 of 140 (reader, reader)", "accuracy          1.0000", "receipts/check_match_reader.json", "git:"},
+			check: quickStartReceipt},
+		"go run ./examples/checksheets -seed 1 -out sheets": {want: []string{"sheets/seed1_row00.png", "sheets/seed1_row19.png"},
+			check: contactSheets},
+		"go run ./examples/checkmatch -h": {want: []string{"-base-url URL", "reader", "Variables without a flag"}},
 		"TYPEVET_LLAMA__BASE_URL=http://127.0.0.1:8090 TYPEVET_LLAMA__MULTIMODAL_MODEL=gemma-4-31b-kv9-q4km-mm go run ./examples/checkmatch -receipt receipts/check_match_llama_cpp.json": {
 			code: 1, want: noServer, llama: true},
 		"go run ./examples/checkmatch -base-url http://127.0.0.1:8090 -model gemma-4-31b-kv9-q4km-mm -receipt receipts/check_match_llama_cpp_flags.json": {
@@ -529,7 +536,7 @@ func TestREADMECommands(t *testing.T) {
 					if r.llama {
 						env = append(env, "TYPEVET_LLAMA__TIMEOUT=20")
 					}
-					runRow(t, bin, cmdRow{line: line, dir: f.dir, code: r.code, want: r.want, env: env})
+					runRow(t, bin, cmdRow{line: line, dir: f.dir, code: r.code, want: r.want, env: env, check: r.check})
 				})
 			}
 		})
@@ -537,4 +544,33 @@ func TestREADMECommands(t *testing.T) {
 	for line := range want {
 		assert.True(t, seen[line], "no README shows %q any more; drop it here", line)
 	}
+}
+
+// quickStartReceipt checks the README's quick start as written (all 140
+// cases; TestREADMEQuickStart runs its line in-process on one row): the
+// summary names the receipt with its SHA-256, and the receipt reads back
+// with 140 cases and metrics Recompute reproduces.
+func quickStartReceipt(t *testing.T, dir, out string) {
+	const path = "receipts/check_match_reader.json"
+	b, err := os.ReadFile(filepath.Join(dir, path))
+	require.NoError(t, err)
+	checkSummary(t, out, path, b)
+	r, err := checkmatch.ReadReceipt(bytes.NewReader(b))
+	require.NoError(t, err)
+	assert.Equal(t, 7*checkmatch.RowCount, len(r.Cases), "cases in the receipt")
+	checkRecompute(t, r)
+}
+
+// contactSheets checks the README's contact-sheet line as written (all 20
+// rows; examples/checksheets' TestREADMEContactSheets runs it in-process
+// on two): one path per sheet on stdout, in row order, each written.
+func contactSheets(t *testing.T, dir, out string) {
+	var want []string
+	for row := range checkmatch.RowCount {
+		p := filepath.Join("sheets", fmt.Sprintf("seed1_row%02d.png", row))
+		want = append(want, p)
+		_, err := os.Stat(filepath.Join(dir, p))
+		assert.NoError(t, err, "sheet %s", p)
+	}
+	assert.Equal(t, strings.Join(want, "\n"), strings.TrimSuffix(out, "\n"), "one path per sheet, nothing else")
 }
