@@ -25,7 +25,7 @@ const (
 	// PATH.
 	envChromium = "TYPEVET_CHROMIUM"
 	// envScreenshots names the directory the screenshots are saved in;
-	// unset, a new temporary directory (kept, and logged).
+	// unset, the test's temporary directory, removed when it ends.
 	envScreenshots = "TYPEVET_VIEW_SCREENSHOTS"
 )
 
@@ -55,11 +55,7 @@ func screenshotDir(t *testing.T) string {
 		}
 		return d
 	}
-	d, err := os.MkdirTemp("", "typevet-view-screenshots-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return t.TempDir()
 }
 
 // browser starts a headless browser with a fresh profile and returns its
@@ -258,8 +254,11 @@ func TestBrowser(t *testing.T) {
 	if got := eval[[]string](t, ctx, visibleCases); len(got) != 140 {
 		t.Errorf("at phone width %d rows show, want 140", len(got))
 	}
-	if w := eval[[]int](t, ctx, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > w[1] || w[1] >= 1280 {
-		t.Errorf("at phone width the page is %d px wide in a %d px window", w[0], w[1])
+	// A mobile browser widens its layout to content wider than the
+	// device (innerWidth grows past 390), so the page's width is checked
+	// against the device's 390 px, not against innerWidth.
+	if w := eval[[]int](t, ctx, `[document.documentElement.scrollWidth, window.innerWidth]`); w[0] > 390 || w[1] > 390 {
+		t.Errorf("at phone width the page is %d px wide in a %d px layout; the device is 390 px wide", w[0], w[1])
 	}
 	shot(t, ctx, filepath.Join(shots, "receipt-phone.png"), false)
 	run(t, ctx, "scroll to the cases", chromedp.ScrollIntoView(chromedp.CSS("#cases-h")))
