@@ -162,12 +162,7 @@ var (
 // first waits for a slot (slowSlots).
 func cannedVLLMHandler() http.Handler {
 	vocab := judgmenttest.DefaultVocab()
-	entries := []string{`{"token":"token_id:9366","logprob":-0.5}`}
-	for _, id := range vocab {
-		entries = append(entries, fmt.Sprintf(`{"token":"token_id:%d","logprob":-4.0}`, id))
-	}
-	chat := []byte(`{"id":"c","choices":[{"index":0,"logprobs":{"content":[{"token":"token_id:9366","logprob":-0.5,"top_logprobs":[` +
-		strings.Join(entries, ",") + `]}]},"finish_reason":"length"}],"usage":{"prompt_tokens":400,"completion_tokens":1}}`)
+	chat := vllm.CannedChatBody()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		path, slow := strings.CutPrefix(r.URL.Path, "/slow")
