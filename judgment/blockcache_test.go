@@ -28,8 +28,15 @@ func TestOptionBlockCacheFollowsTheQuestion(t *testing.T) {
 		func() judgment.Request { return reqFor("Read it?") },
 		func() judgment.Request { return reqFor("Read it?") },
 		func() judgment.Request { return reqFor("Read it now?") },
-		func() judgment.Request { criteria[1].Description = "a few letters"; scores[0] = "poor"; return reqFor("Read it now?") },
-		func() judgment.Request { criteria = append(criteria, judgment.Criterion{Label: "illegible"}); return reqFor("Read it now?") },
+		func() judgment.Request {
+			criteria[1].Description = "a few letters"
+			scores[0] = "poor"
+			return reqFor("Read it now?")
+		},
+		func() judgment.Request {
+			criteria = append(criteria, judgment.Criterion{Label: "illegible"})
+			return reqFor("Read it now?")
+		},
 		func() judgment.Request {
 			r := reqFor("Read it now?")
 			r.Questions[0].Question, r.Questions[1].Question = r.Questions[1].Question, r.Questions[0].Question
