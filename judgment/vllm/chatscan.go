@@ -34,10 +34,25 @@ const (
 
 // topEntry is one top_logprobs entry as the decoder needs it.
 type topEntry struct {
-	token      []byte // the token text, when hasToken
+	token []byte // the token text, when hasToken
+	// logprob is the logprob when num is nil; the scanner keeps the
+	// number's text in num instead, read (logprobOf) only for an entry
+	// that is a candidate: most entries of a canned answer are not, and
+	// any JSON number reads as a [backendhttp.Number].
 	logprob    float64
+	num        []byte
 	hasToken   bool
 	hasLogprob bool // present and a number
+}
+
+// logprobOf returns the entry's logprob.
+func (e *topEntry) logprobOf() float64 {
+	if e.num == nil {
+		return e.logprob
+	}
+	var n backendhttp.Number
+	n.UnmarshalJSON(e.num) // cannot fail: num is a JSON number
+	return float64(n)
 }
 
 // chatAnswer is what decodeChat reads of a chat-completion answer.
@@ -398,7 +413,7 @@ func (s *chatScanner) position() bool {
 }
 
 // entry reads one top_logprobs entry: its token (a plain string) and
-// logprob (a number, read as [backendhttp.Number] reads it). It is
+// logprob (a number, kept as text: [topEntry.logprobOf]). It is
 // [chatScanner.fields] written out for the two names, without its
 // closures: a canned slice answer has 37 entries per call.
 func (s *chatScanner) entry() bool {
@@ -438,11 +453,8 @@ func (s *chatScanner) entryFields(e *topEntry) bool {
 				return false
 			}
 			s.ws()
-			num, isNum := s.number()
-			var n backendhttp.Number
-			if ok = isNum && n.UnmarshalJSON(num) == nil; ok {
-				e.logprob, e.hasLogprob = float64(n), true
-			}
+			e.num, ok = s.number()
+			e.hasLogprob = ok
 		case foldASCII(key, "token") || foldASCII(key, "logprob"):
 			return false
 		default:

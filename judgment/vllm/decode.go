@@ -127,7 +127,7 @@ func (a *chatAnswer) result(req judgment.ScoringRequest) (judgment.ScoringResult
 		}
 		if i, ok := candidateIndex(req.Candidates, want, id); ok {
 			c := req.Candidates[i]
-			rows[i] = judgment.ScoredCandidate{Label: c.Label, TokenID: c.TokenID, Logprob: e.logprob}
+			rows[i] = judgment.ScoredCandidate{Label: c.Label, TokenID: c.TokenID, Logprob: e.logprobOf()}
 			found[i] = true
 		}
 	}
