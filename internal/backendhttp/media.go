@@ -147,23 +147,47 @@ func DataURI(ctx context.Context, img judgment.Image) string {
 // nothing), and must not be read or kept after. From a [WithPooledMedia]
 // cache it shares a pooled buffer.
 func DataURIRef(ctx context.Context, img judgment.Image) (uri string, release func()) {
+	uri, ref := HoldDataURI(ctx, img)
+	if ref.c == nil {
+		return uri, func() {}
+	}
+	var done atomic.Bool
+	return uri, func() {
+		if done.CompareAndSwap(false, true) {
+			ref.Release()
+		}
+	}
+}
+
+// URIRef is a holder's reference to a pooled data URI ([HoldDataURI]).
+// The zero value holds nothing.
+type URIRef struct{ c *mediaCache }
+
+// Release gives the reference back. It must be called exactly once per
+// held reference (a holder that may be closed twice guards it); after it
+// the URI must not be read.
+func (r URIRef) Release() {
+	if r.c != nil {
+		r.c.release()
+	}
+}
+
+// HoldDataURI is [DataURIRef] without its allocations (a closure and a
+// flag per call): the reference is a value whose Release the holder calls
+// once. A vLLM request body holds one per image.
+func HoldDataURI(ctx context.Context, img judgment.Image) (string, URIRef) {
 	c, i, ok := lookup(ctx, img)
 	if !ok {
-		return encodeDataURI(img), func() {}
+		return encodeDataURI(img), URIRef{}
 	}
 	if !c.pooled {
-		return c.uri(i), func() {}
+		return c.uri(i), URIRef{}
 	}
 	if !c.acquire() {
 		// The judgment is over and its buffers are back in the pool.
-		return encodeDataURI(img), func() {}
+		return encodeDataURI(img), URIRef{}
 	}
-	var done atomic.Bool
-	return c.uri(i), func() {
-		if done.CompareAndSwap(false, true) {
-			c.release()
-		}
-	}
+	return c.uri(i), URIRef{c: c}
 }
 
 // Base64 returns the standard base64 of img.Data (no data: prefix), sharing
