@@ -145,8 +145,7 @@ func putBody(b *[]byte) {
 
 // do sends one POST of the JSON body sent and returns the body of a 2xx
 // answer, in a pooled buffer for [putBody] once decoded, and the request
-// id sent. Nothing is
-// retried here. A body over [MaxResponseBytes] is a
+// id sent. Nothing is retried here. A body over [MaxResponseBytes] is a
 // [judgment.GenerationError]. Failures are [judgment.TransportError] and
 // [judgment.BackendHTTPError] values carrying the request id.
 func (c *Client) do(ctx context.Context, path string, sent *splicedReader) (*[]byte, string, error) {
