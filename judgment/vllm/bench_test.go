@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httptrace"
 	"os"
 	"strings"
 	"sync"
@@ -185,11 +184,6 @@ func (cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	r.Body = struct{ io.ReadCloser }{r.Body}
 	cannedHandler.ServeHTTP(w, r)
 	r.Body.Close()
-	// net/http's transport ends each write so (a session's body buffer
-	// goes back to its pool then).
-	if t := httptrace.ContextClientTrace(r.Context()); t != nil && t.WroteRequest != nil {
-		t.WroteRequest(httptrace.WroteRequestInfo{})
-	}
 	resp := w.Result()
 	resp.ContentLength = int64(w.Body.Len())
 	return resp, nil

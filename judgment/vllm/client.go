@@ -1,7 +1,6 @@
 package vllm
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,12 +8,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -152,25 +149,22 @@ func putBody(b *[]byte) {
 // [judgment.GenerationError]. Failures are [judgment.TransportError] and
 // [judgment.BackendHTTPError] values carrying the request id.
 func (c *Client) do(ctx context.Context, path string, sent *splicedReader) (*[]byte, string, error) {
+	size := sent.size()
 	u, ok := c.urls[path]
 	if !ok {
 		u = c.base.JoinPath(path).String()
 	}
-	sb := joinBody(sent)
-	// A fresh trace per call (net/http's goroutines may read a call's
-	// trace after the call; WithClientTrace composes a trace already in ctx
-	// into it); its hook is the body's own.
-	trace := &httptrace.ClientTrace{WroteRequest: sb.wrote}
-	callCtx, cancel := context.WithTimeout(httptrace.WithClientTrace(ctx, trace), c.timeout)
+	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	defer sb.release() // the call's reference; the write holds the other
-	r, err := http.NewRequestWithContext(callCtx, http.MethodPost, u, &sb.rd)
+	r, err := http.NewRequestWithContext(callCtx, http.MethodPost, u, sent)
 	if err != nil {
+		sent.Close()
 		return nil, "", &judgment.TransportError{Msg: "vLLM request failed: " + err.Error(), Err: err}
 	}
-	// One send per call: without GetBody net/http never resends the
-	// request by itself (it would if an extra header named it idempotent).
-	r.GetBody = nil
+	r.ContentLength = size
+	// One send per call: the spliced body has no GetBody, so net/http
+	// never resends the request by itself (it would if an extra header
+	// named it idempotent).
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json")
 	id := c.stampRequestID(r)
@@ -244,79 +238,6 @@ type splicedJSON struct {
 	// buf, when not nil, holds the json pieces and goes back to
 	// chatBuffers on Close.
 	buf *[]byte
-}
-
-// sentBody is the body of one call as net/http sends it: the pieces of a
-// splicedReader joined into one pooled buffer, read through a
-// *bytes.Reader. net/http writes the headers of a body it does not know to
-// be in memory (a *bytes.Reader, *bytes.Buffer or *strings.Reader) in a
-// write of their own before the body: on BenchmarkSliceVLLM that extra
-// write per call cost more client CPU (about 65 us a judgment, in the
-// kernel's TCP send path) than copying the image's data URI into each
-// call's body (a memmove of ~90 KB, into a buffer that is reused).
-//
-// net/http may still read a request body after the call returned (when
-// the server answered before the body was written), so the buffer goes
-// back to sentBodies only when both the call and the write are over: the
-// write's end is the call's trace's WroteRequest ([httptrace.ClientTrace]),
-// which net/http calls once, after its last read of the body. A
-// body whose write never ends (the request failed before it) is left to
-// the garbage collector.
-type sentBody struct {
-	buf   []byte
-	rd    bytes.Reader
-	refs  atomic.Int32                     // the call and the write
-	wrote func(httptrace.WroteRequestInfo) // the WroteRequest hook: release
-}
-
-// sentBodies holds the sentBody values of finished calls (New is set in
-// init: a new value's trace hook refers back to the pool).
-var sentBodies sync.Pool
-
-func init() {
-	sentBodies.New = func() any {
-		sb := &sentBody{}
-		sb.wrote = func(httptrace.WroteRequestInfo) { sb.release() }
-		return sb
-	}
-}
-
-// maxPooledSent is the largest body buffer put back in sentBodies.
-const maxPooledSent = 4 << 20
-
-// joinBody copies the pieces of sent into a pooled sentBody and closes
-// sent (its URI references are released: the bytes are copied).
-func joinBody(sent *splicedReader) *sentBody {
-	sb := sentBodies.Get().(*sentBody)
-	sb.buf = sent.appendTo(sb.buf[:0])
-	sent.Close()
-	sb.rd.Reset(sb.buf)
-	sb.refs.Store(2)
-	return sb
-}
-
-// release drops one reference; the last puts the body back.
-func (sb *sentBody) release() {
-	if sb.refs.Add(-1) != 0 {
-		return
-	}
-	if cap(sb.buf) <= maxPooledSent {
-		sb.rd.Reset(nil)
-		sentBodies.Put(sb)
-	}
-}
-
-// appendTo appends the body's pieces, in order, to b.
-func (r *splicedReader) appendTo(b []byte) []byte {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for i, j := range r.p.json {
-		b = append(b, j...)
-		if i < len(r.p.uris) {
-			b = append(b, r.p.uris[i]...)
-		}
-	}
-	return b
 }
 
 // oneJSON is the body of one encoded JSON value.
