@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -70,6 +71,87 @@ type Judge struct {
 	partsErr error
 	receipt  TextPartsReceipt
 	tokens   controlCache
+	blocks   blockCache
+}
+
+// blockCache holds, by question name, the scoring labels and the rendered
+// option block of the questions a Judge has asked: a run asks the same
+// questions of every case, and a block depends only on the question, its
+// name and the Judge's text parts, so each is rendered once per Judge
+// instead of once per judgment (issue 18). An entry holds a copy of its
+// question and is used only for a question equal to it (sameQuestion), so
+// a caller that changes a question, or reuses a name, gets a fresh
+// rendering. At most maxCachedBlocks entries are kept; later questions are
+// rendered every time.
+type blockCache struct {
+	mu sync.RWMutex
+	m  map[string]*blockEntry
+}
+
+// blockEntry is one cached question.
+type blockEntry struct {
+	q      Question // a copy owning its slices
+	labels []string // ScoringLabels(q), shared read-only
+	block  string
+}
+
+// maxCachedBlocks bounds a blockCache.
+const maxCachedBlocks = 256
+
+// get returns the scoring labels (not to be modified) and the option
+// block of nq, rendered with parts on a miss.
+func (c *blockCache) get(parts compiledParts, nq NamedQuestion) ([]string, string) {
+	c.mu.RLock()
+	e, ok := c.m[nq.Name]
+	c.mu.RUnlock()
+	if ok && sameQuestion(e.q, nq.Question) {
+		return e.labels, e.block
+	}
+	e = &blockEntry{q: cloneQuestion(nq.Question), labels: ScoringLabels(nq.Question), block: parts.optionBlock(nq.Name, nq.Question)}
+	if e.q != nil {
+		c.mu.Lock()
+		if c.m == nil {
+			c.m = make(map[string]*blockEntry)
+		}
+		if _, had := c.m[nq.Name]; had || len(c.m) < maxCachedBlocks {
+			c.m[nq.Name] = e
+		}
+		c.mu.Unlock()
+	}
+	return e.labels, e.block
+}
+
+// sameQuestion reports whether a and b are the same question value: same
+// type and equal fields, element by element.
+func sameQuestion(a, b Question) bool {
+	switch a := a.(type) {
+	case Noul:
+		b, ok := b.(Noul)
+		return ok && a == b
+	case Choice:
+		b, ok := b.(Choice)
+		return ok && a.Instructions == b.Instructions && slices.Equal(a.Criteria, b.Criteria)
+	case Score:
+		b, ok := b.(Score)
+		return ok && a.Instructions == b.Instructions && slices.Equal(a.Criteria, b.Criteria)
+	}
+	return false
+}
+
+// cloneQuestion returns a copy of q that shares no slice with it, or nil
+// for a type sameQuestion does not compare.
+func cloneQuestion(q Question) Question {
+	switch q := q.(type) {
+	case Noul:
+		return q
+	case Choice:
+		q.Criteria = slices.Clone(q.Criteria)
+		return q
+	case Score:
+		q.Criteria = slices.Clone(q.Criteria)
+		return q
+	}
+	return nil
 }
 
 // controlKey names one cached control binding.
@@ -233,9 +315,8 @@ func copyFloat(p *float64) *float64 {
 
 // prepare binds the controls of one question and composes its prefix.
 func (j *Judge) prepare(ctx context.Context, req Request, context string, nq NamedQuestion) (prepared, error) {
-	labels := ScoringLabels(nq.Question)
+	labels, block := j.blocks.get(j.parts, nq)
 	cands := make([]Candidate, len(labels))
-	orig := originalLabels(nq.Question)
 	for i, label := range labels {
 		id, single, err := j.controlToken(ctx, req.Model, control(i))
 		if err != nil {
@@ -243,13 +324,12 @@ func (j *Judge) prepare(ctx context.Context, req Request, context string, nq Nam
 		}
 		if !single {
 			if i == 0 {
-				return prepared{}, judgmentErr(fmt.Sprintf("control string '0' for label %s must tokenize to exactly one token", pytext.Repr(orig[0])))
+				return prepared{}, judgmentErr(fmt.Sprintf("control string '0' for label %s must tokenize to exactly one token", pytext.Repr(originalLabels(nq.Question)[0])))
 			}
 			return prepared{}, judgmentErr(fmt.Sprintf("native Choice supports %d options on this tokenizer; got %d", i, len(labels)))
 		}
 		cands[i] = Candidate{Label: label, TokenID: id}
 	}
-	block := j.parts.optionBlock(nq.Name, nq.Question)
 	user := j.parts.renderContext(context, block)
 	prefix, err := composePrefix(j.opts.Family, user, len(req.Media))
 	if err != nil {

@@ -48,15 +48,23 @@ func ReadBodyLimit(resp *http.Response, limit int64) ([]byte, error) {
 // responses; the body returned shares buf's array when it fits.
 func ReadBodyLimitInto(resp *http.Response, limit int64, buf []byte) ([]byte, error) {
 	defer resp.Body.Close()
-	b, r := buf[:0], io.LimitReader(resp.Body, limit+1)
+	b := buf[:0]
 	if n := resp.ContentLength; n > 0 && n <= limit && int64(cap(b)) < n+1 {
 		b = make([]byte, 0, n+1) // room for the EOF read
 	}
 	for {
+		if int64(len(b)) > limit {
+			break // read limit+1 bytes: too long
+		}
 		if len(b) == cap(b) {
 			b = append(b, 0)[:len(b)]
 		}
-		n, err := r.Read(b[len(b):cap(b)])
+		// At most limit+1 bytes in all, as io.LimitReader would.
+		room := b[len(b):cap(b)]
+		if left := limit + 1 - int64(len(b)); int64(len(room)) > left {
+			room = room[:left]
+		}
+		n, err := resp.Body.Read(room)
 		b = b[:len(b)+n]
 		if err == io.EOF {
 			break

@@ -63,6 +63,9 @@ func BenchmarkJudgeVLLMClient(b *testing.B) {
 //     nothing else: the least a client can cost;
 //   - DefaultPool is a session on a clone of http.DefaultTransport (2 idle
 //     connections per host), the pool sessions had before issue 18;
+//   - SharedPool is a session on the floor's pool (one transport, idle
+//     pool sized to the concurrency): Session against it is the cost of
+//     the lanes;
 //   - Session is a session on its own pool (backendhttp.Lanes: one lane
 //     per judgment in flight, each judgment's calls on one connection).
 func BenchmarkSliceVLLM(b *testing.B) {
@@ -90,13 +93,16 @@ func BenchmarkSliceVLLM(b *testing.B) {
 				}, Close: tr.CloseIdleConnections}
 			})
 		})
-		for _, pool := range []string{"DefaultPool", "Session"} {
+		for _, pool := range []string{"DefaultPool", "SharedPool", "Session"} {
 			b.Run(fmt.Sprintf("c%d/%s", conc, pool), func(b *testing.B) {
 				judgmenttest.BenchSlice(b, url, serverCPU, conc, func() judgmenttest.SliceClient {
 					var opts vllm.OpenOptions
 					var tr *http.Transport
-					if pool == "DefaultPool" {
+					if pool != "Session" {
 						tr = http.DefaultTransport.(*http.Transport).Clone()
+						if pool == "SharedPool" {
+							tr.MaxIdleConnsPerHost = conc
+						}
 						opts.HTTPClient = &http.Client{Transport: tr}
 					}
 					sess, err := vllm.Open(context.Background(), vllm.Settings{BaseURL: url + "/slow", Model: judgmenttest.DefaultModelID}, opts)
@@ -119,6 +125,68 @@ func BenchmarkSliceVLLM(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkJudgeVLLMOverhead is the client side of BenchmarkSliceVLLM
+// without a network: one check judgment at a time over a round tripper
+// that drains each request body and answers with the canned server's
+// bytes (cannedTransport), so the number is the client's own CPU, with
+// little of the noise of sockets and a second process. Floor sends the
+// recorded bodies as the floor of BenchmarkSliceVLLM does and reads the
+// answers; Session is a session. Their difference is what a session costs
+// beyond sending the bytes (issue 18).
+func BenchmarkJudgeVLLMOverhead(b *testing.B) {
+	hc := &http.Client{Transport: cannedTransport{}}
+	req := judgmenttest.CheckRequest(judgmenttest.CheckPNG())
+	ctx := context.Background()
+	b.Run("Floor", func(b *testing.B) {
+		bodies := recordChatBodies(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, body := range bodies {
+				r, _ := http.NewRequestWithContext(ctx, http.MethodPost, "http://vllm.invalid/v1/chat/completions", bytes.NewReader(body))
+				r.Header.Set("Content-Type", "application/json")
+				r.Header.Set("Accept", "application/json")
+				resp, err := hc.Do(r)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		}
+	})
+	b.Run("Session", func(b *testing.B) {
+		sess, err := vllm.Open(ctx, vllm.Settings{BaseURL: "http://vllm.invalid", Model: judgmenttest.DefaultModelID}, vllm.OpenOptions{HTTPClient: hc})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := sess.Judge(ctx, req); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// cannedTransport answers like cannedVLLMHandler without a network: it
+// reads each request body to its end, closes it, and answers from a
+// recorder.
+type cannedTransport struct{}
+
+var cannedHandler = cannedVLLMHandler()
+
+func (cannedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	w := httptest.NewRecorder()
+	// Read through Read alone, as net/http sends a body (through an
+	// io.LimitedReader), so a bytes.Reader's WriteTo cannot skip the copy.
+	r.Body = struct{ io.ReadCloser }{r.Body}
+	cannedHandler.ServeHTTP(w, r)
+	r.Body.Close()
+	resp := w.Result()
+	resp.ContentLength = int64(w.Body.Len())
+	return resp, nil
 }
 
 // recordChatBodies returns the chat-completion bodies a session sends for
@@ -162,12 +230,7 @@ var (
 // first waits for a slot (slowSlots).
 func cannedVLLMHandler() http.Handler {
 	vocab := judgmenttest.DefaultVocab()
-	entries := []string{`{"token":"token_id:9366","logprob":-0.5}`}
-	for _, id := range vocab {
-		entries = append(entries, fmt.Sprintf(`{"token":"token_id:%d","logprob":-4.0}`, id))
-	}
-	chat := []byte(`{"id":"c","choices":[{"index":0,"logprobs":{"content":[{"token":"token_id:9366","logprob":-0.5,"top_logprobs":[` +
-		strings.Join(entries, ",") + `]}]},"finish_reason":"length"}],"usage":{"prompt_tokens":400,"completion_tokens":1}}`)
+	chat := vllm.CannedChatBody()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		path, slow := strings.CutPrefix(r.URL.Path, "/slow")

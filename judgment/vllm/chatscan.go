@@ -34,10 +34,25 @@ const (
 
 // topEntry is one top_logprobs entry as the decoder needs it.
 type topEntry struct {
-	token      []byte // the token text, when hasToken
+	token []byte // the token text, when hasToken
+	// logprob is the logprob when num is nil; the scanner keeps the
+	// number's text in num instead, read (logprobOf) only for an entry
+	// that is a candidate: most entries of a canned answer are not, and
+	// any JSON number reads as a [backendhttp.Number].
 	logprob    float64
+	num        []byte
 	hasToken   bool
 	hasLogprob bool // present and a number
+}
+
+// logprobOf returns the entry's logprob.
+func (e *topEntry) logprobOf() float64 {
+	if e.num == nil {
+		return e.logprob
+	}
+	var n backendhttp.Number
+	n.UnmarshalJSON(e.num) // cannot fail: num is a JSON number
+	return float64(n)
 }
 
 // chatAnswer is what decodeChat reads of a chat-completion answer.
@@ -398,26 +413,64 @@ func (s *chatScanner) position() bool {
 }
 
 // entry reads one top_logprobs entry: its token (a plain string) and
-// logprob (a number, read as [backendhttp.Number] reads it).
+// logprob (a number, kept as text: [topEntry.logprobOf]). It is
+// [chatScanner.fields] written out for the two names, without its
+// closures: a canned slice answer has 37 entries per call.
 func (s *chatScanner) entry() bool {
 	var e topEntry
-	ok := s.fields([]string{"token", "logprob"}, []func() bool{
-		func() (ok bool) {
-			e.token, ok = s.plainBytes()
-			e.hasToken = true
-			return ok
-		},
-		func() bool {
-			s.ws()
-			num, ok := s.number()
-			var n backendhttp.Number
-			if !ok || n.UnmarshalJSON(num) != nil {
-				return false
-			}
-			e.logprob, e.hasLogprob = float64(n), true
-			return true
-		},
-	})
+	ok := s.entryFields(&e)
 	s.a.entries = append(s.a.entries, e)
 	return ok
+}
+
+// entryFields reads the object of one entry into e.
+func (s *chatScanner) entryFields(e *topEntry) bool {
+	if s.peek() != '{' || s.depth == scanMaxDepth {
+		return false
+	}
+	s.i++
+	s.depth++
+	defer func() { s.depth-- }()
+	if s.peek() == '}' {
+		s.i++
+		return true
+	}
+	for {
+		key, ok := s.plainBytes()
+		if !ok || s.peek() != ':' {
+			return false
+		}
+		s.i++
+		switch {
+		case string(key) == "token":
+			if e.hasToken {
+				return false
+			}
+			e.token, ok = s.plainBytes()
+			e.hasToken = true
+		case string(key) == "logprob":
+			if e.hasLogprob {
+				return false
+			}
+			s.ws()
+			e.num, ok = s.number()
+			e.hasLogprob = ok
+		case foldASCII(key, "token") || foldASCII(key, "logprob"):
+			return false
+		default:
+			ok = s.skip()
+		}
+		if !ok {
+			return false
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return true
+		default:
+			return false
+		}
+	}
 }

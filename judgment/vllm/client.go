@@ -83,12 +83,16 @@ func NewClient(s Settings, hc *http.Client) (*Client, error) {
 // Tokenize returns the token ids of text without special tokens
 // (POST /tokenize, add_special_tokens false).
 func (c *Client) Tokenize(ctx context.Context, model, text string) ([]int, error) {
-	body, _, err := c.do(ctx, "/tokenize", TokenizeRequest{Model: model, Prompt: text})
+	b, err := json.Marshal(TokenizeRequest{Model: model, Prompt: text})
+	if err != nil {
+		return nil, &judgment.GenerationError{Msg: "vLLM request could not be encoded"}
+	}
+	body, _, err := c.do(ctx, "/tokenize", oneJSON(b))
 	if err != nil {
 		return nil, err
 	}
 	defer putBody(body)
-	return decodeTokenize(body)
+	return decodeTokenize(*body)
 }
 
 // ScoreCandidates scores one request with POST /v1/chat/completions:
@@ -108,7 +112,7 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 	if err != nil {
 		return judgment.ScoringResult{}, err
 	}
-	res, err := decodeChat(body, req)
+	res, err := decodeChat(*body, req)
 	putBody(body)
 	if err != nil {
 		return judgment.ScoringResult{}, err
@@ -132,28 +136,20 @@ const maxPooledBody = 1 << 20
 
 // putBody gives the buffer of a body from [Client.do] back to bodies; the
 // body must not be read after.
-func putBody(b []byte) {
-	if cap(b) <= maxPooledBody {
-		b = b[:0]
-		bodies.Put(&b)
+func putBody(b *[]byte) {
+	if cap(*b) <= maxPooledBody {
+		*b = (*b)[:0]
+		bodies.Put(b)
 	}
 }
 
-// do sends one POST of in as JSON and returns the body of a 2xx answer
-// (for [putBody] once decoded) and the request id sent. Nothing is
-// retried here. A body over [MaxResponseBytes] is a
+// do sends one POST of the JSON body sent and returns the body of a 2xx
+// answer, in a pooled buffer for [putBody] once decoded, and the request
+// id sent. Nothing is retried here. A body over [MaxResponseBytes] is a
 // [judgment.GenerationError]. Failures are [judgment.TransportError] and
 // [judgment.BackendHTTPError] values carrying the request id.
-func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, error) {
-	payload, ok := in.(splicedJSON)
-	if !ok {
-		b, err := json.Marshal(in)
-		if err != nil {
-			return nil, "", &judgment.GenerationError{Msg: "vLLM request could not be encoded"}
-		}
-		payload = splicedJSON{json: [][]byte{b}}
-	}
-	sent, size := payload.reader()
+func (c *Client) do(ctx context.Context, path string, sent *splicedReader) (*[]byte, string, error) {
+	size := sent.size()
 	u, ok := c.urls[path]
 	if !ok {
 		u = c.base.JoinPath(path).String()
@@ -178,19 +174,19 @@ func (c *Client) do(ctx context.Context, path string, in any) ([]byte, string, e
 	}
 	buf := bodies.Get().(*[]byte)
 	body, err := backendhttp.ReadBodyLimitInto(resp, MaxResponseBytes, *buf)
-	var large *backendhttp.BodyTooLargeError
-	if errors.As(err, &large) {
-		return nil, id, &judgment.GenerationError{Msg: "vLLM " + path + " response is larger than any answer needs (" + large.Error() + ")"}
-	}
 	if err != nil {
+		if large := (*backendhttp.BodyTooLargeError)(nil); errors.As(err, &large) {
+			return nil, id, &judgment.GenerationError{Msg: "vLLM " + path + " response is larger than any answer needs (" + large.Error() + ")"}
+		}
 		return nil, id, c.transportError(ctx, callCtx, err, id)
 	}
+	*buf = body
 	if resp.StatusCode >= 300 {
 		err := c.statusError(resp, body, id) // copies what it keeps
-		putBody(body)
+		putBody(buf)
 		return nil, id, err
 	}
-	return body, id, nil
+	return buf, id, nil
 }
 
 // transportError is the [judgment.TransportError] of a call under ctx
@@ -236,25 +232,35 @@ func uuid4Hex() string {
 type splicedJSON struct {
 	json [][]byte
 	uris []string
-	// release gives back the references to pooled URIs
-	// ([backendhttp.DataURIRef]); the body's Close calls them.
-	release []func()
+	// refs are the references to pooled URIs
+	// ([backendhttp.HoldDataURI]); the body's Close releases them.
+	refs []backendhttp.URIRef
 	// buf, when not nil, holds the json pieces and goes back to
 	// chatBuffers on Close.
 	buf *[]byte
 }
 
-// reader returns the body as one reader and its length. Once closed it
-// reads nothing more, and its URIs' references are released.
-func (p splicedJSON) reader() (io.ReadCloser, int64) {
+// oneJSON is the body of one encoded JSON value.
+func oneJSON(b []byte) *splicedReader {
+	r := &splicedReader{}
+	r.jsonRoom[0] = b
+	r.p.json = r.jsonRoom[:1]
+	return r
+}
+
+// reader returns the body as one reader and its length (for tests).
+func (r *splicedReader) reader() (io.ReadCloser, int64) { return r, r.size() }
+
+// size returns the body's length.
+func (r *splicedReader) size() int64 {
 	var n int64
-	for _, j := range p.json {
+	for _, j := range r.p.json {
 		n += int64(len(j))
 	}
-	for _, u := range p.uris {
+	for _, u := range r.p.uris {
 		n += int64(len(u))
 	}
-	return &splicedReader{p: p}, n
+	return n
 }
 
 // errBodyClosed is what a splicedReader reads after Close.
@@ -263,13 +269,20 @@ var errBodyClosed = errors.New("vllm: request body read after close")
 // splicedReader reads the pieces of a splicedJSON in order. Read and
 // Close hold mu: net/http may close a request body on one goroutine
 // while another reads it, and after Close the URIs' bytes may belong to
-// another judgment.
+// another judgment. Once closed it reads nothing more, and its URIs'
+// references are released. It is not pooled (net/http may hold it after
+// Close), but it holds the piece lists of a body with one image, so such a
+// body is one allocation besides its pooled JSON buffer.
 type splicedReader struct {
 	mu     sync.Mutex
 	closed bool
 	p      splicedJSON
 	i      int // piece 2k is json[k], piece 2k+1 is uris[k]
 	off    int // bytes of piece i read
+
+	jsonRoom [2][]byte
+	uriRoom  [1]string
+	refRoom  [1]backendhttp.URIRef
 }
 
 // Close releases the body's URI references; later reads fail.
@@ -278,13 +291,14 @@ func (r *splicedReader) Close() error {
 	defer r.mu.Unlock()
 	if !r.closed {
 		r.closed = true
-		for _, release := range r.p.release {
-			release()
+		for _, ref := range r.p.refs {
+			ref.Release()
 		}
 		if r.p.buf != nil && cap(*r.p.buf) <= maxPooledBody {
 			chatBuffers.Put(r.p.buf)
 		}
 		r.p = splicedJSON{}
+		r.jsonRoom, r.uriRoom, r.refRoom = [2][]byte{}, [1]string{}, [1]backendhttp.URIRef{}
 	}
 	return nil
 }
@@ -324,23 +338,28 @@ func (r *splicedReader) Read(b []byte) (int, error) {
 // data URI of a supported image type needs no JSON escaping, and scanning
 // ~130 KB per image per question was the client's largest cost, copying it
 // the next.
-func chatBody(ctx context.Context, req judgment.ScoringRequest) splicedJSON {
+func chatBody(ctx context.Context, req judgment.ScoringRequest) *splicedReader {
 	bp := chatBuffers.Get().(*[]byte)
-	b, slots := appendChatJSON((*bp)[:0], req)
+	var slotRoom [4]int
+	b, slots := appendChatJSON((*bp)[:0], req, slotRoom[:0])
 	*bp = b
-	out := splicedJSON{json: make([][]byte, 0, len(req.Media)+1), buf: bp}
-	if len(req.Media) > 0 {
-		out.uris = make([]string, len(req.Media))
-		out.release = make([]func(), len(req.Media))
+	r := &splicedReader{}
+	r.p.buf = bp
+	r.p.json = r.jsonRoom[:0]
+	if n := len(req.Media); n > len(r.uriRoom) {
+		r.p.json = make([][]byte, 0, n+1)
+		r.p.uris, r.p.refs = make([]string, n), make([]backendhttp.URIRef, n)
+	} else {
+		r.p.uris, r.p.refs = r.uriRoom[:n], r.refRoom[:n]
 	}
 	last := 0
 	for i, im := range req.Media {
-		out.uris[i], out.release[i] = backendhttp.DataURIRef(ctx, im)
-		out.json = append(out.json, b[last:slots[i]])
+		r.p.uris[i], r.p.refs[i] = backendhttp.HoldDataURI(ctx, im)
+		r.p.json = append(r.p.json, b[last:slots[i]])
 		last = slots[i]
 	}
-	out.json = append(out.json, b[last:])
-	return out
+	r.p.json = append(r.p.json, b[last:])
+	return r
 }
 
 // chatBuffers holds the JSON buffers of closed request bodies.
@@ -348,16 +367,14 @@ var chatBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return
 
 // appendChatJSON appends the JSON of req's [ChatRequest] as encoding/json
 // writes it, each image block's url empty, and returns the offset just
-// inside each url's quotes.
-func appendChatJSON(b []byte, req judgment.ScoringRequest) ([]byte, []int) {
-	var slots []int
+// inside each url's quotes, appended to slots.
+func appendChatJSON(b []byte, req judgment.ScoringRequest, slots []int) ([]byte, []int) {
 	b = append(b, `{"model":`...)
 	b = appendJSONString(b, req.Model)
 	b = append(b, `,"messages":[{"role":"user","content":`...)
 	if len(req.Media) == 0 {
 		b = appendJSONString(b, req.Prefix)
 	} else {
-		slots = make([]int, 0, len(req.Media))
 		first := true
 		block := func(text string) {
 			if !first {

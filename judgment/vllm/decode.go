@@ -127,7 +127,7 @@ func (a *chatAnswer) result(req judgment.ScoringRequest) (judgment.ScoringResult
 		}
 		if i, ok := candidateIndex(req.Candidates, want, id); ok {
 			c := req.Candidates[i]
-			rows[i] = judgment.ScoredCandidate{Label: c.Label, TokenID: c.TokenID, Logprob: e.logprob}
+			rows[i] = judgment.ScoredCandidate{Label: c.Label, TokenID: c.TokenID, Logprob: e.logprobOf()}
 			found[i] = true
 		}
 	}
@@ -151,14 +151,26 @@ func (a *chatAnswer) result(req judgment.ScoringRequest) (judgment.ScoringResult
 	return res, nil
 }
 
-// tokenID parses "token_id:<decimal>".
+// tokenID parses "token_id:<decimal>": ASCII digits only, within int
+// (strconv.Atoi reads an id of more than 9 digits, so no int overflows
+// here).
 func tokenID(tok []byte) (int, bool) {
 	digits, ok := bytes.CutPrefix(tok, []byte(idPrefix))
-	if !ok || len(digits) == 0 || len(bytes.Trim(digits, "0123456789")) != 0 {
+	if !ok || len(digits) == 0 {
 		return 0, false
 	}
-	n, err := strconv.Atoi(string(digits))
-	return n, err == nil
+	n := 0
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if len(digits) > 9 {
+		n, err := strconv.Atoi(string(digits))
+		return n, err == nil
+	}
+	return n, true
 }
 
 // candidateIndex returns the index of the candidate with token id id:

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/typevet/typevet-go/judgment"
+	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 
 // manyRequest has more candidates than smallSet, so decodeChat finds them
@@ -128,23 +129,87 @@ func TestScanChatReadsVLLMLayout(t *testing.T) {
 	}
 }
 
-// BenchmarkDecodeChat decodes one answer in vLLM's full layout to the
-// three-candidate request: Old is encoding/json into ChatResponse (the
-// decoder before scanChat), Scan today's.
+// cannedChatBody is the canned server's chat-completion answer: the
+// sampled token and every control token of judgmenttest.DefaultVocab (37
+// top_logprobs entries, in the map's order of the moment).
+func cannedChatBody() []byte {
+	entries := []string{`{"token":"token_id:9366","logprob":-0.5}`}
+	for _, id := range judgmenttest.DefaultVocab() {
+		entries = append(entries, fmt.Sprintf(`{"token":"token_id:%d","logprob":-4.0}`, id))
+	}
+	return []byte(`{"id":"c","choices":[{"index":0,"logprobs":{"content":[{"token":"token_id:9366","logprob":-0.5,"top_logprobs":[` +
+		strings.Join(entries, ",") + `]}]},"finish_reason":"length"}],"usage":{"prompt_tokens":400,"completion_tokens":1}}`)
+}
+
+// BenchmarkDecodeChat decodes answers to the three-candidate request:
+// VLLM is one in vLLM's full layout listing the three candidates, Canned
+// the canned server's answer of BenchmarkSliceVLLM (37 entries). Old is
+// encoding/json into ChatResponse (the decoder before scanChat), Scan
+// today's.
 func BenchmarkDecodeChat(b *testing.B) {
-	body := chatAnswerBody([]int{236771, 236770, 236778}, false)
-	for _, d := range []struct {
-		name   string
-		decode func([]byte, judgment.ScoringRequest) (judgment.ScoringResult, error)
-	}{{"Old", oldDecodeChat}, {"Scan", decodeChat}} {
-		b.Run(d.name, func(b *testing.B) {
-			b.ReportAllocs()
-			b.SetBytes(int64(len(body)))
-			for b.Loop() {
-				if _, err := d.decode(body, fuzzRequest); err != nil {
-					b.Fatal(err)
+	for _, body := range []struct {
+		name string
+		b    []byte
+	}{{"VLLM", chatAnswerBody([]int{236771, 236770, 236778}, false)}, {"Canned", cannedChatBody()}} {
+		for _, d := range []struct {
+			name   string
+			decode func([]byte, judgment.ScoringRequest) (judgment.ScoringResult, error)
+		}{{"Old", oldDecodeChat}, {"Scan", decodeChat}} {
+			b.Run(body.name+"/"+d.name, func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(body.b)))
+				for b.Loop() {
+					if _, err := d.decode(body.b, fuzzRequest); err != nil {
+						b.Fatal(err)
+					}
 				}
+			})
+		}
+	}
+}
+
+// TestDecodeChatEntryRules compares today's decoder with the oracle on
+// entries at each rule of the written-out entry reader and of tokenID:
+// repeated, case-folded and unknown keys, nested values, long and
+// overflowing ids.
+func TestDecodeChatEntryRules(t *testing.T) {
+	const head = `{"model":"gemma-4-31b-it","choices":[{"logprobs":{"content":[{"top_logprobs":[{"token":"token_id:236771","logprob":-0.1},{"token":"token_id:236770","logprob":-0.2},`
+	for _, e := range []string{
+		`{"token":"token_id:236778","logprob":-0.3}`,
+		`{"logprob":-0.3,"token":"token_id:236778"}`,
+		`{"token":"token_id:236778","logprob":-0.3,"bytes":[50,{"a":[]}]}`,
+		`{"token":"token_id:236778","token":"token_id:236778","logprob":-0.3}`,
+		`{"token":"token_id:236778","logprob":-0.3,"logprob":-0.3}`,
+		`{"Token":"token_id:236778","logprob":-0.3}`,
+		`{"token":"token_id:236778","LOGPROB":-0.3}`,
+		`{"token":"token_id:236778"}`,
+		`{"logprob":-0.3}`,
+		`{}`,
+		`{"token":"token_id:236778","logprob":"-0.3"}`,
+		`{"token":"token_id:236778","logprob":-0.3,}`,
+		`{"token":"token_id:236778" "logprob":-0.3}`,
+		`{"token":"token_id:0000000000000236778","logprob":-0.3}`,
+		`{"token":"token_id:99999999999999999999","logprob":-0.3}`,
+		`{"token":"token_id:2367781234","logprob":-0.3}`,
+		`{"token":"token_id:","logprob":-0.3}`,
+		`{"token":"token_id:23a","logprob":-0.3}`,
+		`{"token":"token_id:-1","logprob":-0.3}`,
+		`{"token":"token_id:+1","logprob":-0.3}`,
+		`{"token":"tok_id:1","logprob":-0.3}`,
+		`{"token":"token_id:236778","logprob":-1e400}`,
+		`{"token":"token_id:236778","logprob":NaN}`,
+		`{"token":"token_id:236778","logprob":null}`,
+		`{"token":null,"logprob":-0.3}`,
+		`{"token":"token_id:236778\u0000","logprob":-0.3}`,
+		`[]`,
+	} {
+		body := []byte(head + e + `]}]}}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`)
+		for _, req := range []judgment.ScoringRequest{fuzzRequest, manyRequest} {
+			want, werr := oldDecodeChat(body, req)
+			got, gerr := decodeChat(body, req)
+			if !reflect.DeepEqual(got, want) || fmt.Sprintf("%T %v", gerr, gerr) != fmt.Sprintf("%T %v", werr, werr) {
+				t.Errorf("entry %s:\nnew %+v %T %v\nold %+v %T %v", e, got, gerr, gerr, want, werr, werr)
 			}
-		})
+		}
 	}
 }
