@@ -365,13 +365,26 @@ type exchange struct {
 	status  int
 	images  int
 	markers int
+	index   int  // the request's record
+	fault   bool // a fault was injected
+}
+
+// record writes what the exchange did into the request's record. It runs
+// before the client can see the answer (or the hang-up), so a client that
+// reads [Server.Requests] right after its call sees the finished record.
+func (x *exchange) record() {
+	x.s.mu.Lock()
+	r := &x.s.records[x.index]
+	r.Status, r.Images, r.Markers, r.Fault = x.status, x.images, x.markers, x.fault
+	x.s.mu.Unlock()
 }
 
 func (x *exchange) raw(status int, contentType string, body []byte) {
+	x.status = status
+	x.record()
 	x.w.Header().Set("Content-Type", contentType)
 	x.w.WriteHeader(status)
 	x.w.Write(body)
-	x.status = status
 }
 
 // json answers v as JSON without HTML escaping, as the real servers write
@@ -392,8 +405,9 @@ func (x *exchange) hangUp() {
 	if err != nil {
 		panic("judgmenttest: cannot hijack the connection: " + err.Error())
 	}
-	conn.Close()
 	x.status = 0
+	x.record()
+	conn.Close()
 }
 
 // wait sleeps for d; false when the request context ended or the server
@@ -446,15 +460,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		n.Add(1) >= keepAliveMaxPerCon {
 		w.Header().Set("Connection", "close")
 	}
-	x := &exchange{s: s, w: w, r: r, body: body}
+	x := &exchange{s: s, w: w, r: r, body: body, index: rec.Index, fault: fault != nil}
 	s.respond(x, fault)
-
-	s.mu.Lock()
-	s.records[rec.Index].Status = x.status
-	s.records[rec.Index].Images = x.images
-	s.records[rec.Index].Markers = x.markers
-	s.records[rec.Index].Fault = fault != nil
-	s.mu.Unlock()
+	x.record() // also when no answer was written (a wait cut short)
 }
 
 func (s *Server) respond(x *exchange, f *Fault) {
