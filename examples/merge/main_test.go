@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -29,13 +30,27 @@ import (
 // [cmdtest.Build] keeps it between test runs).
 var checkmatchExe string
 
+// shardCache holds each fake shard fakeShards ran, made once per test
+// binary and copied into each test's directory (TestMain removes it).
+var shardCache struct {
+	sync.Mutex
+	dir  string
+	made map[string]bool
+}
+
 func TestMain(m *testing.M) {
 	dir, err := cmdtest.Build("checkmatch")
 	if err != nil {
 		panic("build examples/checkmatch: " + err.Error())
 	}
 	checkmatchExe = cmdtest.Exe(dir, "checkmatch")
-	os.Exit(m.Run())
+	if shardCache.dir, err = os.MkdirTemp("", "typevet-merge-shards-"); err != nil {
+		panic(err)
+	}
+	shardCache.made = map[string]bool{}
+	code := m.Run()
+	os.RemoveAll(shardCache.dir)
+	os.Exit(code)
 }
 
 // vllmEnv is the environment of a vLLM run of rows rows against baseURL.
@@ -145,8 +160,10 @@ func TestShardsMergeLikeOneRun(t *testing.T) {
 	}
 }
 
-// fakeShards runs the n shards of a one-row offline-fake run of seed in
-// dir, one after another, and returns their record paths.
+// fakeShards puts the n shards (or those in only) of a one-row
+// offline-fake run of seed in dir and returns their record paths. Each
+// shard is run once per test binary, one after another, and its record
+// and journal copied, so a test may edit its copies.
 func fakeShards(t *testing.T, dir string, seed, n int, only ...int) []string {
 	t.Helper()
 	env := map[string]string{"TYPEVET_BACKEND": "fake", "TYPEVET_CHECK_MATCH_ROWS": "1",
@@ -157,10 +174,22 @@ func fakeShards(t *testing.T, dir string, seed, n int, only ...int) []string {
 		}
 	}
 	var paths []string
+	shardCache.Lock()
+	defer shardCache.Unlock()
 	for _, i := range only {
-		p := filepath.Join(dir, "seed"+strconv.Itoa(seed)+"-shard"+strconv.Itoa(i)+".json")
-		cmd, out := checkmatchCmd(env, "-receipt", p, "-shard", strconv.Itoa(i)+"/"+strconv.Itoa(n))
-		require.NoError(t, cmd.Run(), out.String())
+		name := "seed" + strconv.Itoa(seed) + "-shard" + strconv.Itoa(i) + "of" + strconv.Itoa(n) + ".json"
+		made := filepath.Join(shardCache.dir, name)
+		if !shardCache.made[name] {
+			cmd, out := checkmatchCmd(env, "-receipt", made, "-shard", strconv.Itoa(i)+"/"+strconv.Itoa(n))
+			require.NoError(t, cmd.Run(), out.String())
+			shardCache.made[name] = true
+		}
+		p := filepath.Join(dir, name)
+		for _, f := range []string{"", ".journal.jsonl"} {
+			b, err := os.ReadFile(made + f)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(p+f, b, 0o644))
+		}
 		paths = append(paths, p)
 	}
 	return paths
