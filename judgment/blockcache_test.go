@@ -42,6 +42,9 @@ func TestOptionBlockCacheFollowsTheQuestion(t *testing.T) {
 			r.Questions[0].Question, r.Questions[1].Question = r.Questions[1].Question, r.Questions[0].Question
 			return r
 		},
+		// Back to an earlier question under the same names: a name holds
+		// several questions, each with its own block.
+		func() judgment.Request { return reqFor("Read it?") },
 	}
 	for i, step := range steps {
 		req := step()

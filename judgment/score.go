@@ -81,11 +81,14 @@ type Judge struct {
 // instead of once per judgment (issue 18). An entry holds a copy of its
 // question and is used only for a question equal to it (sameQuestion), so
 // a caller that changes a question, or reuses a name, gets a fresh
-// rendering. At most maxCachedBlocks entries are kept; later questions are
-// rendered every time.
+// rendering; a name may hold several questions (the option-order study
+// asks "verdict" with its options in each of its orderings). At most
+// maxCachedBlocks entries are kept; later questions are rendered every
+// time.
 type blockCache struct {
 	mu sync.RWMutex
-	m  map[string]*blockEntry
+	m  map[string][]*blockEntry
+	n  int // entries over all names
 }
 
 // blockEntry is one cached question.
@@ -102,19 +105,22 @@ const maxCachedBlocks = 256
 // block of nq, rendered with parts on a miss.
 func (c *blockCache) get(parts compiledParts, nq NamedQuestion) ([]string, string) {
 	c.mu.RLock()
-	e, ok := c.m[nq.Name]
-	c.mu.RUnlock()
-	if ok && sameQuestion(e.q, nq.Question) {
-		return e.labels, e.block
+	for _, e := range c.m[nq.Name] {
+		if sameQuestion(e.q, nq.Question) {
+			c.mu.RUnlock()
+			return e.labels, e.block
+		}
 	}
-	e = &blockEntry{q: cloneQuestion(nq.Question), labels: ScoringLabels(nq.Question), block: parts.optionBlock(nq.Name, nq.Question)}
+	c.mu.RUnlock()
+	e := &blockEntry{q: cloneQuestion(nq.Question), labels: ScoringLabels(nq.Question), block: parts.optionBlock(nq.Name, nq.Question)}
 	if e.q != nil {
 		c.mu.Lock()
 		if c.m == nil {
-			c.m = make(map[string]*blockEntry)
+			c.m = make(map[string][]*blockEntry)
 		}
-		if _, had := c.m[nq.Name]; had || len(c.m) < maxCachedBlocks {
-			c.m[nq.Name] = e
+		if c.n < maxCachedBlocks && !slices.ContainsFunc(c.m[nq.Name], func(o *blockEntry) bool { return sameQuestion(o.q, e.q) }) {
+			c.m[nq.Name] = append(c.m[nq.Name], e)
+			c.n++
 		}
 		c.mu.Unlock()
 	}

@@ -1,6 +1,7 @@
 package vllm
 
 import (
+	"github.com/typevet/typevet-go/judgment"
 	"sync"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
@@ -45,14 +46,18 @@ type topEntry struct {
 	hasLogprob bool // present and a number
 }
 
-// logprobOf returns the entry's logprob.
-func (e *topEntry) logprobOf() float64 {
+// logprobOf returns the entry's logprob. The scan accepted num as a JSON
+// number, which backendhttp.Number reads; should the two ever disagree,
+// the answer is refused rather than read as 0.
+func (e *topEntry) logprobOf() (float64, error) {
 	if e.num == nil {
-		return e.logprob
+		return e.logprob, nil
 	}
 	var n backendhttp.Number
-	n.UnmarshalJSON(e.num) // cannot fail: num is a JSON number
-	return float64(n)
+	if err := n.UnmarshalJSON(e.num); err != nil {
+		return 0, &judgment.ScoringValidationError{Msg: "vLLM top_logprobs logprob is not a number"}
+	}
+	return float64(n), nil
 }
 
 // chatAnswer is what decodeChat reads of a chat-completion answer.

@@ -127,7 +127,11 @@ func (a *chatAnswer) result(req judgment.ScoringRequest) (judgment.ScoringResult
 		}
 		if i, ok := candidateIndex(req.Candidates, want, id); ok {
 			c := req.Candidates[i]
-			rows[i] = judgment.ScoredCandidate{Label: c.Label, TokenID: c.TokenID, Logprob: e.logprobOf()}
+			lp, err := e.logprobOf()
+			if err != nil {
+				return judgment.ScoringResult{}, err
+			}
+			rows[i] = judgment.ScoredCandidate{Label: c.Label, TokenID: c.TokenID, Logprob: lp}
 			found[i] = true
 		}
 	}
@@ -151,9 +155,10 @@ func (a *chatAnswer) result(req judgment.ScoringRequest) (judgment.ScoringResult
 	return res, nil
 }
 
-// tokenID parses "token_id:<decimal>": ASCII digits only, within int
-// (strconv.Atoi reads an id of more than 9 digits, so no int overflows
-// here).
+// tokenID parses "token_id:<decimal>": ASCII digits only, within int.
+// An id of more than 9 digits is read again by strconv.Atoi, which
+// refuses one beyond int; the running sum, which may then have wrapped,
+// is not used.
 func tokenID(tok []byte) (int, bool) {
 	digits, ok := bytes.CutPrefix(tok, []byte(idPrefix))
 	if !ok || len(digits) == 0 {
