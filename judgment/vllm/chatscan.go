@@ -1,10 +1,10 @@
 package vllm
 
 import (
-	"github.com/typevet/typevet-go/judgment"
 	"sync"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
+	"github.com/typevet/typevet-go/judgment"
 )
 
 // A scoring answer is a few hundred bytes to a few KB of JSON of which
