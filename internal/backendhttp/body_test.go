@@ -100,8 +100,8 @@ func TestDataURIEncodedOncePerJudgment(t *testing.T) {
 }
 
 // A pooled cache gives its buffers back only when the judgment has ended
-// and every DataURIRef reference is released (each release counting
-// once); a URI taken by DataURI keeps them for good; after the give-back a
+// and every HoldDataURI reference is released; a URI taken by DataURI
+// keeps them for good; after the give-back a
 // new reference gets a fresh encoding, never the pooled bytes.
 func TestPooledMediaReleasedLast(t *testing.T) {
 	img := judgment.Image{Data: []byte{0x89, 'P', 'N', 'G', 1, 2, 3}, MIMEType: "image/png"}
@@ -109,32 +109,31 @@ func TestPooledMediaReleasedLast(t *testing.T) {
 	cache := func(ctx context.Context) *mediaCache { return ctx.Value(mediaKey{}).(*mediaCache) }
 
 	ctx, end := WithPooledMedia(context.Background(), []judgment.Image{img})
-	a, releaseA := DataURIRef(ctx, img)
-	b, releaseB := DataURIRef(ctx, img)
+	a, refA := HoldDataURI(ctx, img)
+	b, refB := HoldDataURI(ctx, img)
 	if a != want || unsafe.StringData(a) != unsafe.StringData(b) {
-		t.Fatalf("DataURIRef = %q, shared %v", a, unsafe.StringData(a) == unsafe.StringData(b))
+		t.Fatalf("HoldDataURI = %q, shared %v", a, unsafe.StringData(a) == unsafe.StringData(b))
 	}
-	releaseA()
-	releaseA()
+	refA.Release()
 	end()
 	end()
 	if c := cache(ctx); c.bufs[0] == nil || c.refs.Load() != 1 {
 		t.Fatalf("buffers given back with a reference held (refs %d)", c.refs.Load())
 	}
-	releaseB()
+	refB.Release()
 	if c := cache(ctx); c.bufs[0] != nil || c.refs.Load() != 0 {
 		t.Fatalf("buffers kept after the last release (refs %d)", c.refs.Load())
 	}
-	late, release := DataURIRef(ctx, img)
-	release()
-	if late != want {
-		t.Fatalf("late DataURIRef = %q", late)
+	late, ref := HoldDataURI(ctx, img)
+	ref.Release()
+	if late != want || ref != (URIRef{}) {
+		t.Fatalf("late HoldDataURI = %q, holding %v", late, ref != (URIRef{}))
 	}
 
 	ctx, end = WithPooledMedia(context.Background(), []judgment.Image{img})
 	kept := DataURI(ctx, img)
-	_, release = DataURIRef(ctx, img)
-	release()
+	_, ref = HoldDataURI(ctx, img)
+	ref.Release()
 	end()
 	if c := cache(ctx); c.bufs[0] == nil || kept != want {
 		t.Fatal("a DataURI string's buffer was given back")

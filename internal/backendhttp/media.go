@@ -27,7 +27,7 @@ type mediaCache struct {
 	// A pooled cache ([WithPooledMedia]) encodes into buffers of uriPool
 	// and gives them back once nothing can read them: refs counts the
 	// judgment (until its end function) and every reference taken by
-	// [DataURIRef] and not yet released (a URI handed out by [DataURI]
+	// [HoldDataURI] and not yet released (a URI handed out by [DataURI]
 	// holds one for good).
 	pooled bool
 	bufs   []*[]byte
@@ -54,7 +54,7 @@ func WithMedia(ctx context.Context, media []judgment.Image) context.Context {
 
 // WithPooledMedia is [WithMedia] whose data URIs live in pooled buffers,
 // reused by later judgments: end, called when the judgment is over, and
-// the release of every [DataURIRef] reference give them back. A URI
+// the release of every [HoldDataURI] reference give them back. A URI
 // taken by [DataURI] or [Base64] keeps them out of the pool.
 func WithPooledMedia(ctx context.Context, media []judgment.Image) (_ context.Context, end func()) {
 	if len(media) == 0 {
@@ -138,25 +138,8 @@ func (c *mediaCache) uri(i int) string {
 // to a pooled cache that is never released, so its buffers are not
 // reused.
 func DataURI(ctx context.Context, img judgment.Image) string {
-	uri, _ := DataURIRef(ctx, img)
+	uri, _ := HoldDataURI(ctx, img) // never released: held for good
 	return uri
-}
-
-// DataURIRef is [DataURI] for a holder that says when it is done: the
-// string may be read until release is called (once; later calls do
-// nothing), and must not be read or kept after. From a [WithPooledMedia]
-// cache it shares a pooled buffer.
-func DataURIRef(ctx context.Context, img judgment.Image) (uri string, release func()) {
-	uri, ref := HoldDataURI(ctx, img)
-	if ref.c == nil {
-		return uri, func() {}
-	}
-	var done atomic.Bool
-	return uri, func() {
-		if done.CompareAndSwap(false, true) {
-			ref.Release()
-		}
-	}
 }
 
 // URIRef is a holder's reference to a pooled data URI ([HoldDataURI]).
@@ -172,9 +155,10 @@ func (r URIRef) Release() {
 	}
 }
 
-// HoldDataURI is [DataURIRef] without its allocations (a closure and a
-// flag per call): the reference is a value whose Release the holder calls
-// once. A vLLM request body holds one per image.
+// HoldDataURI is [DataURI] for a holder that says when it is done: the
+// string may be read until the reference's Release, called once, and must
+// not be read or kept after. From a [WithPooledMedia] cache it shares a
+// pooled buffer. A vLLM request body holds one reference per image.
 func HoldDataURI(ctx context.Context, img judgment.Image) (string, URIRef) {
 	c, i, ok := lookup(ctx, img)
 	if !ok {
