@@ -31,3 +31,27 @@ func TestBlockCacheKeepsEachVariant(t *testing.T) {
 		t.Fatalf("the cache holds %d entries, want at most %d", c.n, maxCachedBlocks)
 	}
 }
+
+// BenchmarkOptionBlock: a question's scoring labels and option block,
+// rendered (the baseline, what every judgment did before the cache) and
+// from a Judge's cache.
+func BenchmarkOptionBlock(b *testing.B) {
+	parts := NewJudge(nil, JudgeOptions{Family: FamilyChat}).parts
+	nq := NamedQuestion{Name: "payee_legible", Question: Choice{Instructions: "Can the payee be read?", Criteria: []Criterion{
+		{Label: "legible"}, {Label: "partly", Description: "some letters"}, {Label: "illegible"}}}}
+	b.Run("render", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			_ = ScoringLabels(nq.Question)
+			_ = parts.optionBlock(nq.Name, nq.Question)
+		}
+	})
+	b.Run("cached", func(b *testing.B) {
+		var c blockCache
+		c.get(parts, nq)
+		b.ReportAllocs()
+		for b.Loop() {
+			c.get(parts, nq)
+		}
+	})
+}
