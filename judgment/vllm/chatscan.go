@@ -102,13 +102,6 @@ func (s *chatScanner) done() {
 	chatScanners.Put(s)
 }
 
-// scanChat reads body with a fresh scanner (for tests).
-func scanChat(body []byte) (chatAnswer, bool) {
-	var s chatScanner
-	ok := s.scan(body)
-	return s.a, ok
-}
-
 // ws skips JSON white space.
 func (s *chatScanner) ws() {
 	for s.i < len(s.b) {

@@ -248,9 +248,6 @@ func oneJSON(b []byte) *splicedReader {
 	return r
 }
 
-// reader returns the body as one reader and its length (for tests).
-func (r *splicedReader) reader() (io.ReadCloser, int64) { return r, r.size() }
-
 // size returns the body's length.
 func (r *splicedReader) size() int64 {
 	var n int64
