@@ -2,7 +2,6 @@ package backendhttp
 
 import (
 	"context"
-	"github.com/typevet/typevet-go/judgment"
 	"io"
 	"net"
 	"net/http"
@@ -11,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/typevet/typevet-go/judgment"
 )
 
 // TestNewTransportReusesConnections: a client of a session's own pool
@@ -114,5 +115,39 @@ func TestLanes(t *testing.T) {
 	injected := NewHTTPClient(&http.Client{Transport: NewTransport()}, judgment.Auth{}, time.Second)
 	if ctx, _ := WithLane(context.Background(), injected); ctx.Value(laneKey{}) != nil {
 		t.Fatal("an injected transport got a lane")
+	}
+}
+
+// TestLaneKeepsOneConnection: the sequential calls of one judgment stay on
+// one connection, each next call starting the moment the last body is
+// read (net/http puts the connection back in the lane's idle pool before
+// that read returns EOF).
+func TestLaneKeepsOneConnection(t *testing.T) {
+	var conns atomic.Int64
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(`{"ok": true}`))
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c := NewHTTPClient(nil, judgment.Auth{}, 10*time.Second)
+	ctx, end := WithLane(context.Background(), c)
+	defer end()
+	for i := range 2000 {
+		req, _ := http.NewRequestWithContext(ctx, "GET", srv.URL, nil)
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadBodyLimit(resp, 1<<10); err != nil {
+			t.Fatal(err)
+		}
+		if n := conns.Load(); n != 1 {
+			t.Fatalf("call %d: %d connections, want 1", i, n)
+		}
 	}
 }

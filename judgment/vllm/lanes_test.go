@@ -33,6 +33,7 @@ func TestCaseOnOneConnection(t *testing.T) {
 			addrs := map[string]map[string]bool{} // case -> remote addresses
 			calls := map[string]int{}
 			var conns atomic.Int64
+			closed := map[string]bool{} // remote addresses of connections closed during the run
 			srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				if r.URL.Path == "/v1/chat/completions" {
 					body, _ := io.ReadAll(r.Body)
@@ -52,9 +53,14 @@ func TestCaseOnOneConnection(t *testing.T) {
 				}
 				canned.ServeHTTP(w, r)
 			}))
-			srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-				if s == http.StateNew {
+			srv.Config.ConnState = func(c net.Conn, s http.ConnState) {
+				switch s {
+				case http.StateNew:
 					conns.Add(1)
+				case http.StateClosed, http.StateHijacked:
+					mu.Lock()
+					closed[c.RemoteAddr().String()] = true
+					mu.Unlock()
 				}
 			}
 			srv.Start()
@@ -84,9 +90,21 @@ func TestCaseOnOneConnection(t *testing.T) {
 			if len(addrs) != cases {
 				t.Fatalf("%d cases reached the server, want %d", len(addrs), cases)
 			}
+			// A case may move to a new connection only when net/http gave
+			// up the old one (it closes a connection whose request write it
+			// did not hear finish within 50 ms, which a loaded machine can
+			// take): never two open connections for one case.
+			mu.Lock()
+			defer mu.Unlock()
 			for c, a := range addrs {
-				if len(a) != 1 || calls[c] != len(judgmenttest.CheckQuestions()) {
-					t.Errorf("case %s: %d calls on %d connections, want 4 on one", c, calls[c], len(a))
+				open := 0
+				for addr := range a {
+					if !closed[addr] {
+						open++
+					}
+				}
+				if open > 1 || calls[c] != len(judgmenttest.CheckQuestions()) {
+					t.Errorf("case %s: %d calls on %d connections (%d of them closed during the run), want 4 on one", c, calls[c], len(a), len(a)-open)
 				}
 			}
 			if n := conns.Load(); n > int64(conc+4) {
