@@ -493,13 +493,7 @@ func finishShard(stdout io.Writer, cfg config, rc checkmatch.RunContext, slice c
 	if err != nil {
 		return err
 	}
-	sum, err := cfg.files.WriteReceipt(rec, cli.NamedSecrets(cfg.settings), false)
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(stdout, "shard %s record %s sha256 %s\n%d cases in the journal %s; merge every shard with examples/merge\n",
-		cfg.shard, cfg.files.Receipt, sum, rec.Cases, cfg.files.Journal)
-	return err
+	return cfg.files.WriteShardRecord(stdout, rec, cli.NamedSecrets(cfg.settings))
 }
 
 // otherJudge returns the warning for a single-order receipt judged by

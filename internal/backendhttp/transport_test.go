@@ -18,25 +18,17 @@ import (
 // runs 64 requests at once, then 64 more, on the connections of the first
 // 64 (DefaultTransport's pool of 2 would redial 62 of them).
 func TestNewTransportReusesConnections(t *testing.T) {
-	var conns atomic.Int64
 	var busy sync.WaitGroup // the first round's requests, all held until 64 are in
 	busy.Add(64)
 	var held atomic.Bool
 	held.Store(true)
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if held.Load() {
 			busy.Done()
 			busy.Wait()
 		}
 		io.WriteString(w, "ok")
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
+	})
 	c := NewHTTPClient(nil, judgment.Auth{}, 10*time.Second)
 	defer c.CloseIdleConnections()
 	round := func() {
@@ -118,22 +110,14 @@ func TestLanes(t *testing.T) {
 	}
 }
 
-// TestLaneKeepsOneConnection: the sequential calls of one judgment stay on
-// one connection, each next call starting the moment the last body is
-// read (net/http puts the connection back in the lane's idle pool before
-// that read returns EOF).
+// TestLaneKeepsOneConnection: the sequential calls of one judgment, each
+// body read by ReadBodyLimit and each next call starting the moment the
+// last body is read, stay on the lane's one connection: the lane keeps it
+// alive and the read leaves it reusable.
 func TestLaneKeepsOneConnection(t *testing.T) {
-	var conns atomic.Int64
-	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	srv, conns := countingServer(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte(`{"ok": true}`))
-	}))
-	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
-		if s == http.StateNew {
-			conns.Add(1)
-		}
-	}
-	srv.Start()
-	defer srv.Close()
+	})
 	c := NewHTTPClient(nil, judgment.Auth{}, 10*time.Second)
 	ctx, end := WithLane(context.Background(), c)
 	defer end()
@@ -150,4 +134,19 @@ func TestLaneKeepsOneConnection(t *testing.T) {
 			t.Fatalf("call %d: %d connections, want 1", i, n)
 		}
 	}
+}
+
+// countingServer starts a server answering with h and counts the
+// connections it accepts; it is closed when the test ends.
+func countingServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int64) {
+	conns := new(atomic.Int64)
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, conns
 }

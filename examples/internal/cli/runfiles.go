@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -153,6 +154,19 @@ func (f RunFiles) WriteReceipt(rec any, secrets []NamedSecret, complete bool) (s
 		}
 	}
 	return sum, nil
+}
+
+// WriteShardRecord writes the record of a finished shard run at the
+// receipt path ([RunFiles.WriteReceipt], keeping the journal beside it for
+// examples/merge) and tells stdout where both are.
+func (f RunFiles) WriteShardRecord(stdout io.Writer, rec checkmatch.ShardRecord, secrets []NamedSecret) error {
+	sum, err := f.WriteReceipt(rec, secrets, false)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "shard %s record %s sha256 %s\n%d cases in the journal %s; merge every shard with examples/merge\n",
+		rec.Shard, f.Receipt, sum, rec.Cases, f.Journal)
+	return err
 }
 
 // finishHint wraps a failed receipt write with how to finish the run.
