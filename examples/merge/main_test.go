@@ -182,6 +182,7 @@ func fakeShards(t *testing.T, dir string, seed, n int, only ...int) []string {
 		if !shardCache.made[name] {
 			cmd, out := checkmatchCmd(env, "-receipt", made, "-shard", strconv.Itoa(i)+"/"+strconv.Itoa(n))
 			require.NoError(t, cmd.Run(), out.String())
+			require.Contains(t, out.String(), "shard "+strconv.Itoa(i)+"/"+strconv.Itoa(n)+" record "+made+" sha256 ")
 			shardCache.made[name] = true
 		}
 		p := filepath.Join(dir, name)
