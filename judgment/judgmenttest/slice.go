@@ -2,6 +2,7 @@ package judgmenttest
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -32,37 +33,102 @@ type SliceClient struct {
 //     the client, the benchmark's goroutines and the Go runtime;
 //   - server-cpu-ns/judgment: the child's CPU per judgment.
 func BenchSlice(b *testing.B, url string, serverCPU func() time.Duration, concurrency int, open func() SliceClient) {
-	req := CheckRequest(CheckPNG())
-	ctx := context.Background()
-	var conns int64
-	var wall, cpu, server time.Duration
+	var sum SliceStats
 	b.ReportAllocs()
 	for b.Loop() {
-		c := open()
-		conns0, server0 := ChildConns(b, url), serverCPU()
-		start, cpu0 := time.Now(), ProcessCPU()
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range concurrency {
-			wg.Go(func() {
-				for next.Add(1) <= SliceJudgments {
-					if err := c.Judge(ctx, req); err != nil {
-						b.Error(err)
-						return
-					}
-				}
-			})
-		}
-		wg.Wait()
-		wall += time.Since(start)
-		cpu += ProcessCPU() - cpu0
-		server += serverCPU() - server0
-		conns += ChildConns(b, url) - conns0
-		c.Close()
+		sum = sum.add(RunSlice(b, url, serverCPU, concurrency, open()))
 	}
 	n := float64(b.N)
-	b.ReportMetric(float64(conns)/n, "new-conns/op")
-	b.ReportMetric(SliceJudgments*n/wall.Seconds(), "judgments/s")
-	b.ReportMetric(float64(cpu)/(n*SliceJudgments), "cpu-ns/judgment")
-	b.ReportMetric(float64(server)/(n*SliceJudgments), "server-cpu-ns/judgment")
+	b.ReportMetric(float64(sum.Conns)/n, "new-conns/op")
+	b.ReportMetric(SliceJudgments*n/sum.Wall.Seconds(), "judgments/s")
+	b.ReportMetric(float64(sum.CPU)/(n*SliceJudgments), "cpu-ns/judgment")
+	b.ReportMetric(float64(sum.ServerCPU)/(n*SliceJudgments), "server-cpu-ns/judgment")
+}
+
+// SliceStats is what [RunSlice] measured of one slice.
+type SliceStats struct {
+	// Conns is the number of connections the child accepted.
+	Conns int64
+	// Wall is the slice's wall time.
+	Wall time.Duration
+	// CPU is this process's CPU time ([ProcessCPU]).
+	CPU time.Duration
+	// ServerCPU is the child's CPU time.
+	ServerCPU time.Duration
+}
+
+// add returns the sum of s and t.
+func (s SliceStats) add(t SliceStats) SliceStats {
+	return SliceStats{s.Conns + t.Conns, s.Wall + t.Wall, s.CPU + t.CPU, s.ServerCPU + t.ServerCPU}
+}
+
+// RunSlice runs one slice, as one [BenchSlice] iteration does, through c
+// and closes c after.
+func RunSlice(tb testing.TB, url string, serverCPU func() time.Duration, concurrency int, c SliceClient) SliceStats {
+	req := CheckRequest(CheckPNG())
+	ctx := context.Background()
+	conns0, server0 := ChildConns(tb, url), serverCPU()
+	start, cpu0 := time.Now(), ProcessCPU()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range concurrency {
+		wg.Go(func() {
+			for next.Add(1) <= SliceJudgments {
+				if err := c.Judge(ctx, req); err != nil {
+					tb.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	st := SliceStats{Wall: time.Since(start), CPU: ProcessCPU() - cpu0, ServerCPU: serverCPU() - server0}
+	st.Conns = ChildConns(tb, url) - conns0
+	c.Close()
+	return st
+}
+
+// BenchSlicePair runs a slice through a client of base and one of next
+// in each iteration, in turn first (so neither always meets the
+// other's leftovers), so that both meet the same machine (a shared
+// machine's speed drifts by tens of percent between runs a minute
+// apart). It reports each one's cpu-ns/judgment and the median over the
+// iterations of next's CPU over base's in the same iteration
+// (cpu-ratio), with the same ratio of the child's CPU (server-cpu-ratio)
+// as a check that the two slices met the same machine.
+func BenchSlicePair(b *testing.B, url string, serverCPU func() time.Duration, concurrency int, base, next func() SliceClient) {
+	var sumBase, sumNext SliceStats
+	var ratios, serverRatios []float64
+	turn := 0
+	for b.Loop() {
+		var sb, sn SliceStats
+		if turn++; turn%2 == 1 {
+			sb = RunSlice(b, url, serverCPU, concurrency, base())
+			sn = RunSlice(b, url, serverCPU, concurrency, next())
+		} else {
+			sn = RunSlice(b, url, serverCPU, concurrency, next())
+			sb = RunSlice(b, url, serverCPU, concurrency, base())
+		}
+		sumBase, sumNext = sumBase.add(sb), sumNext.add(sn)
+		ratios = append(ratios, float64(sn.CPU)/float64(sb.CPU))
+		serverRatios = append(serverRatios, float64(sn.ServerCPU)/float64(sb.ServerCPU))
+	}
+	n := float64(b.N) * SliceJudgments
+	b.ReportMetric(float64(sumBase.CPU)/n, "base-cpu-ns/judgment")
+	b.ReportMetric(float64(sumNext.CPU)/n, "cpu-ns/judgment")
+	b.ReportMetric(median(ratios), "cpu-ratio")
+	b.ReportMetric(median(serverRatios), "server-cpu-ratio")
+}
+
+// median returns the median of xs (sorted in place).
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	slices.Sort(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }

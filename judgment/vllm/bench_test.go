@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/judgment/vllm"
@@ -67,62 +68,111 @@ func BenchmarkJudgeVLLMClient(b *testing.B) {
 //     pool sized to the concurrency): Session against it is the cost of
 //     the lanes;
 //   - Session is a session on its own pool (backendhttp.Lanes: one lane
-//     per judgment in flight, each judgment's calls on one connection).
+//     per judgment in flight, each judgment's calls on one connection,
+//     bodies sent through pooled buffers).
+//
+// Runs a minute apart on a shared machine differ by tens of percent;
+// BenchmarkSliceVLLMPair puts two of these clients side by side.
 func BenchmarkSliceVLLM(b *testing.B) {
 	url, serverCPU := judgmenttest.StartChild(b)
 	bodies := recordChatBodies(b)
 	for _, conc := range []int{16, 256} {
 		b.Run(fmt.Sprintf("c%d/Floor", conc), func(b *testing.B) {
-			judgmenttest.BenchSlice(b, url, serverCPU, conc, func() judgmenttest.SliceClient {
-				tr := http.DefaultTransport.(*http.Transport).Clone()
-				tr.MaxIdleConnsPerHost = conc
-				hc := &http.Client{Transport: tr}
-				return judgmenttest.SliceClient{Judge: func(ctx context.Context, _ judgment.Request) error {
-					for _, body := range bodies {
-						r, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/slow/v1/chat/completions", bytes.NewReader(body))
-						r.Header.Set("Content-Type", "application/json")
-						r.Header.Set("Accept", "application/json")
-						resp, err := hc.Do(r)
-						if err != nil {
-							return err
-						}
-						io.Copy(io.Discard, resp.Body)
-						resp.Body.Close()
-					}
-					return nil
-				}, Close: tr.CloseIdleConnections}
-			})
+			judgmenttest.BenchSlice(b, url, serverCPU, conc, floorClient(url, bodies, conc, false))
 		})
 		for _, pool := range []string{"DefaultPool", "SharedPool", "Session"} {
 			b.Run(fmt.Sprintf("c%d/%s", conc, pool), func(b *testing.B) {
-				judgmenttest.BenchSlice(b, url, serverCPU, conc, func() judgmenttest.SliceClient {
-					var opts vllm.OpenOptions
-					var tr *http.Transport
-					if pool != "Session" {
-						tr = http.DefaultTransport.(*http.Transport).Clone()
-						if pool == "SharedPool" {
-							tr.MaxIdleConnsPerHost = conc
-						}
-						opts.HTTPClient = &http.Client{Transport: tr}
-					}
-					sess, err := vllm.Open(context.Background(), vllm.Settings{BaseURL: url + "/slow", Model: judgmenttest.DefaultModelID}, opts)
-					if err != nil {
-						b.Fatal(err)
-					}
-					return judgmenttest.SliceClient{
-						Judge: func(ctx context.Context, req judgment.Request) error {
-							_, err := sess.Judge(ctx, req)
-							return err
-						},
-						Close: func() {
-							sess.Close()
-							if tr != nil {
-								tr.CloseIdleConnections()
-							}
-						},
-					}
-				})
+				judgmenttest.BenchSlice(b, url, serverCPU, conc, sessionClient(b, url, pool, conc))
 			})
+		}
+	}
+}
+
+// BenchmarkSliceVLLMPair runs two clients' slices of BenchmarkSliceVLLM in
+// turn in each iteration (judgmenttest.BenchSlicePair), so both meet the
+// same machine; cpu-ratio is the median of the second one's CPU over the
+// first one's:
+//   - Floor-Session/c16 and /c256: the session over the floor, the number
+//     issue 18's "within 10% of the floor" is about;
+//   - PooledFloor-Session/c16: the session over a floor on the session's
+//     own transport (backendhttp.NewTransport, which sends bodies through
+//     pooled buffers), so what the session does beyond sending the bytes;
+//   - Floor-Floor/c16: the floor over itself, the harness's own noise
+//     (about 1).
+func BenchmarkSliceVLLMPair(b *testing.B) {
+	url, serverCPU := judgmenttest.StartChild(b)
+	bodies := recordChatBodies(b)
+	for _, conc := range []int{16, 256} {
+		b.Run(fmt.Sprintf("Floor-Session/c%d", conc), func(b *testing.B) {
+			judgmenttest.BenchSlicePair(b, url, serverCPU, conc, floorClient(url, bodies, conc, false), sessionClient(b, url, "Session", conc))
+		})
+	}
+	b.Run("PooledFloor-Session/c16", func(b *testing.B) {
+		judgmenttest.BenchSlicePair(b, url, serverCPU, 16, floorClient(url, bodies, 16, true), sessionClient(b, url, "Session", 16))
+	})
+	b.Run("Floor-Floor/c16", func(b *testing.B) {
+		judgmenttest.BenchSlicePair(b, url, serverCPU, 16, floorClient(url, bodies, 16, false), floorClient(url, bodies, 16, false))
+	})
+}
+
+// floorClient returns the clients of the floor: each judgment sends the
+// recorded bodies on a pool sized to the concurrency and reads the
+// answers. The pool is a clone of http.DefaultTransport, or with pooled
+// the transport of a session's own pool (backendhttp.NewTransport).
+func floorClient(url string, bodies [][]byte, conc int, pooled bool) func() judgmenttest.SliceClient {
+	return func() judgmenttest.SliceClient {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = conc
+		if pooled {
+			tr = backendhttp.NewTransport()
+		}
+		hc := &http.Client{Transport: tr}
+		return judgmenttest.SliceClient{Judge: func(ctx context.Context, _ judgment.Request) error {
+			for _, body := range bodies {
+				r, _ := http.NewRequestWithContext(ctx, http.MethodPost, url+"/slow/v1/chat/completions", bytes.NewReader(body))
+				r.Header.Set("Content-Type", "application/json")
+				r.Header.Set("Accept", "application/json")
+				resp, err := hc.Do(r)
+				if err != nil {
+					return err
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+			return nil
+		}, Close: tr.CloseIdleConnections}
+	}
+}
+
+// sessionClient returns the clients of a session on pool: "Session" its
+// own, "SharedPool" one transport with an idle pool sized to the
+// concurrency, "DefaultPool" a clone of http.DefaultTransport.
+func sessionClient(b *testing.B, url, pool string, conc int) func() judgmenttest.SliceClient {
+	return func() judgmenttest.SliceClient {
+		var opts vllm.OpenOptions
+		var tr *http.Transport
+		if pool != "Session" {
+			tr = http.DefaultTransport.(*http.Transport).Clone()
+			if pool == "SharedPool" {
+				tr.MaxIdleConnsPerHost = conc
+			}
+			opts.HTTPClient = &http.Client{Transport: tr}
+		}
+		sess, err := vllm.Open(context.Background(), vllm.Settings{BaseURL: url + "/slow", Model: judgmenttest.DefaultModelID}, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		return judgmenttest.SliceClient{
+			Judge: func(ctx context.Context, req judgment.Request) error {
+				_, err := sess.Judge(ctx, req)
+				return err
+			},
+			Close: func() {
+				sess.Close()
+				if tr != nil {
+					tr.CloseIdleConnections()
+				}
+			},
 		}
 	}
 }
