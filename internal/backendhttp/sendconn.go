@@ -1,0 +1,51 @@
+package backendhttp
+
+import (
+	"context"
+	"io"
+	"net"
+	"sync"
+	"time"
+)
+
+// sendChunk is the most bytes a session's own pool hands the kernel in
+// one write of a request body.
+const sendChunk = 64 << 10
+
+// sendBuffers holds the buffers [sendConn.ReadFrom] sends through.
+var sendBuffers = sync.Pool{New: func() any { b := make([]byte, sendChunk); return &b }}
+
+// sendConn is a TCP connection that sends a request body through a
+// pooled buffer. net/http hands a body of known length (all of a
+// session's) to the connection's ReadFrom, which for a *net.TCPConn
+// copies it through a fresh 32 KiB buffer: 128 KiB of garbage per check
+// judgment, most of what a vLLM session allocated, and the garbage
+// collections it drove were a third of the client's CPU at concurrency 16
+// (issue 18; BenchmarkSliceVLLMPair).
+type sendConn struct{ *net.TCPConn }
+
+// ReadFrom sends r's bytes to the connection, at most [sendChunk] per
+// write (a reader with a WriteTo, such as a *bytes.Reader, writes itself).
+func (c sendConn) ReadFrom(r io.Reader) (int64, error) {
+	bp := sendBuffers.Get().(*[]byte)
+	defer sendBuffers.Put(bp)
+	return io.CopyBuffer(writerOnly{c.TCPConn}, r, *bp)
+}
+
+// writerOnly hides a writer's ReadFrom from io.CopyBuffer.
+type writerOnly struct{ io.Writer }
+
+// dialSend returns the DialContext of a [NewTransport]: d's, with each
+// TCP connection a [sendConn].
+func dialSend(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := d.DialContext(ctx, network, addr)
+		if tc, ok := c.(*net.TCPConn); ok && err == nil {
+			return sendConn{tc}, nil
+		}
+		return c, err
+	}
+}
+
+// defaultDialer is the dialer of http.DefaultTransport.
+var defaultDialer = &net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}

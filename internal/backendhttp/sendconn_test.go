@@ -1,0 +1,148 @@
+package backendhttp
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"runtime"
+	"strconv"
+	"testing"
+	"testing/iotest"
+	"time"
+
+	"github.com/typevet/typevet-go/judgment"
+)
+
+// TestSendConnBodies: a session's own pool sends request bodies of every
+// size around its write chunks byte for byte, whether the body has a
+// WriteTo or only a Read, and however short its reads; each request goes
+// out on a sendConn.
+func TestSendConnBodies(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h := sha256.New()
+		n, _ := io.Copy(h, r.Body)
+		fmt.Fprintf(w, "%d %x", n, h.Sum(nil))
+	}))
+	defer srv.Close()
+	c := NewHTTPClient(nil, judgment.Auth{}, 10*time.Second)
+	defer c.CloseIdleConnections()
+	readers := map[string]func([]byte) io.Reader{
+		"bytes.Reader": func(b []byte) io.Reader { return bytes.NewReader(b) },
+		"Read only":    func(b []byte) io.Reader { return struct{ io.Reader }{bytes.NewReader(b)} },
+		"half reads":   func(b []byte) io.Reader { return iotest.HalfReader(bytes.NewReader(b)) },
+	}
+	for _, size := range []int{0, 1, 4095, 4096, sendChunk - 1, sendChunk, sendChunk + 1, 150_000, 3*sendChunk + 7} {
+		body := make([]byte, size)
+		for i := range body {
+			body[i] = byte(i*7 + i/251)
+		}
+		sum := sha256.Sum256(body)
+		want := strconv.Itoa(size) + " " + hex.EncodeToString(sum[:])
+		for name, reader := range readers {
+			t.Run(fmt.Sprintf("%d/%s", size, name), func(t *testing.T) {
+				var conn net.Conn
+				ctx, end := WithLane(context.Background(), c)
+				defer end()
+				ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: func(i httptrace.GotConnInfo) { conn = i.Conn }})
+				// A body net/http cannot size itself, as a session's is.
+				req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, io.NopCloser(reader(body)))
+				req.ContentLength = int64(size)
+				resp, err := c.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := ReadBodyLimit(resp, 1<<10)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if string(got) != want {
+					t.Fatalf("server got %q, want %q", got, want)
+				}
+				if _, ok := conn.(sendConn); !ok {
+					t.Fatalf("request went out on a %T, want a sendConn", conn)
+				}
+			})
+		}
+	}
+}
+
+// TestSendConnGarbage: sending a 150 KB body of known length through a
+// sendConn allocates next to nothing (a *net.TCPConn allocates a 32 KiB
+// buffer per body).
+func TestSendConnGarbage(t *testing.T) {
+	conn := drainedConn(t)
+	body := make([]byte, 150_000)
+	send := func() {
+		if _, err := conn.ReadFrom(&io.LimitedReader{R: bytes.NewReader(body), N: int64(len(body))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send() // the pool's first buffer
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	const sends = 100
+	for range sends {
+		send()
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / sends; per > 1<<10 {
+		t.Fatalf("%d bytes allocated per 150 KB body, want under 1 KiB", per)
+	}
+}
+
+// BenchmarkSendBody sends a 150 KB body of known length (an image
+// question's) to a loopback connection: Stock through a *net.TCPConn's
+// own ReadFrom, as net/http's default dialer leaves it, SendConn through
+// a sendConn.
+func BenchmarkSendBody(b *testing.B) {
+	body := make([]byte, 150_000)
+	for _, name := range []string{"Stock", "SendConn"} {
+		b.Run(name, func(b *testing.B) {
+			conn := drainedConn(b)
+			var w io.ReaderFrom = conn.TCPConn
+			if name == "SendConn" {
+				w = conn
+			}
+			b.SetBytes(int64(len(body)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := w.ReadFrom(&io.LimitedReader{R: bytes.NewReader(body), N: int64(len(body))}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// drainedConn returns a sendConn to a loopback listener that reads and
+// drops everything; both close when the test ends.
+func drainedConn(tb testing.TB) sendConn {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { ln.Close() })
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		io.Copy(io.Discard, c)
+	}()
+	c, err := dialSend(defaultDialer)(context.Background(), "tcp", ln.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { c.Close() })
+	return c.(sendConn)
+}
