@@ -105,14 +105,25 @@ func TestSweepAgainstVLLM(t *testing.T) {
 	assert.Equal(t, "metrics", res.ServerArgs.CacheConfigSource)
 }
 
-// The in-flight read waits for the level's first calls: with 4 slow calls
-// in flight, the fake's KV gauge (running/4) reads above zero.
+// The in-flight read comes while the level runs: with 4 slow calls in
+// flight, the fake's KV gauge (running/4) reads above zero.
 func TestSweepKVReadInFlight(t *testing.T) {
 	reqs := testSlice(t).Requests
 	srv := judgmenttest.NewVLLM(&judgmenttest.Model{Delay: func(string) time.Duration { return 150 * time.Millisecond }})
 	t.Cleanup(srv.Close)
 	sess := vllmSession(t, srv)
-	res, err := Run(context.Background(), sess.Port, sess.Model, reqs[:4], sweepOptions(sess, []int{4}, nil))
+	opts := sweepOptions(sess, []int{4}, nil)
+	read := opts.KVCacheUsage
+	opts.KVCacheUsage = func(ctx context.Context) serving.Value {
+		// The sweep reads once 4 judgments were sent; on a loaded machine
+		// none of their calls may have reached the fake yet. A read after
+		// the level ended would wait here in vain and find 0.
+		for end := time.Now().Add(10 * time.Second); srv.Counters().Running == 0 && time.Now().Before(end); {
+			time.Sleep(time.Millisecond)
+		}
+		return read(ctx)
+	}
+	res, err := Run(context.Background(), sess.Port, sess.Model, reqs[:4], opts)
 	require.NoError(t, err)
 	require.NotNil(t, res.Levels[0].KVCacheUsage)
 	assert.Positive(t, res.Levels[0].KVCacheUsage.Number)
