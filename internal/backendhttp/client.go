@@ -85,18 +85,49 @@ type headerTransport struct {
 	set  []judgment.Header
 }
 
-// RoundTrip sends a copy of r with the session headers added.
+// RoundTrip sends a copy of r with the session headers added, or r itself
+// when it holds them all ([AddSessionHeaders]).
 func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(t.set) == 0 {
+	if hasHeaders(r.Header, t.set) {
 		return t.base.RoundTrip(r)
 	}
 	r2 := r.Clone(r.Context())
-	for _, h := range t.set {
-		if r2.Header.Get(h.Name) == "" {
-			r2.Header.Set(h.Name, h.Value)
+	AddSessionHeaders(r2.Header, t.set)
+	return t.base.RoundTrip(r2)
+}
+
+// SessionHeaders returns the headers the transport of hc (a client of
+// [NewHTTPClient]) adds to each request, nil for another client. They
+// hold the auth header: they never go into a message.
+func SessionHeaders(hc *http.Client) []judgment.Header {
+	if t, ok := hc.Transport.(*headerTransport); ok {
+		return t.set
+	}
+	return nil
+}
+
+// AddSessionHeaders sets each header of hs, in order, that h does not hold
+// with a value yet (a header already set wins), as the transport of
+// [NewHTTPClient] does to a copy of each request. A client that builds its
+// own requests adds [SessionHeaders] itself, so the transport need not
+// copy each request to add them.
+func AddSessionHeaders(h http.Header, hs []judgment.Header) {
+	for _, s := range hs {
+		if h.Get(s.Name) == "" {
+			h.Set(s.Name, s.Value)
 		}
 	}
-	return t.base.RoundTrip(r2)
+}
+
+// hasHeaders reports whether h holds every header of hs with a value, so
+// that [AddSessionHeaders] would change nothing.
+func hasHeaders(h http.Header, hs []judgment.Header) bool {
+	for _, s := range hs {
+		if h.Get(s.Name) == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // CloseIdleConnections closes the idle connections of the wrapped transport.

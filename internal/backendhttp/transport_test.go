@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -149,4 +150,53 @@ func countingServer(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic
 	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv, conns
+}
+
+// recordingTransport keeps the requests it is given and answers 204.
+type recordingTransport struct{ got []*http.Request }
+
+func (rt *recordingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	rt.got = append(rt.got, r)
+	return &http.Response{StatusCode: http.StatusNoContent, Body: http.NoBody, Request: r}, nil
+}
+
+// TestSessionHeaders: the session transport adds its headers to a copy of
+// a request that lacks one (a header already set wins, the caller's
+// request is left as it was), and passes on as it is a request that
+// AddSessionHeaders completed.
+func TestSessionHeaders(t *testing.T) {
+	base := &recordingTransport{}
+	a := judgment.Auth{APIKey: "k", UserAgent: "ua/1", Headers: []judgment.Header{{Name: "x-extra", Value: "e"}, {Name: "X-Extra", Value: "second"}}}
+	c := NewHTTPClient(&http.Client{Transport: base}, a, 0) // no timeout: Do then passes the request itself on
+	hs := SessionHeaders(c)
+	if len(hs) != 4 || SessionHeaders(http.DefaultClient) != nil {
+		t.Fatalf("session headers %d, want 4; a client of another kind has %v", len(hs), SessionHeaders(http.DefaultClient))
+	}
+	send := func(r *http.Request) *http.Request {
+		t.Helper()
+		resp, err := c.Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return base.got[len(base.got)-1]
+	}
+	want := http.Header{"Authorization": {"Bearer k"}, "User-Agent": {"mine"}, "X-Extra": {"e"}}
+
+	lacking, _ := http.NewRequest(http.MethodGet, "http://server.invalid/", nil)
+	lacking.Header.Set("User-Agent", "mine")
+	sent := send(lacking)
+	if sent == lacking || !reflect.DeepEqual(sent.Header, want) {
+		t.Fatalf("a request lacking headers went as itself (%v) with %v, want a copy with %v", sent == lacking, sent.Header, want)
+	}
+	if len(lacking.Header) != 1 {
+		t.Fatalf("the caller's request was changed: %v", lacking.Header)
+	}
+
+	complete, _ := http.NewRequest(http.MethodGet, "http://server.invalid/", nil)
+	complete.Header.Set("User-Agent", "mine")
+	AddSessionHeaders(complete.Header, hs)
+	if sent := send(complete); sent != complete || !reflect.DeepEqual(sent.Header, want) {
+		t.Fatalf("a complete request went as a copy (%v) with %v, want itself with %v", sent != complete, sent.Header, want)
+	}
 }

@@ -39,6 +39,7 @@ type Client struct {
 	requestID string            // request-id header name, "" for none
 	fixedID   string            // the request id when the extra headers set it
 	sent      []string          // canonical names of the headers every request sends
+	headers   []judgment.Header // the session headers do adds (backendhttp.SessionHeaders)
 	now       func() time.Time
 	owned     bool // the connection pool is the client's own (hc was nil)
 }
@@ -62,6 +63,7 @@ func NewClient(s Settings, hc *http.Client) (*Client, error) {
 		owned:     hc == nil,
 		timeout:   s.Timeout,
 	}
+	c.headers = backendhttp.SessionHeaders(c.http)
 	calls := *c.http
 	calls.Timeout = 0
 	c.calls = &calls
@@ -168,6 +170,7 @@ func (c *Client) do(ctx context.Context, path string, sent *splicedReader) (*[]b
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json")
 	id := c.stampRequestID(r)
+	backendhttp.AddSessionHeaders(r.Header, c.headers)
 	resp, err := c.calls.Do(r)
 	if err != nil {
 		return nil, id, c.transportError(ctx, callCtx, err, id)
