@@ -112,9 +112,16 @@ func TestSweepKVReadInFlight(t *testing.T) {
 	srv := judgmenttest.NewVLLM(&judgmenttest.Model{Delay: func(string) time.Duration { return 150 * time.Millisecond }})
 	t.Cleanup(srv.Close)
 	sess := vllmSession(t, srv)
+	var started atomic.Int64
+	port := judgment.PortFunc(func(ctx context.Context, req judgment.Request) (judgment.Response, error) {
+		started.Add(1)
+		return sess.Port.Judge(ctx, req)
+	})
 	opts := sweepOptions(sess, []int{4}, nil)
 	read := opts.KVCacheUsage
+	var startedAtRead int64
 	opts.KVCacheUsage = func(ctx context.Context) serving.Value {
+		startedAtRead = started.Load()
 		// The sweep reads once 4 judgments were sent; on a loaded machine
 		// none of their calls may have reached the fake yet. A read after
 		// the level ended would wait here in vain and find 0.
@@ -123,8 +130,9 @@ func TestSweepKVReadInFlight(t *testing.T) {
 		}
 		return read(ctx)
 	}
-	res, err := Run(context.Background(), sess.Port, sess.Model, reqs[:4], opts)
+	res, err := Run(context.Background(), port, sess.Model, reqs[:4], opts)
 	require.NoError(t, err)
+	assert.EqualValues(t, 4, startedAtRead, "the KV read must wait until the level's 4 judgments were sent")
 	require.NotNil(t, res.Levels[0].KVCacheUsage)
 	assert.Positive(t, res.Levels[0].KVCacheUsage.Number)
 	assert.Nil(t, res.ServerArgs.CallerStated)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"time"
 )
@@ -16,17 +17,29 @@ const sendChunk = 64 << 10
 var sendBuffers = sync.Pool{New: func() any { b := make([]byte, sendChunk); return &b }}
 
 // sendConn is a TCP connection that sends a request body through a
-// pooled buffer. net/http hands a body of known length (all of a
-// session's) to the connection's ReadFrom, which for a *net.TCPConn
-// copies it through a fresh 32 KiB buffer: 128 KiB of garbage per check
-// judgment, most of what a vLLM session allocated, and the garbage
-// collections it drove were a third of the client's CPU at concurrency 16
-// (issue 18; BenchmarkSliceVLLMPair).
+// pooled buffer. Over plain HTTP, net/http hands what follows the first
+// 4 KiB of a body of known length (all of a session's) to the
+// connection's ReadFrom, which for a *net.TCPConn copies it through a
+// fresh 32 KiB buffer per request: 128 KiB of garbage per check judgment,
+// most of what a vLLM session allocated, and the garbage collections it
+// drove were a third of the client's CPU at concurrency 16 (issue 18;
+// BenchmarkSliceVLLMPair). Over TLS net/http writes to the *tls.Conn
+// instead, which sendConn cannot reach (HTTP/2 pools its own buffers).
 type sendConn struct{ *net.TCPConn }
 
 // ReadFrom sends r's bytes to the connection, at most [sendChunk] per
-// write (a reader with a WriteTo, such as a *bytes.Reader, writes itself).
+// write. A reader with a WriteTo (a *bytes.Reader) writes itself, and a
+// file or socket, bare or in an *io.LimitedReader, goes to the
+// *net.TCPConn's own ReadFrom, which can splice or sendfile it.
 func (c sendConn) ReadFrom(r io.Reader) (int64, error) {
+	src := r
+	if lr, ok := r.(*io.LimitedReader); ok {
+		src = lr.R
+	}
+	switch src.(type) {
+	case *os.File, *net.TCPConn, *net.UnixConn:
+		return c.TCPConn.ReadFrom(r)
+	}
 	bp := sendBuffers.Get().(*[]byte)
 	defer sendBuffers.Put(bp)
 	return io.CopyBuffer(writerOnly{c.TCPConn}, r, *bp)

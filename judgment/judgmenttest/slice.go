@@ -2,6 +2,7 @@ package judgmenttest
 
 import (
 	"context"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -67,6 +68,9 @@ func (s SliceStats) add(t SliceStats) SliceStats {
 func RunSlice(tb testing.TB, url string, serverCPU func() time.Duration, concurrency int, c SliceClient) SliceStats {
 	req := CheckRequest(CheckPNG())
 	ctx := context.Background()
+	// Collect the garbage of what ran before, so that a slice pays for
+	// its own (two clients of BenchSlicePair share one heap).
+	runtime.GC()
 	conns0, server0 := ChildConns(tb, url), serverCPU()
 	start, cpu0 := time.Now(), ProcessCPU()
 	var next atomic.Int64
@@ -95,8 +99,13 @@ func RunSlice(tb testing.TB, url string, serverCPU func() time.Duration, concurr
 // apart). It reports each one's cpu-ns/judgment and the median over the
 // iterations of next's CPU over base's in the same iteration
 // (cpu-ratio), with the same ratio of the child's CPU (server-cpu-ratio)
-// as a check that the two slices met the same machine.
+// as a check that the two slices met the same machine. One iteration is
+// two slices (about 4 s), so run it with an even -benchtime count of
+// iterations (-benchtime 10x): the default stops after one pair.
 func BenchSlicePair(b *testing.B, url string, serverCPU func() time.Duration, concurrency int, base, next func() SliceClient) {
+	if ProcessCPU() == 0 {
+		b.Skip("no process CPU time on this system")
+	}
 	var sumBase, sumNext SliceStats
 	var ratios, serverRatios []float64
 	turn := 0

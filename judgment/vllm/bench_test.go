@@ -99,6 +99,10 @@ func BenchmarkSliceVLLM(b *testing.B) {
 //     pooled buffers), so what the session does beyond sending the bytes;
 //   - Floor-Floor/c16: the floor over itself, the harness's own noise
 //     (about 1).
+//
+// Run it with -benchtime 10x (each iteration is two slices, about 4 s):
+//
+//	go test -run NONE -bench 'SliceVLLMPair/Floor-Session/c16' -benchtime 10x ./judgment/vllm/
 func BenchmarkSliceVLLMPair(b *testing.B) {
 	url, serverCPU := judgmenttest.StartChild(b)
 	bodies := recordChatBodies(b)
@@ -121,10 +125,12 @@ func BenchmarkSliceVLLMPair(b *testing.B) {
 // the transport of a session's own pool (backendhttp.NewTransport).
 func floorClient(url string, bodies [][]byte, conc int, pooled bool) func() judgmenttest.SliceClient {
 	return func() judgmenttest.SliceClient {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = conc
+		var tr *http.Transport
 		if pooled {
 			tr = backendhttp.NewTransport()
+		} else {
+			tr = http.DefaultTransport.(*http.Transport).Clone()
+			tr.MaxIdleConnsPerHost = conc
 		}
 		hc := &http.Client{Transport: tr}
 		return judgmenttest.SliceClient{Judge: func(ctx context.Context, _ judgment.Request) error {
