@@ -1,0 +1,58 @@
+package llamacpp
+
+import (
+	"strconv"
+	"testing"
+)
+
+// FuzzSWAR checks llamaEntry's eight-bytes-at-a-time scanners against the
+// byte-at-a-time ones they stand in for: swarInts against plainInts,
+// swarString against plainString, digitsValue against strconv.Atoi. A
+// SWAR scanner may give up (-1) only where what it reads is not whole in
+// b with eight bytes to spare.
+func FuzzSWAR(f *testing.F) {
+	for _, s := range []string{`32,116,117]`, `0]`, `0,0,10,100]`, `01]`, `1,,2]`, `1,]`, `,1]`, `]`, `255,0,255,0,255,0,1234567]`,
+		`1 ]`, `1,2,3,4,5,6,7,8,9,10,11,12]`, `abc"`, `a\"b"`, "a\x01b\"", `\u00e9"xxxxxxxxxxxxx`, `"`, `1234567,"`, `0000000`} {
+		f.Add([]byte(s + "        "))
+		f.Add([]byte(s))
+	}
+	// Lists across list32's 32 bytes and the words after them.
+	for _, s := range []string{"1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]", "100,100,100,100,100,100,100,100,0]",
+		"100,100,100,100,100,100,100,1000,05]", "100,100,100,100,100,100,100,100,]", "100,100,100,100,100,100,100,10,,1]",
+		"100,100,100,100,100,100,100,10,01]", "11,100,100,100,100,100,100,100,1]"} {
+		f.Add([]byte(s + "                                "))
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for i := 0; i <= min(len(b), 9); i++ {
+			want, got := plainInts(b, i), swarInts(b, i)
+			if got != want && (got != -1 || want != -1 && want+7 <= len(b)) {
+				t.Fatalf("swarInts(%q, %d) = %d, plainInts %d", b, i, got, want)
+			}
+			want, got = plainString(b, i), swarString(b, i)
+			if got != want {
+				t.Fatalf("swarString(%q, %d) = %d, plainString %d", b, i, got, want)
+			}
+		}
+		if len(b) >= 8 {
+			x := load8(b, 0)
+			n := 0
+			if nd := nonDigits(x); nd != 0 {
+				n = firstByte(nd)
+			} else {
+				n = 8
+			}
+			for k := 0; k < 8; k++ {
+				if isDigit := '0' <= b[k] && b[k] <= '9'; isDigit != (nonDigits(x)>>(8*k+7)&1 == 0) {
+					t.Fatalf("nonDigits(%q) byte %d", b[:8], k)
+				}
+			}
+			if n >= 1 {
+				want, _ := strconv.Atoi(string(b[:n]))
+				if got := digitsValue(x, n); got != want {
+					t.Fatalf("digitsValue(%q, %d) = %d, want %d", b[:8], n, got, want)
+				}
+			}
+		}
+	})
+}
