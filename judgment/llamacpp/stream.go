@@ -438,14 +438,20 @@ func (d *decoder) llamaEntry(b []byte) int {
 	} else if id, i = plainInt(b, 6); i < 0 {
 		return 0
 	}
-	if i+18 > len(b) || load8(b, i) != prefixToken || b[i+8] != ':' || b[i+9] != '"' {
+	if i+26 > len(b) || load8(b, i) != prefixToken || b[i+8] != ':' || b[i+9] != '"' {
 		return 0
 	}
 	// The token: plain bytes and escapes (swarString, inlined for the
-	// common case of a short token without escapes).
+	// common case of a token of at most 15 bytes without escapes, found
+	// without a branch on its length).
 	i += 10
-	if m := stringStops(load8(b, i)); m != 0 && b[i+firstByte(m)] == '"' {
-		i += firstByte(m) + 1
+	m0, m1 := stringStops(load8(b, i)), stringStops(load8(b, i+8))
+	p := 8 + firstByte(m1)
+	if m0 != 0 {
+		p = firstByte(m0)
+	}
+	if m0|m1 != 0 && b[i+p] == '"' {
+		i += p + 1
 	} else if i = swarString(b, i); i < 0 {
 		return 0
 	}
@@ -462,7 +468,7 @@ func (d *decoder) llamaEntry(b []byte) int {
 			return 0
 		}
 		d.record(id)
-		d.mass.addFar(k, b[lp0:lp1])
+		d.mass.addFarIn(k, b, lp0, lp1)
 		return lp1 + 1
 	}
 	lp1, approx, kind := scanNumber(b, lp0)
@@ -1068,6 +1074,27 @@ func (m *massSum) addFar(k int, text []byte) {
 	m.keep(append(m.replay, text...))
 }
 
+// addFarIn is addFar for the text b[i:end], with 24 bytes of b from i
+// on: a text of at most 24 bytes is kept by three word copies.
+func (m *massSum) addFarIn(k int, b []byte, i, end int) {
+	n := len(m.replay)
+	if m.exact || end-i > 24 || cap(m.replay)-n < 25 || i+24 > len(b) {
+		m.addFar(k, b[i:end])
+		return
+	}
+	m.x += farMid[k]
+	m.e += farHalf[k]
+	m.n++
+	r := m.replay[n : n+25]
+	binary.LittleEndian.PutUint64(r, load8(b, i))
+	binary.LittleEndian.PutUint64(r[8:], load8(b, i+8))
+	binary.LittleEndian.PutUint64(r[16:], load8(b, i+16))
+	r[end-i] = ','
+	if m.replay = m.replay[:n+end-i+1]; len(m.replay) > replayLimit {
+		m.sumReplay()
+	}
+}
+
 // addNear adds exp(v), v being the approximation of the number text.
 func (m *massSum) addNear(v float64, text []byte) {
 	if m.exact {
@@ -1075,13 +1102,40 @@ func (m *massSum) addNear(v float64, text []byte) {
 		m.total.add(math.Exp(lp))
 		return
 	}
-	x := math.Exp(v)
+	x, err := nearExp(v)
 	m.x += x
-	// exp(v(1+r)) = exp(v)·exp(v·r), |r| ≤ nearRelErr; plus an ulp of Exp.
-	m.e += x * (1.01*nearRelErr*math.Abs(v) + 4.5e-16)
+	// exp(v(1+r)) = exp(v)·exp(v·r), |r| ≤ nearRelErr; plus the error of
+	// nearExp.
+	m.e += x * (1.01*nearRelErr*math.Abs(v) + err)
 	m.n++
 	m.keep(append(m.replay, text...))
 }
+
+// nearExp returns exp(v) and a bound on its relative error: from tables
+// and a short series for v in [−16, 0] (within 2e-14), else math.Exp's
+// (within an ulp).
+func nearExp(v float64) (float64, float64) {
+	if !(v >= -16 && v <= 0) {
+		return math.Exp(v), 4.5e-16
+	}
+	// v = −j/256 + r, −1/256 < r ≤ 0; exp(r) to its fifth term errs by
+	// less than r⁵/120 < 1e-14, relative.
+	j := int(-v * 256)
+	r := v + float64(j)/256
+	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
+	return expWhole[j>>8] * expFrac[j&255] * p, 2e-14
+}
+
+// expWhole[a] is exp(−a), expFrac[c] exp(−c/256), each within half an ulp.
+var expWhole, expFrac = func() (w [17]float64, f [256]float64) {
+	for a := range w {
+		w[a] = math.Exp(-float64(a))
+	}
+	for c := range f {
+		f[c] = math.Exp(-float64(c) / 256)
+	}
+	return w, f
+}()
 
 // keep stores the grown replay text, or, past maxReplayBytes, replays it
 // and goes exact.

@@ -29,13 +29,13 @@ func equalBytes(x uint64, c byte) uint64 { return zeroBytes(x ^ ones8*uint64(c))
 // nonDigits marks the bytes of x that are not '0'..'9'.
 func nonDigits(x uint64) uint64 {
 	y := x ^ ones8*'0' // a digit's value; other bytes 10 or more
-	return ((y|highs8)-ones8*10 | y) & highs8
+	return ((y | highs8) - ones8*10 | y) & highs8
 }
 
 // stringStops marks the bytes of x a string cannot hold as they are: a
 // quote, a backslash or a control byte.
 func stringStops(x uint64) uint64 {
-	controls := ^((x|highs8)-ones8*0x20 | x) & highs8
+	controls := ^((x | highs8) - ones8*0x20 | x) & highs8
 	return equalBytes(x, '"') | equalBytes(x, '\\') | controls
 }
 
@@ -69,96 +69,70 @@ func swarString(b []byte, i int) int {
 	return plainString(b, i)
 }
 
-// swarInts is plainInts eight bytes at a time: b[i-1] is the '[' of a
-// list of plain non-negative integers; it returns the index after its
-// ']', or -1 for anything else (as plainInts does) or a list not whole in
-// b with eight bytes to spare. A list's first 32 bytes are checked
-// without a branch on where it ends (list32), the rest a word at a time.
+// swarInts is plainInts sixteen bytes at a time (list16): b[i-1] is the
+// '[' of a list of plain non-negative integers; it returns the index
+// after its ']', or -1 for anything else, as plainInts does.
 func swarInts(b []byte, i int) int {
 	if i < len(b) && b[i] == ']' {
 		return i + 1
 	}
-	// starts marks where an integer must begin: the first byte and each
-	// one after a comma; zeroStart, carried over from the previous word,
-	// is a '0' beginning an integer as its last byte.
-	carryStart, zeroStart := uint64(0x80), uint64(0)
-	if i+32 <= len(b) {
-		n, bad, more := list32(b, i)
+	start := i
+	// starts, zeroStart: where the block's first byte begins an integer,
+	// and whether the byte before it is a '0' beginning one.
+	starts, zeroStart := uint64(0x80), uint64(0)
+	for ; i+16 <= len(b); i += 16 {
+		var k int
+		var bad, more bool
+		k, bad, more, starts, zeroStart = list16(load8(b, i), load8(b, i+8), starts, zeroStart)
 		switch {
 		case bad:
 			return -1
 		case !more:
-			if b[i+n] == ']' {
-				return i + n + 1
+			if b[i+k] == ']' {
+				return i + k + 1
 			}
 			return -1
 		}
-		carryStart, zeroStart = more32(b, i)
-		i += 32
 	}
-	for ; i+8 <= len(b); i += 8 {
-		x := load8(b, i)
-		nd := nonDigits(x)
-		commas := equalBytes(x, ',')
-		other := nd &^ commas
-		inList := other&-other - 1 // the bytes before other's first
-		digits := ^nd & highs8 & inList
-		commas &= inList
-		starts := commas<<8 | carryStart
-		zeros := equalBytes(x, '0') & inList
-		// A start that is not a digit (two commas, a comma first or last)
-		// or a '0' followed by a digit at the start of an integer.
-		if starts&^digits != 0 || zeros&starts&(digits>>8) != 0 || zeroStart&digits != 0 {
-			return -1
-		}
-		if other != 0 {
-			if end := i + firstByte(other); b[end] == ']' {
-				return end + 1
-			}
-			return -1
-		}
-		carryStart = commas >> 56
-		zeroStart = (zeros & starts) >> 56
-	}
-	return -1
+	return plainInts(b, start)
 }
 
-// list32 checks the first 32 bytes of a list's integers at b[i:] (i+32
-// <= len(b)), as swarInts does a word at a time: n is the number of
-// digits and commas before the first other byte, bad reports a misplaced
-// comma or a leading zero among them, more that all 32 are digits and
-// commas.
-func list32(b []byte, i int) (n int, bad, more bool) {
-	x0, x1, x2, x3 := load8(b, i), load8(b, i+8), load8(b, i+16), load8(b, i+24)
-	nd0, nd1, nd2, nd3 := nonDigits(x0), nonDigits(x1), nonDigits(x2), nonDigits(x3)
-	c0, c1, c2, c3 := equalBytes(x0, ','), equalBytes(x1, ','), equalBytes(x2, ','), equalBytes(x3, ',')
-	o0, o1, o2, o3 := nd0&^c0, nd1&^c1, nd2&^c2, nd3&^c3
-	// in marks the bytes of a word before the list's first other byte:
-	// all of them (top bit set) when neither the word nor one before
-	// holds one.
+// list16 checks sixteen bytes of a list's integers, x0 and x1, as
+// plainInts does: n is the number of digits and commas before the first
+// other byte, bad reports a misplaced comma or a leading zero among them,
+// more that all sixteen are digits and commas. starts marks (0x80) that
+// the first byte begins an integer, zeroStart that the byte before it is
+// a '0' beginning one; their values for the next block come back.
+//
+// The bytes are classed without regard to where the list ends, and only
+// the faults up to its end (its first other byte included: a comma before
+// it) count: each depends only on a byte and the ones next to it. The
+// comma and zero classes are the cheap, inexact ones (a byte 0x01 above a
+// marked byte of its word is marked too): a '-' above a comma is then a
+// comma, which still faults the list there, and a '1' above a '0' a zero,
+// which never begins an integer.
+func list16(x0, x1, starts, zeroStart uint64) (n int, bad, more bool, nextStarts, nextZeroStart uint64) {
+	t0, t1 := x0^ones8*'0', x1^ones8*'0'
+	// Non-digits, commas, other bytes (high bits).
+	nd0, nd1 := ((t0|highs8)-ones8*10|t0)&highs8, ((t1|highs8)-ones8*10|t1)&highs8
+	const comma = ones8 * (',' ^ '0')
+	c0, c1 := (t0^comma-ones8)&^(t0^comma)&nd0, (t1^comma-ones8)&^(t1^comma)&nd1
+	o0, o1 := nd0&^c0, nd1&^c1
+	// in marks the bytes before the list's end, its top bit whether the
+	// list goes on past the word; r those up to its end, included.
 	in0 := o0&-o0 - 1
 	in1 := (o1&-o1 - 1) & -(in0 >> 63)
-	in2 := (o2&-o2 - 1) & -(in1 >> 63)
-	in3 := (o3&-o3 - 1) & -(in2 >> 63)
-	d0, d1, d2, d3 := ^nd0&highs8&in0, ^nd1&highs8&in1, ^nd2&highs8&in2, ^nd3&highs8&in3
-	c0, c1, c2, c3 = c0&in0, c1&in1, c2&in2, c3&in3
-	s0, s1, s2, s3 := c0<<8|0x80, c1<<8|c0>>56, c2<<8|c1>>56, c3<<8|c2>>56
-	z0, z1, z2, z3 := equalBytes(x0, '0')&s0, equalBytes(x1, '0')&s1, equalBytes(x2, '0')&s2, equalBytes(x3, '0')&s3
-	var e uint64
-	e |= s0&^d0 | z0&(d0>>8|d1<<56)
-	e |= s1&^d1 | z1&(d1>>8|d2<<56)
-	e |= s2&^d2 | z2&(d2>>8|d3<<56)
-	e |= s3&^d3 | z3&(d3>>8)
-	n = bits.OnesCount64((in0&highs8)|(in1&highs8)>>1|(in2&highs8)>>2|(in3&highs8)>>3)
-	return n, e != 0, in3>>63 != 0
-}
-
-// more32 is the state swarInts carries past a list's first 32 bytes at
-// b[i:], all digits and commas: whether the last is a comma, and whether
-// it is a '0' beginning an integer.
-func more32(b []byte, i int) (carryStart, zeroStart uint64) {
-	x2, x3 := load8(b, i+16), load8(b, i+24)
-	c2, c3 := equalBytes(x2, ','), equalBytes(x3, ',')
-	s3 := c3<<8 | c2>>56
-	return c3 >> 56, (equalBytes(x3, '0') & s3) >> 56
+	r0, r1 := o0^(o0-1), (o1^(o1-1))&-(in0>>63)
+	// Faults: a start (a byte beginning an integer: after a comma) that
+	// is not a digit; a zero start followed by a digit.
+	s0, s1 := c0<<8|starts, c1<<8|c0>>56
+	z0, z1 := (t0-ones8)&^t0&s0, (t1-ones8)&^t1&s1
+	f0 := s0&nd0 | z0&^(nd0>>8|nd1<<56) | zeroStart&^nd0
+	f1 := s1&nd1 | z1&^(nd1>>8|1<<63)
+	bad = (f0&r0|f1&r1)&highs8 != 0
+	if in1>>63 != 0 {
+		return 16, bad, true, c1 >> 56, z1 >> 56
+	}
+	n = bits.OnesCount64(in0&highs8 | (in1&highs8)>>1)
+	return n, bad, false, 0, 0
 }

@@ -1,6 +1,8 @@
 package llamacpp
 
 import (
+	"math"
+	"math/rand/v2"
 	"strconv"
 	"testing"
 )
@@ -55,4 +57,36 @@ func FuzzSWAR(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNearExp checks nearExp against math.Exp on [−16, 0] (the tables'
+// ends and steps among them) and around it: within the error it reports.
+func TestNearExp(t *testing.T) {
+	worst := 0.0
+	check := func(v float64) {
+		got, bound := nearExp(v)
+		want := math.Exp(v)
+		rel := 0.0
+		if got != want {
+			rel = math.Abs(got-want) / want
+		}
+		if rel > bound {
+			t.Fatalf("nearExp(%v) = %v, math.Exp %v: relative error %g, bound %g", v, got, want, rel, bound)
+		}
+		worst = max(worst, rel)
+	}
+	defer func() { t.Logf("worst relative error %g", worst) }()
+	for k := 0; k <= 16*256; k++ {
+		v := -float64(k) / 256
+		for _, w := range []float64{v, math.Nextafter(v, 0), math.Nextafter(v, -17), v - 1.0/512, v - 0.99999/256} {
+			check(w)
+		}
+	}
+	rng := rand.New(rand.NewPCG(18, 1))
+	for range 200000 {
+		check(-17 * rng.Float64())
+	}
+	for _, v := range []float64{0.5, -16.000001, -745, -800, 1e-300, -1e-300, math.Copysign(0, -1)} {
+		check(v)
+	}
 }
