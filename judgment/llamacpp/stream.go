@@ -289,8 +289,8 @@ func (d *decoder) list() bool {
 		if s.n-s.i < fastWindow {
 			s.refill()
 		}
-		if n := d.llamaEntry(s.buf[s.i:s.n]); n > 0 {
-			s.i += n
+		i, after := d.llamaRun(s.buf[:s.n], s.i)
+		if s.i = i; after {
 		} else if n := d.fastEntry(s.buf[s.i:s.n]); n > 0 {
 			s.i += n
 		} else if !s.ws() || !d.entry() {
@@ -309,6 +309,23 @@ func (d *decoder) list() bool {
 		default:
 			return false
 		}
+	}
+}
+
+// llamaRun reads the run of entries llamaEntry reads from b[i:], and the
+// commas between them, while fastWindow bytes follow each comma. It
+// returns where it stopped and whether that is right after an entry
+// (else at the start of one llamaEntry gave up on).
+func (d *decoder) llamaRun(b []byte, i int) (int, bool) {
+	for {
+		n := d.llamaEntry(b[i:])
+		if n == 0 {
+			return i, false
+		}
+		if i += n; i >= len(b) || b[i] != ',' || len(b)-i <= fastWindow {
+			return i, true
+		}
+		i++
 	}
 }
 
@@ -486,17 +503,23 @@ func farLogprobEnd(b []byte, i int) (end, k int) {
 	if i+25 > len(b) || b[i] != '-' || b[i+1] < '1' {
 		return 0, 0
 	}
-	x := load8(b, i+1)
-	nd := nonDigits(x)
-	if nd == 0 {
-		return 0, 0
+	var n, j int
+	if c1, c2 := b[i+1]-'0', b[i+2]-'0'; c1 <= 9 && c2 <= 9 && b[i+3] == '.' {
+		// Two digits, most far logprobs' whole part.
+		n, j = 10*int(c1)+int(c2), i+3
+	} else {
+		x := load8(b, i+1)
+		nd := nonDigits(x)
+		if nd == 0 {
+			return 0, 0
+		}
+		n = firstByte(nd)
+		if j = i + 1 + n; b[j] != '.' {
+			return 0, 0
+		}
+		n = digitsValue(x, n)
 	}
-	n := firstByte(nd)
-	j := i + 1 + n
-	if b[j] != '.' {
-		return 0, 0
-	}
-	if n = digitsValue(x, n); n < farLogprob {
+	if n < farLogprob {
 		return 0, 0
 	}
 	j++
