@@ -937,6 +937,20 @@ func (d *decoder) add(id int, lp float64) {
 // record counts one entry and checks its id for a repeat.
 func (d *decoder) record(id int) {
 	d.count++
+	if w := uint(id) / 64; w < uint(len(d.seen)) {
+		// The common case, small enough to inline.
+		bit := uint64(1) << (uint(id) % 64)
+		if d.seen[w]&bit != 0 {
+			d.repeated(id)
+		}
+		d.seen[w] |= bit
+		return
+	}
+	d.recordOutside(id)
+}
+
+// recordOutside is record for an id outside the bitset as it is.
+func (d *decoder) recordOutside(id int) {
 	if uint(id) >= uint(len(d.seen))*64 && id >= 0 && id < maxBitsetIDs {
 		d.growSeen(id)
 	}

@@ -69,70 +69,53 @@ func swarString(b []byte, i int) int {
 	return plainString(b, i)
 }
 
-// swarInts is plainInts sixteen bytes at a time (list16): b[i-1] is the
-// '[' of a list of plain non-negative integers; it returns the index
-// after its ']', or -1 for anything else, as plainInts does.
+// swarInts is plainInts sixteen bytes at a time: b[i-1] is the '[' of a
+// list of plain non-negative integers; it returns the index after its
+// ']', or -1 for anything else, as plainInts does.
+//
+// Each block of sixteen bytes is classed without regard to where the list
+// ends, and only the faults up to its end (its first other byte included:
+// a comma before it) count: each depends only on a byte and the ones next
+// to it. The comma and zero classes are the cheap, inexact ones (a byte
+// 0x01 above a marked byte of its word is marked too): a '-' above a
+// comma is then a comma, which still faults the list there, and a '1'
+// above a '0' a zero, which never begins an integer.
 func swarInts(b []byte, i int) int {
 	if i < len(b) && b[i] == ']' {
 		return i + 1
 	}
 	start := i
-	// starts, zeroStart: where the block's first byte begins an integer,
-	// and whether the byte before it is a '0' beginning one.
+	// starts marks (0x80) that the block's first byte begins an integer,
+	// zeroStart that the byte before it is a '0' beginning one.
 	starts, zeroStart := uint64(0x80), uint64(0)
 	for ; i+16 <= len(b); i += 16 {
-		var k int
-		var bad, more bool
-		k, bad, more, starts, zeroStart = list16(load8(b, i), load8(b, i+8), starts, zeroStart)
-		switch {
-		case bad:
+		t0, t1 := load8(b, i)^ones8*'0', load8(b, i+8)^ones8*'0'
+		// Non-digits, commas, other bytes (high bits).
+		nd0, nd1 := ((t0|highs8)-ones8*10|t0)&highs8, ((t1|highs8)-ones8*10|t1)&highs8
+		const comma = ones8 * (',' ^ '0')
+		c0, c1 := (t0^comma-ones8)&^(t0^comma)&nd0, (t1^comma-ones8)&^(t1^comma)&nd1
+		o0, o1 := nd0&^c0, nd1&^c1
+		// in marks the bytes before the list's end, its top bit whether
+		// the list goes on past the word; r those up to its end, included.
+		in0 := o0&-o0 - 1
+		in1 := (o1&-o1 - 1) & -(in0 >> 63)
+		r0, r1 := o0^(o0-1), (o1^(o1-1))&-(in0>>63)
+		// Faults: a start (a byte beginning an integer: after a comma)
+		// that is not a digit; a zero start followed by a digit.
+		s0, s1 := c0<<8|starts, c1<<8|c0>>56
+		z0, z1 := (t0-ones8)&^t0&s0, (t1-ones8)&^t1&s1
+		f0 := s0&nd0 | z0&^(nd0>>8|nd1<<56) | zeroStart&^nd0
+		f1 := s1&nd1 | z1&^(nd1>>8|1<<63)
+		if (f0&r0|f1&r1)&highs8 != 0 {
 			return -1
-		case !more:
-			if b[i+k] == ']' {
-				return i + k + 1
+		}
+		if in1>>63 == 0 {
+			if end := i + bits.OnesCount64(in0&highs8|(in1&highs8)>>1); b[end] == ']' {
+				return end + 1
 			}
 			return -1
 		}
+		starts, zeroStart = c1>>56, z1>>56
 	}
 	return plainInts(b, start)
-}
-
-// list16 checks sixteen bytes of a list's integers, x0 and x1, as
-// plainInts does: n is the number of digits and commas before the first
-// other byte, bad reports a misplaced comma or a leading zero among them,
-// more that all sixteen are digits and commas. starts marks (0x80) that
-// the first byte begins an integer, zeroStart that the byte before it is
-// a '0' beginning one; their values for the next block come back.
-//
-// The bytes are classed without regard to where the list ends, and only
-// the faults up to its end (its first other byte included: a comma before
-// it) count: each depends only on a byte and the ones next to it. The
-// comma and zero classes are the cheap, inexact ones (a byte 0x01 above a
-// marked byte of its word is marked too): a '-' above a comma is then a
-// comma, which still faults the list there, and a '1' above a '0' a zero,
-// which never begins an integer.
-func list16(x0, x1, starts, zeroStart uint64) (n int, bad, more bool, nextStarts, nextZeroStart uint64) {
-	t0, t1 := x0^ones8*'0', x1^ones8*'0'
-	// Non-digits, commas, other bytes (high bits).
-	nd0, nd1 := ((t0|highs8)-ones8*10|t0)&highs8, ((t1|highs8)-ones8*10|t1)&highs8
-	const comma = ones8 * (',' ^ '0')
-	c0, c1 := (t0^comma-ones8)&^(t0^comma)&nd0, (t1^comma-ones8)&^(t1^comma)&nd1
-	o0, o1 := nd0&^c0, nd1&^c1
-	// in marks the bytes before the list's end, its top bit whether the
-	// list goes on past the word; r those up to its end, included.
-	in0 := o0&-o0 - 1
-	in1 := (o1&-o1 - 1) & -(in0 >> 63)
-	r0, r1 := o0^(o0-1), (o1^(o1-1))&-(in0>>63)
-	// Faults: a start (a byte beginning an integer: after a comma) that
-	// is not a digit; a zero start followed by a digit.
-	s0, s1 := c0<<8|starts, c1<<8|c0>>56
-	z0, z1 := (t0-ones8)&^t0&s0, (t1-ones8)&^t1&s1
-	f0 := s0&nd0 | z0&^(nd0>>8|nd1<<56) | zeroStart&^nd0
-	f1 := s1&nd1 | z1&^(nd1>>8|1<<63)
-	bad = (f0&r0|f1&r1)&highs8 != 0
-	if in1>>63 != 0 {
-		return 16, bad, true, c1 >> 56, z1 >> 56
-	}
-	n = bits.OnesCount64(in0&highs8 | (in1&highs8)>>1)
-	return n, bad, false, 0, 0
 }
