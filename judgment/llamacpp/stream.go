@@ -276,10 +276,11 @@ func (d *decoder) positionMember(key []byte) bool {
 	return s.skip()
 }
 
-// list reads a top_logprobs array (s.buf[s.i] is its '['). Each entry is
-// tried by fastEntry first, with at least fastWindow bytes of the body in
-// the buffer where the body has them; the general path (entry) reads what
-// fastEntry gives up on.
+// list reads a top_logprobs array (s.buf[s.i] is its '['). Entries are
+// read by llamaRun first, as many in a row as it can, with at least
+// fastWindow bytes of the body in the buffer where the body has them; an
+// entry it gives up on is tried by fastEntry, and the general path
+// (entry) reads what fastEntry gives up on.
 func (d *decoder) list() bool {
 	s := &d.s
 	if empty, ok := s.enter(']'); !ok || empty {
@@ -289,12 +290,13 @@ func (d *decoder) list() bool {
 		if s.n-s.i < fastWindow {
 			s.refill()
 		}
-		i, after := d.llamaRun(s.buf[:s.n], s.i)
-		if s.i = i; after {
-		} else if n := d.fastEntry(s.buf[s.i:s.n]); n > 0 {
-			s.i += n
-		} else if !s.ws() || !d.entry() {
-			return false
+		var after bool
+		if s.i, after = d.llamaRun(s.buf[:s.n], s.i); !after {
+			if n := d.fastEntry(s.buf[s.i:s.n]); n > 0 {
+				s.i += n
+			} else if !s.ws() || !d.entry() {
+				return false
+			}
 		}
 		if !s.ws() {
 			return false
@@ -309,23 +311,6 @@ func (d *decoder) list() bool {
 		default:
 			return false
 		}
-	}
-}
-
-// llamaRun reads the run of entries llamaEntry reads from b[i:], and the
-// commas between them, while fastWindow bytes follow each comma. It
-// returns where it stopped and whether that is right after an entry
-// (else at the start of one llamaEntry gave up on).
-func (d *decoder) llamaRun(b []byte, i int) (int, bool) {
-	for {
-		n := d.llamaEntry(b[i:])
-		if n == 0 {
-			return i, false
-		}
-		if i += n; i >= len(b) || b[i] != ',' || len(b)-i <= fastWindow {
-			return i, true
-		}
-		i++
 	}
 }
 
@@ -435,64 +420,77 @@ func (d *decoder) fastAdd(id int, text []byte, approx float64, kind numKind) boo
 	return true
 }
 
-// llamaEntry reads an entry in llama-server's own key order,
-// {"id":…,"token":"…","bytes":[…],"logprob":…}, in one straight pass,
-// eight bytes at a time where it can (swar.go), as fastEntry would; 0
-// (nothing recorded) for anything else, which fastEntry then reads.
-func (d *decoder) llamaEntry(b []byte) int {
-	if len(b) < 48 || load8(b, 0)&0xffffffffffff != prefixID || d.s.depth+1 >= maxDepth {
-		return 0
+// llamaRun reads, from b[at:], the run of entries in llama-server's own
+// key order, {"id":…,"token":"…","bytes":[…],"logprob":…}, and the commas
+// between them, as fastEntry would read each, while fastWindow bytes
+// follow each comma. Each entry is read in one straight pass, eight bytes
+// at a time where it can (swar.go). It returns where it stopped and
+// whether that is right after an entry (else at the start of one it gave
+// up on, having recorded nothing of it, which fastEntry then reads).
+func (d *decoder) llamaRun(b []byte, at int) (int, bool) {
+	if d.s.depth+1 >= maxDepth {
+		return at, false
 	}
-	// The id: one to seven digits, no leading zero (plainInt otherwise).
-	var id, i int
-	x := load8(b, 6)
-	if nd := nonDigits(x); nd != 0 && nd&0x80 == 0 {
-		n := firstByte(nd)
-		if n > 1 && b[6] == '0' {
-			return 0
+	for {
+		e := b[at:]
+		if len(e) < 48 || load8(e, 0)&0xffffffffffff != prefixID {
+			return at, false
 		}
-		id, i = digitsValue(x, n), 6+n
-	} else if id, i = plainInt(b, 6); i < 0 {
-		return 0
-	}
-	if i+26 > len(b) || load8(b, i) != prefixToken || b[i+8] != ':' || b[i+9] != '"' {
-		return 0
-	}
-	// The token: plain bytes and escapes (swarString, inlined for the
-	// common case of a token of at most 15 bytes without escapes, found
-	// without a branch on its length).
-	i += 10
-	m0, m1 := stringStops(load8(b, i)), stringStops(load8(b, i+8))
-	p := 8 + firstByte(m1)
-	if m0 != 0 {
-		p = firstByte(m0)
-	}
-	if m0|m1 != 0 && b[i+p] == '"' {
-		i += p + 1
-	} else if i = swarString(b, i); i < 0 {
-		return 0
-	}
-	if i+10 > len(b) || load8(b, i) != prefixBytes || b[i+8] != ':' || b[i+9] != '[' {
-		return 0
-	}
-	if i = swarInts(b, i+10); i < 0 || i+11 > len(b) || load8(b, i) != prefixLogprob || b[i+8] != 'b' || b[i+9] != '"' || b[i+10] != ':' {
-		return 0
-	}
-	lp0 := i + 11
-	lp1, k := farLogprobEnd(b, lp0)
-	if lp1 > 0 && !d.wanted(id) {
-		if b[lp1] != '}' {
-			return 0
+		// The id: one to seven digits, no leading zero (plainInt otherwise).
+		var id, i int // i: in e, from the entry's '{'
+		x := load8(e, 6)
+		if nd := nonDigits(x); nd != 0 && nd&0x80 == 0 {
+			l := firstByte(nd)
+			if l > 1 && e[6] == '0' {
+				return at, false
+			}
+			id, i = digitsValue(x, l), 6+l
+		} else if id, i = plainInt(e, 6); i < 0 {
+			return at, false
 		}
-		d.record(id)
-		d.mass.addFarIn(k, b, lp0, lp1)
-		return lp1 + 1
+		if i+26 > len(e) || load8(e, i) != prefixToken || e[i+8] != ':' || e[i+9] != '"' {
+			return at, false
+		}
+		// The token: plain bytes and escapes (swarString, inlined for the
+		// common case of a token of at most 15 bytes without escapes, found
+		// without a branch on its length).
+		i += 10
+		m0, m1 := stringStops(load8(e, i)), stringStops(load8(e, i+8))
+		p := 8 + firstByte(m1)
+		if m0 != 0 {
+			p = firstByte(m0)
+		}
+		if m0|m1 != 0 && e[i+p] == '"' {
+			i += p + 1
+		} else if i = swarString(e, i); i < 0 {
+			return at, false
+		}
+		if i+10 > len(e) || load8(e, i) != prefixBytes || e[i+8] != ':' || e[i+9] != '[' {
+			return at, false
+		}
+		if i = swarInts(e, i+10); i < 0 || i+11 > len(e) || load8(e, i) != prefixLogprob || e[i+8] != 'b' || e[i+9] != '"' || e[i+10] != ':' {
+			return at, false
+		}
+		lp0 := i + 11
+		lp1, k := farLogprobEnd(e, lp0)
+		if lp1 > 0 && !d.wanted(id) {
+			if e[lp1] != '}' {
+				return at, false
+			}
+			d.record(id)
+			d.mass.addFarIn(k, e, lp0, lp1)
+		} else {
+			var approx float64
+			var kind numKind
+			if lp1, approx, kind = scanNumber(e, lp0); lp1 < 0 || e[lp1] != '}' || !d.fastAdd(id, e[lp0:lp1], approx, kind) {
+				return at, false
+			}
+		}
+		if at += lp1 + 1; at >= len(b) || b[at] != ',' || len(b)-at <= fastWindow {
+			return at, true
+		}
+		at++
 	}
-	lp1, approx, kind := scanNumber(b, lp0)
-	if lp1 < 0 || b[lp1] != '}' || !d.fastAdd(id, b[lp0:lp1], approx, kind) {
-		return 0
-	}
-	return lp1 + 1
 }
 
 // farLogprobEnd is scanFar for the common far logprob, −I.F with one to
@@ -550,7 +548,7 @@ var (
 	keyBytes   = binary.LittleEndian.Uint64([]byte(`bytes":[`))
 )
 
-// The fixed runs of llamaEntry, as little-endian words.
+// The fixed runs of llamaRun, as little-endian words.
 var (
 	prefixID      = binary.LittleEndian.Uint64([]byte(`{"id":\x00\x00`)) & 0xffffffffffff
 	prefixToken   = binary.LittleEndian.Uint64([]byte(`,"token"`))

@@ -5,7 +5,7 @@ import (
 	"math/bits"
 )
 
-// Eight-bytes-at-a-time scanning for llamaEntry. Each mask function takes
+// Eight-bytes-at-a-time scanning for llamaRun. Each mask function takes
 // eight bytes of the body as a little-endian word (the first byte lowest)
 // and returns a word with the high bit of each byte set where the byte is
 // of its class and every other bit clear. The masks are exact: no carry or

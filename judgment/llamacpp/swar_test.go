@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// FuzzSWAR checks llamaEntry's eight-bytes-at-a-time scanners against the
+// FuzzSWAR checks llamaRun's eight-bytes-at-a-time scanners against the
 // byte-at-a-time ones they stand in for: swarInts against plainInts,
 // swarString against plainString, digitsValue against strconv.Atoi. A
 // SWAR scanner may give up (-1) only where what it reads is not whole in
@@ -18,7 +18,7 @@ func FuzzSWAR(f *testing.F) {
 		f.Add([]byte(s + "        "))
 		f.Add([]byte(s))
 	}
-	// Lists across list32's 32 bytes and the words after them.
+	// Lists across swarInts' blocks of sixteen bytes.
 	for _, s := range []string{"1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20]", "100,100,100,100,100,100,100,100,0]",
 		"100,100,100,100,100,100,100,1000,05]", "100,100,100,100,100,100,100,100,]", "100,100,100,100,100,100,100,10,,1]",
 		"100,100,100,100,100,100,100,10,01]", "11,100,100,100,100,100,100,100,1]"} {
