@@ -28,14 +28,16 @@ import (
 // checks it against encoding/json on small bodies.
 //
 // Most of the time goes to top_logprobs entries, so each entry is first
-// tried by fastEntry, a scanner for exactly the layout llama-server writes
-// (no white space, only the keys id, token, bytes and logprob, plain
-// numbers, the token's escapes checked but not decoded, bytes a list of
-// plain integers) over the bytes already in the read buffer. Anything else
-// (white space, another key, a literal, an entry cut by the buffer's end,
-// anything the general path would refuse) makes fastEntry give up, and the
-// general, validating path reads the same entry from its first byte, so an
-// answer is accepted or refused exactly as before (FuzzDecodeCompletionFast
+// tried by llamaRun, a scanner for exactly the layout and key order
+// llama-server writes, eight bytes at a time (swar.go), then by fastEntry,
+// one for that layout with the keys in any order (no white space, only
+// the keys id, token, bytes and logprob, plain numbers, the token's
+// escapes checked but not decoded, bytes a list of plain integers), both
+// over the bytes already in the read buffer. Anything else (white space,
+// another key, a literal, an entry cut by the buffer's end, anything the
+// general path would refuse) makes them give up, and the general,
+// validating path reads the same entry from its first byte, so an answer
+// is accepted or refused exactly as before (FuzzDecodeCompletionFast
 // checks it against the previous decoder, kept in the tests).
 //
 // Memory is bounded whatever the server sends: the read buffer is 64 KiB,
@@ -57,7 +59,7 @@ const (
 	// none the decoder reads.
 	maxKeyBytes = 1024
 	// fastWindow is how many bytes list keeps in the buffer ahead of an
-	// entry, so that fastEntry finds whole entries.
+	// entry, so that llamaRun and fastEntry find whole entries.
 	fastWindow = 2048
 )
 
