@@ -8,8 +8,9 @@ import (
 // Eight-bytes-at-a-time scanning for llamaRun. Each mask function takes
 // eight bytes of the body as a little-endian word (the first byte lowest)
 // and returns a word with the high bit of each byte set where the byte is
-// of its class and every other bit clear. The masks are exact: no carry or
-// borrow crosses from one byte into the next.
+// of its class and every other bit clear. These masks are exact: no carry
+// or borrow crosses from one byte into the next (swarInts uses cheaper,
+// inexact ones where it is safe).
 
 const (
 	ones8  = 0x0101010101010101
