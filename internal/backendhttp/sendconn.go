@@ -5,7 +5,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"sync"
 	"time"
 )
 
@@ -14,7 +13,7 @@ import (
 const sendChunk = 64 << 10
 
 // sendBuffers holds the buffers [sendConn.ReadFrom] sends through.
-var sendBuffers = sync.Pool{New: func() any { b := make([]byte, sendChunk); return &b }}
+var sendBuffers bufferPool
 
 // sendConn is a TCP connection that sends a request body through a
 // pooled buffer. Over plain HTTP, net/http hands what follows the first
@@ -40,8 +39,12 @@ func (c sendConn) ReadFrom(r io.Reader) (int64, error) {
 	case *os.File, *net.TCPConn, *net.UnixConn:
 		return c.TCPConn.ReadFrom(r)
 	}
-	bp := sendBuffers.Get().(*[]byte)
-	defer sendBuffers.Put(bp)
+	bp := sendBuffers.get()
+	if bp == nil {
+		b := make([]byte, sendChunk)
+		bp = &b
+	}
+	defer sendBuffers.put(bp)
 	return io.CopyBuffer(writerOnly{c.TCPConn}, r, *bp)
 }
 
