@@ -56,7 +56,7 @@ type writerOnly struct{ io.Writer }
 func dialSend(d *net.Dialer) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := d.DialContext(ctx, network, addr)
-		if tc, ok := c.(*net.TCPConn); ok && err == nil {
+		if tc, ok := c.(*net.TCPConn); ok {
 			return sendConn{tc}, nil
 		}
 		return c, err

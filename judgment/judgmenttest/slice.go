@@ -108,10 +108,9 @@ func BenchSlicePair(b *testing.B, url string, serverCPU func() time.Duration, co
 	}
 	var sumBase, sumNext SliceStats
 	var ratios, serverRatios []float64
-	turn := 0
 	for b.Loop() {
 		var sb, sn SliceStats
-		if turn++; turn%2 == 1 {
+		if len(ratios)%2 == 0 {
 			sb = RunSlice(b, url, serverCPU, concurrency, base())
 			sn = RunSlice(b, url, serverCPU, concurrency, next())
 		} else {

@@ -189,8 +189,10 @@ func sessionClient(b *testing.B, url, pool string, conc int) func() judgmenttest
 // bytes (cannedTransport), so the number is the client's own CPU, with
 // little of the noise of sockets and a second process. Floor sends the
 // recorded bodies as the floor of BenchmarkSliceVLLM does and reads the
-// answers; Session is a session. Their difference is what a session costs
-// beyond sending the bytes (issue 18).
+// answers; Session is a session, SessionAuth one with an API key and a
+// user agent (headers the client adds itself, so no request is cloned).
+// Their difference is what a session costs beyond sending the bytes
+// (issue 18).
 func BenchmarkJudgeVLLMOverhead(b *testing.B) {
 	hc := &http.Client{Transport: cannedTransport{}}
 	req := judgmenttest.CheckRequest(judgmenttest.CheckPNG())
@@ -212,18 +214,23 @@ func BenchmarkJudgeVLLMOverhead(b *testing.B) {
 			}
 		}
 	})
-	b.Run("Session", func(b *testing.B) {
-		sess, err := vllm.Open(ctx, vllm.Settings{BaseURL: "http://vllm.invalid", Model: judgmenttest.DefaultModelID}, vllm.OpenOptions{HTTPClient: hc})
-		if err != nil {
-			b.Fatal(err)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			if _, err := sess.Judge(ctx, req); err != nil {
+	for _, s := range []struct {
+		name string
+		auth judgment.Auth
+	}{{"Session", judgment.Auth{}}, {"SessionAuth", judgment.Auth{APIKey: "k", UserAgent: "ua"}}} {
+		b.Run(s.name, func(b *testing.B) {
+			sess, err := vllm.Open(ctx, vllm.Settings{BaseURL: "http://vllm.invalid", Model: judgmenttest.DefaultModelID, Auth: s.auth}, vllm.OpenOptions{HTTPClient: hc})
+			if err != nil {
 				b.Fatal(err)
 			}
-		}
-	})
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := sess.Judge(ctx, req); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
 
 // cannedTransport answers like cannedVLLMHandler without a network: it
