@@ -1,6 +1,8 @@
 package calibration
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"math"
 )
@@ -29,6 +31,10 @@ type FitOptions struct {
 type Fitted struct {
 	// Series is the series' name.
 	Series string
+	// Method is the fitted method.
+	Method Method
+	// Err is why the fit could not be made ([FitAll]); nil otherwise.
+	Err error
 	// Map is the map document, fitted_on and evaluation filled in.
 	Map *Map
 	// Before and After are the evaluation-half metrics.
@@ -77,7 +83,7 @@ func FitSeries(s Series, method Method, opts FitOptions) (*Fitted, error) {
 	for i, p := range ep {
 		after[i] = c.Apply(p)
 	}
-	f := &Fitted{Series: s.Name, Before: Measure(ep, ey), After: Measure(after, ey)}
+	f := &Fitted{Series: s.Name, Method: method, Before: Measure(ep, ey), After: Measure(after, ey)}
 	f.ECEChange = f.After.ECE - f.Before.ECE
 	f.RuleMet = RuleMet(f.Before, f.After)
 	resamples := opts.Resamples
@@ -137,4 +143,42 @@ func DebiasedECE(ps []float64, labels []bool) float64 {
 		total += cnt[b] / float64(len(ps)) * ((y-p)*(y-p) - y*(1-y)/(cnt[b]-1))
 	}
 	return math.Sqrt(max(total, 0))
+}
+
+// FitAll fits each method on each series of one input ([ReadSeries]) and
+// returns the fits in series order, then method order. A fit that cannot
+// be made (an empty half, a singular Platt fit) is returned with its Err
+// set and no Map, and the others go on. opts.Model and opts.Backend
+// default to what a receipt says; a series file has neither, so the
+// caller must set them.
+func FitAll(data []byte, name string, methods []Method, opts FitOptions) ([]*Fitted, error) {
+	series, src, err := ReadSeries(data, name)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Model == "" {
+		opts.Model = src.Model
+	}
+	if opts.Backend == "" {
+		opts.Backend = src.Backend
+	}
+	if opts.ReceiptSHA256 == "" {
+		sum := sha256.Sum256(data)
+		opts.ReceiptSHA256 = hex.EncodeToString(sum[:])
+	}
+	var out []*Fitted
+	for _, s := range series {
+		for _, m := range methods {
+			f, err := FitSeries(s, m, opts)
+			if err != nil {
+				var me *MapError
+				if !errors.Is(err, ErrEmptyHalf) && !errors.Is(err, ErrSingular) && !errors.As(err, &me) {
+					return nil, err // the options are wrong: no fit can be made
+				}
+				f = &Fitted{Series: s.Name, Method: m, Err: err}
+			}
+			out = append(out, f)
+		}
+	}
+	return out, nil
 }
