@@ -25,8 +25,11 @@
 // [FitPlatt], [FitIsotonic]), the evaluation-half ECE, Brier score and
 // accuracy before and after, the bootstrap interval of the ECE change
 // ([BootstrapECEChange]) and the pre-registered rule ([RuleMet]), with
-// Python 3.12's sum and glibc's exp, log and log1p. Series come from a
-// check-match receipt or a plain series file ([ReadSeries]).
+// Python 3.12's sum and glibc's exp, log, log1p and pow. Series come from
+// a check-match receipt or a plain series file ([ReadSeries]). Beside
+// typevet's binned ECE and its bootstrap interval, which is an interval
+// around a biased estimate, [FitSeries] reports a debiased estimate
+// ([DebiasedECE]); it is not part of typevet's study or of a map file.
 //
 // # Applying
 //
@@ -34,4 +37,11 @@
 // (CalibratedJudgment): maps of another task or backend are refused at
 // construction, a Choice question or a map of another kind or level count
 // before the inner call, an answer from another model after it.
+// [Judgment.JudgeRecords] returns each answer's raw value, calibrated value,
+// method and map digest, so judgment.Response keeps its fields. [ForRun]
+// loads a run's pinned maps (ParseSpecs reads QUESTION=PATH@SHA256 lists)
+// and refuses a map that does not fit the run before any request. typevet
+// writes its records into no receipt; a calibrated run writes them to a
+// [Sidecar] document with its own schema, and the receipt keeps typevet's
+// keys.
 package calibration
