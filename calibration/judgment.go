@@ -2,6 +2,7 @@ package calibration
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"github.com/typevet/typevet-go/internal/pymath"
@@ -44,13 +45,16 @@ type Judgment struct {
 // every map must be fitted for and backend the serving backend of inner
 // ("llama_cpp", "vllm") every map must be fitted on: a map for another
 // task is a *[TaskMismatchError], for another backend a
-// *[ModelMismatchError], and an empty collection, an empty name or a nil
-// map a *[MapError]; all before any request.
+// *[ModelMismatchError], and an empty collection, an empty name, a nil
+// map or a question that inner, itself a Judgment, already maps a
+// *[MapError] (typevet refuses an answer that already carries a record);
+// all before any request.
 func New(inner judgment.Port, maps map[string]*Map, taskID, backend string) (*Judgment, error) {
 	if len(maps) == 0 {
 		return nil, &MapError{Msg: "calibration maps must name at least one question"}
 	}
 	j := &Judgment{inner: inner, maps: make(map[string]*Map, len(maps)), taskID: taskID, backend: backend}
+	wrapped, _ := inner.(*Judgment)
 	for name := range maps {
 		j.names = append(j.names, name)
 	}
@@ -62,6 +66,9 @@ func New(inner judgment.Port, maps map[string]*Map, taskID, backend string) (*Ju
 		}
 		if m == nil {
 			return nil, &MapError{Msg: "calibration map values must be maps"}
+		}
+		if wrapped != nil && wrapped.maps[name] != nil {
+			return nil, &MapError{Msg: fmt.Sprintf("judgment answer already carries a calibration record (question %q is mapped twice)", name)}
 		}
 		if m.FittedOn.TaskID != taskID {
 			return nil, &TaskMismatchError{Question: name}

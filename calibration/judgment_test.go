@@ -142,6 +142,12 @@ func TestJudgmentRefusals(t *testing.T) {
 			}
 		})
 	}
+	t.Run("mapped twice", func(t *testing.T) {
+		var me *MapError
+		if _, err := New(j, map[string]*Map{"n": noul}, "fraud-message", "llama_cpp"); !errors.As(err, &me) {
+			t.Errorf("err = %v", err)
+		}
+	})
 	t.Run("another model", func(t *testing.T) {
 		j, err := New(inner("other-model", &calls), map[string]*Map{"n": noul}, "fraud-message", "llama_cpp")
 		if err != nil {

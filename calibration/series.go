@@ -39,6 +39,8 @@ func (s Series) halves() (cp []float64, cy []bool, ep []float64, ey []bool) {
 // Source is what a receipt says about the run its series come from; empty
 // for a plain series file.
 type Source struct {
+	// CheckMatch is true when the input was a check-match receipt.
+	CheckMatch bool
 	// Model is the receipt's model id.
 	Model string
 	// Backend is the receipt's serving backend ("llama_cpp", "vllm").
@@ -204,7 +206,7 @@ func readCheckReceipt(data []byte) ([]Series, Source, error) {
 			s.IDs, s.P, s.Truth = append(s.IDs, *c.CaseID), append(s.P, row.p), append(s.Truth, row.truth)
 		}
 	}
-	return out, Source{Model: r.Model, Backend: r.Backend}, nil
+	return out, Source{CheckMatch: true, Model: r.Model, Backend: r.Backend}, nil
 }
 
 // ScoreLevelSeries pools a Score question's rows into one binary series,

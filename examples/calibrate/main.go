@@ -117,7 +117,7 @@ func run(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%s: %w", inputs[0], err)
 	}
 	if *task == "" {
-		if src.Model == "" {
+		if !src.CheckMatch {
 			return &usageError{"-task is required for a series file"}
 		}
 		*task = "check_match"
@@ -178,25 +178,36 @@ func run(stdout, stderr io.Writer, args []string) error {
 	return nil
 }
 
-// writeNew writes the map to a new file (never over an existing one) and
-// returns the SHA-256 of its bytes.
+// writeNew writes the map to a new file, never over an existing one and
+// never as a partial file: the bytes go to a temporary file in the same
+// directory, are synced, and are linked to path only if path does not
+// exist. It returns the SHA-256 of the bytes, read back from path.
 func writeNew(path string, m *calibration.Map) (string, error) {
 	data, err := m.Encode()
 	if err != nil {
 		return "", err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".calibrate-*")
 	if err != nil {
 		return "", err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		os.Remove(path)
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
 		return "", err
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(path)
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
 		return "", err
+	}
+	if err := tmp.Close(); err != nil {
+		return "", err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return "", err
+	}
+	if err := os.Link(tmp.Name(), path); err != nil {
+		return "", fmt.Errorf("%s: not written (an existing map is never overwritten): %w", path, err)
 	}
 	again, err := calibration.Load(path, digestHex(data))
 	if err != nil {
