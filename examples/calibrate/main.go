@@ -65,7 +65,33 @@ func main() {
 	}
 }
 
+// config is what the flags and the input say.
+type config struct {
+	input     string
+	out       string
+	methods   []calibration.Method
+	opts      calibration.FitOptions
+	resamples int
+}
+
 func run(stdout, stderr io.Writer, args []string) error {
+	cfg, data, err := parseArgs(stderr, args)
+	if err != nil {
+		return err
+	}
+	name := strings.TrimSuffix(filepath.Base(cfg.input), filepath.Ext(cfg.input))
+	fits, err := calibration.FitAll(data, name, cfg.methods, cfg.opts)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(cfg.out, 0o755); err != nil {
+		return err
+	}
+	return writeAll(stdout, fits, cfg)
+}
+
+// parseArgs reads the flags (before or after the input) and the input.
+func parseArgs(stderr io.Writer, args []string) (config, []byte, error) {
 	fs := flag.NewFlagSet("calibrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "directory for the maps (required)")
@@ -75,72 +101,64 @@ func run(stdout, stderr io.Writer, args []string) error {
 	backend := fs.String("backend", "", "serving backend, llama_cpp or vllm (default: the receipt's)")
 	producer := fs.String("producer", "typevet-go", "producer version written into each map")
 	resamples := fs.Int("resamples", calibration.BootstrapResamples, "bootstrap resamples (0 skips the interval)")
-	// The input may come before the flags: parse around it.
 	var inputs []string
-	rest := args
-	for {
+	for rest := args; ; rest = fs.Args()[1:] {
 		if err := fs.Parse(rest); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				return err
+				return config{}, nil, err
 			}
-			return &usageError{err.Error()}
+			return config{}, nil, &usageError{err.Error()}
 		}
 		if fs.NArg() == 0 {
 			break
 		}
 		inputs = append(inputs, fs.Arg(0))
-		rest = fs.Args()[1:]
 	}
-	if len(inputs) != 1 {
-		return &usageError{"want exactly one receipt or series file"}
+	cfg := config{out: *out, methods: calibration.Methods, resamples: *resamples}
+	switch {
+	case len(inputs) != 1:
+		return cfg, nil, &usageError{"want exactly one receipt or series file"}
+	case *out == "":
+		return cfg, nil, &usageError{"-out is required"}
+	case *resamples < 0:
+		return cfg, nil, &usageError{"-resamples must be 0 or more"}
 	}
-	if *out == "" {
-		return &usageError{"-out is required"}
-	}
-	methods := calibration.Methods
 	if *method != "all" {
 		m := calibration.Method(*method)
 		if m != calibration.Temperature && m != calibration.Platt && m != calibration.Isotonic {
-			return &usageError{fmt.Sprintf("-method %q: want temperature, platt, isotonic or all", *method)}
+			return cfg, nil, &usageError{fmt.Sprintf("-method %q: want temperature, platt, isotonic or all", *method)}
 		}
-		methods = []calibration.Method{m}
+		cfg.methods = []calibration.Method{m}
 	}
-	if *resamples < 0 {
-		return &usageError{"-resamples must be 0 or more"}
-	}
-	data, err := os.ReadFile(inputs[0])
+	cfg.input = inputs[0]
+	data, err := os.ReadFile(cfg.input)
 	if err != nil {
-		return err
+		return cfg, nil, err
 	}
-	_, src, err := calibration.ReadSeries(data, strings.TrimSuffix(filepath.Base(inputs[0]), filepath.Ext(inputs[0])))
+	_, src, err := calibration.ReadSeries(data, "")
 	if err != nil {
-		return fmt.Errorf("%s: %w", inputs[0], err)
+		return cfg, nil, fmt.Errorf("%s: %w", cfg.input, err)
 	}
-	if *task == "" {
-		if !src.CheckMatch {
-			return &usageError{"-task is required for a series file"}
-		}
+	switch {
+	case *task == "" && !src.CheckMatch:
+		return cfg, nil, &usageError{"-task is required for a series file"}
+	case *task == "":
 		*task = "check_match"
-	}
-	if *model == "" && src.Model == "" {
-		return &usageError{"-model is required for a series file (the receipt has no model)"}
-	}
-	if *backend == "" && src.Backend == "" {
-		return &usageError{"-backend is required for a series file (the receipt has no backend)"}
+	case *model == "" && src.Model == "":
+		return cfg, nil, &usageError{"-model is required for a series file (the receipt has no model)"}
+	case *backend == "" && src.Backend == "":
+		return cfg, nil, &usageError{"-backend is required for a series file (the receipt has no backend)"}
 	}
 	n := *resamples
 	if n == 0 {
 		n = -1
 	}
-	fits, err := calibration.FitAll(data, strings.TrimSuffix(filepath.Base(inputs[0]), filepath.Ext(inputs[0])), methods, calibration.FitOptions{
-		TaskID: *task, Model: *model, Backend: *backend, Receipt: inputs[0], Producer: *producer, Resamples: n,
-	})
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
+	cfg.opts = calibration.FitOptions{TaskID: *task, Model: *model, Backend: *backend, Receipt: cfg.input, Producer: *producer, Resamples: n}
+	return cfg, data, nil
+}
+
+// writeAll writes each fitted map and prints the table.
+func writeAll(stdout io.Writer, fits []*calibration.Fitted, cfg config) error {
 	var failed []string
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "series\tmethod\tn cal/eval\tECE before\tafter\tchange [95% interval]\tdebiased L2 before\tafter\tBrier before\tafter\taccuracy before\tafter\trule met\tmap\tsha256")
@@ -150,13 +168,13 @@ func run(stdout, stderr io.Writer, args []string) error {
 			failed = append(failed, f.Series+"/"+string(f.Method))
 			continue
 		}
-		path := filepath.Join(*out, f.Series+"_"+string(f.Method)+".json")
+		path := filepath.Join(cfg.out, f.Series+"_"+string(f.Method)+".json")
 		digest, err := writeNew(path, f.Map)
 		if err != nil {
 			return err
 		}
 		interval := "not drawn"
-		if *resamples > 0 {
+		if cfg.resamples > 0 {
 			interval = fmt.Sprintf("[%+.3f, %+.3f]", f.Interval.Low, f.Interval.High)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%.3f\t%.3f\t%+.3f %s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%v\t%s\t%s\n",
@@ -167,16 +185,21 @@ func run(stdout, stderr io.Writer, args []string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintln(stdout, "\nECE is typevet's 10-bin ECE on the evaluation half; the interval is the 95% bootstrap")
-	fmt.Fprintln(stdout, "percentile interval of its change (typevet's, seed 0): the spread of a biased estimate under")
-	fmt.Fprintln(stdout, "resampling, not an interval for the true calibration error, which it can miss entirely on")
-	fmt.Fprintln(stdout, "small halves. The debiased L2 estimate (Kumar et al. 2019) removes the label noise each bin")
-	fmt.Fprintln(stdout, "carries; it is not part of typevet's study and is not written into the maps.")
+	fmt.Fprint(stdout, intervalNote)
 	if len(failed) > 0 {
 		return fmt.Errorf("not fitted: %s", strings.Join(failed, ", "))
 	}
 	return nil
 }
+
+// intervalNote says what the table's interval covers and what it does not.
+const intervalNote = `
+ECE is typevet's 10-bin ECE on the evaluation half; the interval is the 95% bootstrap
+percentile interval of its change (typevet's, seed 0): the spread of a biased estimate under
+resampling, not an interval for the true calibration error, which it can miss entirely on
+small halves. The debiased L2 estimate (Kumar et al. 2019) removes the label noise each bin
+carries; it is not part of typevet's study and is not written into the maps.
+`
 
 // writeNew writes the map to a new file, never over an existing one and
 // never as a partial file: the bytes go to a temporary file in the same
