@@ -2,8 +2,7 @@
 // Python 3.12 that typevet's metrics use: the built-in sum over floats
 // ([Sum]), math.fsum ([FSum]), statistics.fmean ([FMean]) and
 // statistics.stdev ([Stdev]), round(x, n) for floats ([Round]), and
-// math.exp, math.log and math.log1p and a float's ** 2 as CPython on x86-64
-// Linux computes them with glibc ([Exp], [Log], [Log1p], [Square]).
+// math.exp as CPython on x86-64 Linux computes it with glibc ([Exp]).
 //
 // A plain left-to-right Go loop differs from each of them in the last bits,
 // and receipts compare metric values bit for bit, so every place where
