@@ -189,3 +189,21 @@ func calibrate(a judgment.NamedAnswer, m *Map) (judgment.Answer, Record, error) 
 	rec.CalibratedLevels = append([]float64(nil), levels...)
 	return out, rec, nil
 }
+
+// Recording returns j as a plain [judgment.Port] that also hands each
+// response's records to record, with the request they answer, before it
+// returns the response; a runner that only knows Port.Judge keeps the
+// records this way (for example into a [Sidecar], keyed by the case its
+// request's image belongs to). record must be safe for concurrent use when
+// the Port is used concurrently; it is not called for a refused or failed
+// judgment.
+func (j *Judgment) Recording(record func(req judgment.Request, records []Record)) judgment.Port {
+	return judgment.PortFunc(func(ctx context.Context, req judgment.Request) (judgment.Response, error) {
+		resp, recs, err := j.JudgeRecords(ctx, req)
+		if err != nil {
+			return resp, err
+		}
+		record(req, recs)
+		return resp, nil
+	})
+}

@@ -81,6 +81,13 @@ func TestJudgmentCalibrates(t *testing.T) {
 	if !sameBits(s.Score, 1.1150723046647821) || s.Confidence != want[1] {
 		t.Errorf("score %v confidence %v, CPython 1.1150723046647821 and %v", s.Score, s.Confidence, want[1])
 	}
+	var seen []Record
+	plain := j.Recording(func(_ judgment.Request, r []Record) { seen = append(seen, r...) })
+	if again, err := plain.Judge(context.Background(), req); err != nil || len(seen) != 2 || seen[0].Calibrated != recs[0].Calibrated || seen[1].Question != "quality" {
+		t.Errorf("Recording: %v, %+v", err, seen)
+	} else if n, _ := again.Noul("fraud"); n.Noul != 0.4528728598107439 {
+		t.Errorf("Recording's answer %v", n.Noul)
+	}
 	if len(recs) != 2 || recs[0].Question != "fraud" || recs[0].Raw != 0.6 || recs[0].MapSHA256 != noul.SHA256 || recs[0].Method != Platt ||
 		recs[1].Raw != 1.1 || recs[1].Calibrated != s.Score || len(recs[1].RawLevels) != 3 {
 		t.Errorf("records %+v", recs)

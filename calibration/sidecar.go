@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"sync"
 
@@ -199,4 +200,26 @@ func levels(m map[string]float64) ([]float64, error) {
 		out[i] = v
 	}
 	return out, nil
+}
+
+// SortCases puts the cases in the order of caseIDs (the receipt's case
+// order), whatever order a concurrent run added them in; cases not named
+// keep their order after the named ones.
+func (s *Sidecar) SortCases(caseIDs []string) {
+	rank := make(map[string]int, len(caseIDs))
+	for i, id := range caseIDs {
+		rank[id] = i
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	sort.SliceStable(s.cases, func(a, b int) bool {
+		ra, oka := rank[s.cases[a].CaseID]
+		rb, okb := rank[s.cases[b].CaseID]
+		switch {
+		case oka && okb:
+			return ra < rb
+		default:
+			return oka && !okb
+		}
+	})
 }

@@ -71,3 +71,18 @@ func FuzzReadSidecar(f *testing.F) {
 		}
 	})
 }
+
+func TestSidecarSortCases(t *testing.T) {
+	s := &Sidecar{}
+	for _, id := range []string{"c", "x", "a", "b"} {
+		s.Add(id, nil)
+	}
+	s.SortCases([]string{"a", "b", "c"})
+	var got []string
+	for _, c := range s.Cases() {
+		got = append(got, c.CaseID)
+	}
+	if strings.Join(got, ",") != "a,b,c,x" {
+		t.Errorf("order %v", got)
+	}
+}
