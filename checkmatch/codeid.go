@@ -29,7 +29,8 @@ const (
 // path.Match patterns), for the files no run executes: the package doc,
 // contact sheets and the repeat study (which read or
 // write documents of their own), the doc file of internal/pytext, and
-// internal/pymath's exp, which belongs to the judgment scoring path and,
+// internal/pymath's exp, which belongs to the judgment scoring path (and
+// its log, log1p and pow, which belong to package calibration) and,
 // like the rest of package judgment and its backends, is outside the
 // check-match code fingerprint. The names are typevet's for its Python
 // files, each now covering the Go files of that piece. A new source file
@@ -69,7 +70,7 @@ var codeFiles = []struct {
 	{"", 0, []string{ // path.Match patterns
 		"checkmatch/doc.go", "checkmatch/orderings/doc.go", "checkmatch/sheet.go",
 		"internal/pytext/doc.go",
-		"internal/pymath/exp*.go",
+		"internal/pymath/exp*.go", "internal/pymath/log*.go", "internal/pymath/pow*.go",
 	}},
 }
 
