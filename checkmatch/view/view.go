@@ -153,6 +153,14 @@ func Build(inputs []Input, opts Options) (*Site, error) {
 		if in.Receipt.Cases == nil {
 			return nil, fmt.Errorf("view: receipt %d (%s) has no cases: a receipt head cannot be shown", i+1, in.Name)
 		}
+		// What ReadReceipt checks, for receipts built in code, and the
+		// recorded metrics the page shows beside the cases.
+		if err := in.Receipt.Validate(); err != nil {
+			return nil, fmt.Errorf("view: receipt %d (%s): %w", i+1, in.Name, err)
+		}
+		if err := in.Receipt.CheckMetrics(); err != nil {
+			return nil, fmt.Errorf("view: receipt %d (%s): %w", i+1, in.Name, err)
+		}
 	}
 	// The statistics run beside the renders.
 	ivs := make([]intervals, len(inputs))
