@@ -67,7 +67,6 @@ type caseRow struct {
 	FalseClear    bool
 	CannotTell    bool
 	Verdicts      []probBar
-	VerdictText   string // the distribution in words, for screen readers
 	Payee         string
 	PayeeTruth    bool
 	Amounts       string
@@ -432,13 +431,13 @@ func caseView(c checkmatch.CaseRecord) caseRow {
 		ps = append(ps, fmt.Sprintf("%d: %.4f", i, p))
 	}
 	row.LegibilityPs = strings.Join(ps, ", ")
-	row.Verdicts, row.VerdictText = verdictBars(c)
+	row.Verdicts = verdictBars(c)
 	return row
 }
 
-// verdictBars draws the verdict distribution in the six labels' option
+// verdictBars lists the verdict distribution in the six labels' option
 // order (labels a backend returned outside them follow).
-func verdictBars(c checkmatch.CaseRecord) ([]probBar, string) {
+func verdictBars(c checkmatch.CaseRecord) []probBar {
 	probs := map[string]float64{}
 	var order []string
 	order = append(order, checkmatch.VerdictLabels[:]...)
@@ -448,8 +447,7 @@ func verdictBars(c checkmatch.CaseRecord) ([]probBar, string) {
 			order = append(order, e.Label)
 		}
 	}
-	var bars []probBar
-	var words []string
+	bars := make([]probBar, 0, len(order))
 	for _, l := range order {
 		p := probs[l]
 		bars = append(bars, probBar{
@@ -459,7 +457,6 @@ func verdictBars(c checkmatch.CaseRecord) ([]probBar, string) {
 			Chosen:   l == c.Verdict,
 			Accepted: slices.Contains(c.ExpectedVerdicts, l),
 		})
-		words = append(words, fmt.Sprintf("%s %.4f", l, p))
 	}
-	return bars, strings.Join(words, ", ")
+	return bars
 }
