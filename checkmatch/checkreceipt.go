@@ -15,7 +15,6 @@ import (
 	"github.com/typevet/typevet-go/internal/pyjson"
 	"github.com/typevet/typevet-go/internal/pymath"
 	"github.com/typevet/typevet-go/judgment"
-
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
@@ -142,10 +141,11 @@ type Stopped struct {
 //
 // Every value read is then checked against the receipt's rules
 // ([Receipt.Validate]): an impossible value (a negative probability, a
-// verdict outside the six labels, register_rows −3, legibility level 99,
-// metrics that are not the cases') is an error naming the field and the
-// case, and so is a case key that is missing or null where a value is
-// required (a null confidence would otherwise read as 0.0).
+// verdict outside the six labels, register_rows −3, legibility level 99)
+// is an error naming the field and the case, and so is a case key that is
+// missing or null where a value is required (a null confidence would
+// otherwise read as 0.0). The metrics block is not compared with the
+// cases here; [Receipt.CheckMetrics] does that.
 func ReadReceipt(r io.Reader) (Receipt, error) {
 	dec := json.NewDecoder(r)
 	var raw json.RawMessage

@@ -146,3 +146,31 @@ func TestCheckMetrics(t *testing.T) {
 		t.Errorf("CheckMetrics() = %v, want %q", err, want)
 	}
 }
+
+// BenchmarkReadReceipt140 reads typevet's 140-case receipt with every
+// rule checked, beside the plain JSON decode it adds to (the baseline).
+func BenchmarkReadReceipt140(b *testing.B) {
+	raw, err := os.ReadFile(typevetReceipt)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("ReadReceipt", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := ReadReceipt(bytes.NewReader(raw)); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("decode-only", func(b *testing.B) {
+		b.SetBytes(int64(len(raw)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var r Receipt
+			if err := json.Unmarshal(raw, &r); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
