@@ -403,3 +403,30 @@ func TestStoppedRunShowsWhy(t *testing.T) {
 		t.Errorf("%d case rows, want the 5 kept", n)
 	}
 }
+
+// TestCompareSameSliceOtherRendererVersion: two runs of one slice (the
+// same slice_sha256) whose renderer pins differ only in module_version,
+// as the same code built "+dirty" gives, get the paired tests, with the
+// pin named as a note, not "no paired statistics".
+func TestCompareSameSliceOtherRendererVersion(t *testing.T) {
+	a, b := firstCases(mixedReceipt(t), small), firstCases(mixedReceiptB(t), small)
+	dirty := *b.Pins.Renderer
+	dirty.ModuleVersion += "+dirty"
+	b.Pins.Renderer = &dirty
+	site := build(t, fast, view.Input{Name: "a.json", Receipt: a}, view.Input{Name: "b.json", Receipt: b})
+	html := page(t, site, "compare-1-2.html")
+	for _, want := range []string{
+		"Exact McNemar test over the",
+		"Mid-p McNemar test",
+		"Register-row sign-flip test: net change",
+		"Assumes register rows independent; pairs within a row may be correlated.",
+		"these differ between the runs and may explain a difference: model, pins.renderer.module_version",
+	} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the side-by-side page lacks %q", want)
+		}
+	}
+	if strings.Contains(html, "No paired statistics") {
+		t.Error("a renderer module_version refused the paired statistics")
+	}
+}
