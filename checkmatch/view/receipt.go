@@ -144,16 +144,27 @@ func (b *builder) receiptView(index int, page string, in Input, iv intervals) *r
 	slice := b.renders[sliceKey{r.Pins.GeneratorSeed, r.Pins.RegisterRows}]
 	reason := ""
 	v.report = ReceiptReport{Name: in.Name, Page: page, Cases: len(r.Cases)}
+	// One register view and state text per row, shared by its cases.
+	type registerOf struct {
+		view  *registerView
+		state string
+	}
+	regs := map[int]registerOf{}
 	for _, rec := range r.Cases {
 		row := caseView(rec)
 		if !rec.Correct {
 			v.report.Wrong++
 		}
-		if rend, ok := slice[rec.CaseID]; ok {
-			row.Register = newRegisterView(rend.c.Row)
-			row.State = checkmatch.State(rend.c.Row)
+		rend, ok := slice[rec.CaseID]
+		if ok {
+			reg, seen := regs[rend.c.Row.Index]
+			if !seen {
+				reg = registerOf{newRegisterView(rend.c.Row), checkmatch.State(rend.c.Row)}
+				regs[rend.c.Row.Index] = reg
+			}
+			row.Register, row.State = reg.view, reg.state
 		}
-		if rend, ok := slice[rec.CaseID]; ok && rend.sha256 == rec.RenderSHA256 {
+		if ok && rend.sha256 == rec.RenderSHA256 {
 			f := b.image(rend)
 			row.Image = b.imageView(f, rec)
 			v.report.Reproduced++

@@ -54,7 +54,7 @@ type Options struct {
 
 // DefaultCasesPerPage is the number of case rows per page unless
 // [Options] say otherwise: a slice's 140 cases fit on one page many
-// times over, and 100,000 cases make 200 pages of about 1 MB each.
+// times over, and 100,000 cases make 200 pages of about 2 MB each.
 const DefaultCasesPerPage = 500
 
 // File is one file of a site.
