@@ -552,7 +552,7 @@ func TestRunServerMetricsEngines(t *testing.T) {
 func TestReceiptRight(t *testing.T) {
 	run, err := Run(context.Background(), replay(runRight, nil), "fake-model", fixtureRequests(t), RunOptions{Clock: halfClock()})
 	require.NoError(t, err)
-	pins := Pins{GeneratorSeed: 0, Dataset: "d"}
+	pins := Pins{GeneratorSeed: 0, Dataset: "d", RegisterRows: 1, VariantsPerRow: VariantsPerRow}
 	id := receipt.Identity{RunID: "x"}
 	r, err := BuildReceipt(run, ReceiptParts{Backend: serving.LlamaCPP, Model: "fake-model", Pins: pins, Identity: id})
 	require.NoError(t, err)

@@ -23,24 +23,40 @@ const (
 type Cluster string
 
 const (
-	// ClusterCase draws single cases (single pairs in a comparison).
+	// ClusterCase takes cases as independent: the bootstrap draws single
+	// cases (single pairs in a comparison) and the Wilson intervals use
+	// the number of cases.
 	ClusterCase Cluster = "case"
-	// ClusterRegisterRow draws whole register rows: every case whose id
-	// has the drawn row's "rNN" prefix ([RegisterRow]).
+	// ClusterRegisterRow takes register rows as independent and the
+	// cases of a row as possibly correlated: the bootstrap draws whole
+	// register rows (every case whose id has the drawn row's "rNN"
+	// prefix, [RegisterRow]) and the Wilson intervals use the
+	// Korn–Graubard effective sample size ([EffectiveN]). The default.
 	ClusterRegisterRow Cluster = "register_row"
 )
 
-// Options set the intervals; the zero value is typevet's choice: 95%,
-// 10,000 resamples, seed 0, single cases.
+// MaxResamples is the most bootstrap resamples [Options] accept: a
+// million take about a minute and 100 MB for one receipt; more is refused
+// before anything is allocated.
+const MaxResamples = 1_000_000
+
+// Options set the intervals; the zero value is 95%, typevet's 10,000
+// resamples and seed 0, clustered by register row.
 type Options struct {
 	// Level is the level of every interval; 0 means [DefaultLevel].
 	Level float64
-	// Resamples is the number of bootstrap resamples; 0 means
-	// [DefaultResamples].
+	// Resamples is the number of bootstrap resamples, 1 to
+	// [MaxResamples]; 0 means [DefaultResamples].
 	Resamples int
 	// Seed is the resampling seed (0, the default, is typevet's).
 	Seed int
-	// Cluster is what one draw takes; "" means [ClusterCase].
+	// Cluster is what the intervals take as independent: what one
+	// bootstrap draw takes, and whose effective sample size the Wilson
+	// intervals use. "" means [ClusterRegisterRow]: the seven variants of
+	// a register row share its payee, amount and date, so their answers
+	// are not independent, and intervals over single cases are too
+	// narrow when they are correlated (typevet's repeat-run study drew
+	// single cases: [ClusterCase]).
 	Cluster Cluster
 }
 
@@ -53,13 +69,13 @@ func (o Options) withDefaults() (Options, error) {
 		o.Resamples = DefaultResamples
 	}
 	if o.Cluster == "" {
-		o.Cluster = ClusterCase
+		o.Cluster = ClusterRegisterRow
 	}
 	if !(o.Level > 0 && o.Level < 1) {
 		return o, fmt.Errorf("level %g is not in (0, 1)", o.Level)
 	}
-	if o.Resamples < 1 {
-		return o, fmt.Errorf("resamples must be at least 1, got %d", o.Resamples)
+	if o.Resamples < 1 || o.Resamples > MaxResamples {
+		return o, fmt.Errorf("resamples must be 1 to %d, got %d", MaxResamples, o.Resamples)
 	}
 	if o.Seed < 0 {
 		return o, fmt.Errorf("seed must be at least 0, got %d", o.Seed)

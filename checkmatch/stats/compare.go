@@ -11,30 +11,34 @@ import (
 )
 
 // SliceError is the error of [Compare] for two receipts of different
-// slices: a paired comparison needs the same cases rendered the same way.
+// slices: a paired comparison needs the same cases rendered to the same
+// images.
 type SliceError struct {
 	// Fields names the slice pins that differ, e.g. "pins.slice_sha256",
-	// "pins.renderer".
+	// "pins.register_rows".
 	Fields []string
 }
 
 // Error names the fields: "the receipts judge different slices
 // (pins.slice_sha256 differs); a paired comparison needs two runs of one
-// slice: same seed, rows and renderer".
+// slice: the same pins.slice_sha256".
 func (e *SliceError) Error() string {
 	verb := "differs"
 	if len(e.Fields) > 1 {
 		verb = "differ"
 	}
-	return fmt.Sprintf("the receipts judge different slices (%s %s); a paired comparison needs two runs of one slice: same seed, rows and renderer",
+	return fmt.Sprintf("the receipts judge different slices (%s %s); a paired comparison needs two runs of one slice: the same pins.slice_sha256",
 		strings.Join(e.Fields, ", "), verb)
 }
 
 // SliceDifferences names the slice pins that differ between a and b:
-// pins.slice_sha256, pins.generator_seed, pins.register_rows,
-// pins.variants_per_row, pins.renderer (ours) and pins.pillow_version
-// (typevet's), in that order. Empty when both judged one slice the same
-// way: only then are their cases the same cases.
+// pins.slice_sha256, pins.generator_seed, pins.register_rows and
+// pins.variants_per_row, in that order. Empty when both judged one slice:
+// the slice digest covers every case and every image, so only then are
+// their cases the same cases, whatever else differs. The renderer's pins
+// (its module version, a "+dirty" build of the same code) are not the
+// slice: when they differ but the digest is the same, the images are the
+// same, and [IdentityDifferences] names them as notes.
 func SliceDifferences(a, b checkmatch.Receipt) []string {
 	var out []string
 	pa, pb := a.Pins, b.Pins
@@ -47,14 +51,44 @@ func SliceDifferences(a, b checkmatch.Receipt) []string {
 	add(pa.GeneratorSeed != pb.GeneratorSeed, "pins.generator_seed")
 	add(pa.RegisterRows != pb.RegisterRows, "pins.register_rows")
 	add(pa.VariantsPerRow != pb.VariantsPerRow, "pins.variants_per_row")
-	add((pa.Renderer == nil) != (pb.Renderer == nil) || (pa.Renderer != nil && *pa.Renderer != *pb.Renderer), "pins.renderer")
-	add(pa.PillowVersion != pb.PillowVersion, "pins.pillow_version")
+	return out
+}
+
+// rendererDifferences names the renderer pins that differ:
+// pins.renderer when one receipt has it and the other not, else
+// pins.renderer.<field> per differing field, and pins.pillow_version.
+func rendererDifferences(pa, pb checkmatch.Pins) []string {
+	var out []string
+	ra, rb := pa.Renderer, pb.Renderer
+	switch {
+	case (ra == nil) != (rb == nil):
+		out = append(out, "pins.renderer")
+	case ra != nil:
+		for _, f := range []struct {
+			name string
+			a, b string
+		}{
+			{"module", ra.Module, rb.Module}, {"module_version", ra.ModuleVersion, rb.ModuleVersion},
+			{"font", ra.Font, rb.Font}, {"font_sha256", ra.FontSHA256, rb.FontSHA256},
+			{"x_image_version", ra.XImageVersion, rb.XImageVersion}, {"blur", ra.Blur, rb.Blur}, {"png", ra.PNG, rb.PNG},
+		} {
+			if f.a != f.b {
+				out = append(out, "pins.renderer."+f.name)
+			}
+		}
+	}
+	if pa.PillowVersion != pb.PillowVersion {
+		out = append(out, "pins.pillow_version")
+	}
 	return out
 }
 
 // IdentityDifferences names every field outside the slice that differs
 // between a and b, so that a confound is visible: backend, model,
-// pins.model_revision, pins.concurrency, pins.server.build_info,
+// pins.model_revision, pins.concurrency, the renderer's pins
+// (pins.renderer.module_version and the other fields of
+// pins.renderer, or pins.renderer on one side only, and
+// pins.pillow_version), pins.server.build_info,
 // pins.server.backend_pin, identity.baseline_commit,
 // identity.working_tree, identity.runtime.<field>, and
 // identity.prompt_digests.<name>, identity.code_path_digests.<name> and
@@ -73,6 +107,7 @@ func IdentityDifferences(a, b checkmatch.Receipt) []string {
 	add(a.Model != b.Model, "model")
 	add(a.Pins.ModelRevision != b.Pins.ModelRevision, "pins.model_revision")
 	add(a.Pins.Concurrency != b.Pins.Concurrency, "pins.concurrency")
+	out = append(out, rendererDifferences(a.Pins, b.Pins)...)
 	sa, sb := a.Pins.Server, b.Pins.Server
 	add((sa == nil) != (sb == nil) || (sa != nil && sa.BuildInfo != sb.BuildInfo), "pins.server.build_info")
 	add(sa != nil && sb != nil && !bytes.Equal(sa.BackendPin, sb.BackendPin), "pins.server.backend_pin")
@@ -170,15 +205,16 @@ type Discordant struct {
 // slice ([Compare]), written by examples/compare. Its fields, in order,
 // are the document's keys:
 //
-//	{"schema": "typevet-go/check-match-comparison", "version": 1,
+//	{"schema": "typevet-go/check-match-comparison", "version": 2,
 //	 "a": {…}, "b": {…}, "identity_differences": […], "pairs": 140,
 //	 "unpaired_a": [], "unpaired_b": [], "bootstrap": {…},
-//	 "mcnemar": {"b": 3, "c": 11, "p_value": 0.0574…},
+//	 "mcnemar": {"b": 3, "c": 11, "p_value": 0.0574…, "mid_p_value": 0.0352…, "assumption": …},
+//	 "row_test": {"method": "sign_flip_register_row", "rows": 20, …},
 //	 "differences": {…}, "flips_by_variant": {…}, "discordant": […]}
 type Comparison struct {
 	// Schema is always [ComparisonSchema].
 	Schema string `json:"schema"`
-	// Version is [ComparisonVersion] (1).
+	// Version is [ComparisonVersion] (2).
 	Version int `json:"version"`
 	// A and B name the two receipts ([Source]), in the order given.
 	A Source `json:"a"`
@@ -198,8 +234,13 @@ type Comparison struct {
 	// Bootstrap says how the paired intervals were drawn; units counts
 	// pairs (or register rows).
 	Bootstrap Bootstrap `json:"bootstrap"`
-	// McNemar is the exact two-sided McNemar test on verdict correctness.
+	// McNemar is the exact and mid-p two-sided McNemar test on verdict
+	// correctness, case pairs taken as independent.
 	McNemar McNemar `json:"mcnemar"`
+	// RowTest is the paired test on verdict correctness over register
+	// rows, whatever the bootstrap's cluster: rows taken as independent,
+	// the pairs within a row as possibly correlated.
+	RowTest RowTest `json:"row_test"`
 	// Differences are the paired differences B − A with their intervals.
 	Differences Differences `json:"differences"`
 	// FlipsByVariant counts the flips per variant, in enum order, for the
@@ -210,7 +251,10 @@ type Comparison struct {
 }
 
 // Compare compares two receipts of one slice case by case. Receipts of
-// different slices are a *[SliceError] naming the pins that differ.
+// different slices (another pins.slice_sha256) are a *[SliceError] naming
+// the pins that differ; other pins that differ, the renderer's module
+// version among them, are listed in IdentityDifferences. Each receipt is
+// first checked against the receipt's rules ([checkmatch.Receipt.Validate]).
 // Cases pair by case id and render digest; with no pair at all, or a
 // record with an unknown variant or a confidence outside [0, 1], it is an
 // error. One set of paired resamples (opts) serves every difference.
@@ -219,6 +263,14 @@ func Compare(a, b checkmatch.Receipt, opts Options) (Comparison, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
 		return Comparison{}, err
+	}
+	for _, r := range []struct {
+		name string
+		r    checkmatch.Receipt
+	}{{"a", a}, {"b", b}} {
+		if err := r.r.Validate(); err != nil {
+			return Comparison{}, fmt.Errorf("receipt %s: %w", r.name, err)
+		}
 	}
 	if d := SliceDifferences(a, b); len(d) > 0 {
 		return Comparison{}, &SliceError{Fields: d}
@@ -307,6 +359,11 @@ func Compare(a, b checkmatch.Receipt, opts Options) (Comparison, error) {
 	if cmp.McNemar.PValue, err = McNemarExact(cmp.McNemar.B, cmp.McNemar.C); err != nil {
 		return Comparison{}, err
 	}
+	if cmp.McNemar.MidPValue, err = McNemarMidP(cmp.McNemar.B, cmp.McNemar.C); err != nil {
+		return Comparison{}, err
+	}
+	cmp.McNemar.Assumption = AssumeCases
+	cmp.RowTest = rowTest(fa, fb)
 
 	us, err := units(caseIDs(ra), opts.Cluster)
 	if err != nil {
@@ -365,4 +422,35 @@ func diff(a, b *float64) *float64 {
 	}
 	d := *b - *a
 	return &d
+}
+
+// rowTest is the register-row paired test of the pairs (fa[i], fb[i]).
+func rowTest(fa, fb []facts) RowTest {
+	net := map[string]int{}
+	var rows []string
+	for i := range fa {
+		row := fa[i].row
+		if _, ok := net[row]; !ok {
+			rows = append(rows, row)
+		}
+		net[row] += boolInt(fb[i].correct) - boolInt(fa[i].correct)
+	}
+	t := RowTest{Method: "sign_flip_register_row", Rows: len(rows), Assumption: AssumeRows}
+	d := make([]int, len(rows))
+	for k, row := range rows {
+		d[k] = net[row]
+		t.NetChange += d[k]
+		if d[k] != 0 {
+			t.DiscordantRows++
+		}
+	}
+	t.PValue = SignFlipTest(d)
+	return t
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

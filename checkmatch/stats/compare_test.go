@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -38,6 +39,22 @@ func setCorrect(c *checkmatch.CaseRecord, right bool) {
 		}
 	}
 	c.Correct = right
+	// noul_choice_agreement as a run records it for the new verdict (a
+	// Noul below 0.5 says mismatch; cannot_tell is not counted).
+	payeeNo, amountsNo := c.PayeeConfidence < 0.5, c.AmountsConfidence < 0.5
+	var agree bool
+	switch c.Verdict {
+	case checkmatch.VerdictCannotTell:
+		c.NoulChoiceAgreement = nil
+		return
+	case checkmatch.VerdictPayeeMismatch:
+		agree = payeeNo
+	case checkmatch.VerdictAmountMismatch:
+		agree = amountsNo
+	default:
+		agree = !payeeNo && !amountsNo
+	}
+	c.NoulChoiceAgreement = &agree
 }
 
 func TestCompareWithItself(t *testing.T) {
@@ -48,7 +65,8 @@ func TestCompareWithItself(t *testing.T) {
 	assert.Equal(t, 140, cmp.Pairs)
 	assert.Empty(t, cmp.Discordant)
 	assert.Empty(t, cmp.IdentityDifferences)
-	assert.Equal(t, McNemar{B: 0, C: 0, PValue: 1}, cmp.McNemar)
+	assert.Equal(t, McNemar{B: 0, C: 0, PValue: 1, MidPValue: 1, Assumption: AssumeCases}, cmp.McNemar)
+	assert.Equal(t, RowTest{Method: "sign_flip_register_row", Rows: 20, PValue: 1, Assumption: AssumeRows}, cmp.RowTest)
 	for _, d := range []Difference{cmp.Differences.Accuracy, cmp.Differences.FalseClearRate,
 		cmp.Differences.Nouls[0].Value.ECE, cmp.Differences.Nouls[1].Value.ROCAUC} {
 		assert.Equal(t, 0.0, *d.Difference)
@@ -97,7 +115,7 @@ func TestCompareFlips(t *testing.T) {
 	b.Model = "other/model"
 	b.Identity.PromptDigests[2].Value = "changed"
 
-	cmp, err := Compare(a, b, Options{Resamples: 400})
+	cmp, err := Compare(a, b, Options{Resamples: 400, Cluster: ClusterCase})
 	require.NoError(t, err)
 	assert.Equal(t, 3, cmp.McNemar.B)
 	assert.Equal(t, 11, cmp.McNemar.C)
@@ -139,13 +157,6 @@ func TestCompareFlips(t *testing.T) {
 	assert.InDelta(t, hi, *acc.High, 1e-15)
 }
 
-func boolInt(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func TestCompareRefusesAnotherSlice(t *testing.T) {
 	a := readFixture(t)
 	b := cloneReceipt(a)
@@ -158,19 +169,36 @@ func TestCompareRefusesAnotherSlice(t *testing.T) {
 	assert.Contains(t, err.Error(), "pins.slice_sha256")
 	assert.NotContains(t, err.Error(), b.Pins.SliceSHA256, "names, never values")
 
-	c := cloneReceipt(a)
-	c.Pins.PillowVersion = ""
-	c.Pins.Renderer = &checkmatch.RendererInfo{Module: "x"}
-	_, err = Compare(a, c, Options{Resamples: 10})
-	require.True(t, errors.As(err, &se))
-	assert.Equal(t, []string{"pins.renderer", "pins.pillow_version"}, se.Fields)
+}
+
+// TestCompareRendererPinsAreNotes: the slice digest decides the slice;
+// renderer pins that differ while it is the same (the same code built
+// "+dirty", Pillow against a pinned Go renderer) are named in
+// identity_differences, not refused.
+func TestCompareRendererPinsAreNotes(t *testing.T) {
+	a := cloneReceipt(readFixture(t))
+	a.Pins.PillowVersion = ""
+	a.Pins.Renderer = &checkmatch.RendererInfo{Module: "github.com/typevet/typevet-go", ModuleVersion: "v0.0.0-20261204-abc123", Font: "Go Regular"}
+	b := cloneReceipt(a)
+	dirty := *a.Pins.Renderer
+	dirty.ModuleVersion += "+dirty"
+	b.Pins.Renderer = &dirty
+	cmp, err := Compare(a, b, Options{Resamples: 10})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"pins.renderer.module_version"}, cmp.IdentityDifferences)
+	assert.Equal(t, 140, cmp.Pairs)
+
+	typevet := readFixture(t)
+	cmp, err = Compare(typevet, a, Options{Resamples: 10})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"pins.renderer", "pins.pillow_version"}, cmp.IdentityDifferences)
 }
 
 func TestCompareUnpaired(t *testing.T) {
 	a := readFixture(t)
 	b := cloneReceipt(a)
-	b.Cases = b.Cases[:100] // stopped early
-	b.Cases[5].RenderSHA256 = "different"
+	b.Cases = b.Cases[:100]                           // stopped early
+	b.Cases[5].RenderSHA256 = strings.Repeat("0", 64) // another render
 	cmp, err := Compare(a, b, Options{Resamples: 10})
 	require.NoError(t, err)
 	assert.Equal(t, 99, cmp.Pairs)
@@ -201,7 +229,7 @@ func TestIdentityDifferencesNamesEach(t *testing.T) {
 func TestReadDocumentRefuses(t *testing.T) {
 	for _, tc := range []struct{ text, want string }{
 		{`{"schema": "typevet-go/check-match-comparison", "version": 1}`, `want "typevet-go/check-match-intervals"`},
-		{`{"schema": "typevet-go/check-match-intervals", "version": 2}`, "newer than this reader's 1"},
+		{`{"schema": "typevet-go/check-match-intervals", "version": 3}`, "newer than this reader's 2"},
 		{`{"issue": 316}`, "no schema and version"},
 		{`{"schema": "typevet-go/check-match-intervals", "version": 1} {}`, "data after"},
 		{`[]`, "cannot unmarshal"},

@@ -15,11 +15,15 @@ const (
 	// IntervalsSchema is the "schema" of an [Intervals] document.
 	IntervalsSchema = "typevet-go/check-match-intervals"
 	// IntervalsVersion is the version this package writes and reads.
-	IntervalsVersion = 1
+	// Version 2 added the "cluster" key, each share's "effective_n" and
+	// the "wilson_korn_graubard" interval.
+	IntervalsVersion = 2
 	// ComparisonSchema is the "schema" of a [Comparison] document.
 	ComparisonSchema = "typevet-go/check-match-comparison"
 	// ComparisonVersion is the version this package writes and reads.
-	ComparisonVersion = 1
+	// Version 2 added "mcnemar.mid_p_value", each test's "assumption" and
+	// the "row_test" object.
+	ComparisonVersion = 2
 )
 
 // Source names the receipt a document was computed from: its "receipt"
@@ -106,22 +110,29 @@ type NoulIntervals struct {
 // Intervals is the intervals document of one receipt ([ReceiptIntervals]),
 // written by examples/stats. Its fields, in order, are the document's keys:
 //
-//	{"schema": "typevet-go/check-match-intervals", "version": 1,
-//	 "receipt": {…}, "level": 0.95, "interval": "wilson",
+//	{"schema": "typevet-go/check-match-intervals", "version": 2,
+//	 "receipt": {…}, "level": 0.95, "interval": "wilson_korn_graubard",
+//	 "cluster": "register_row",
 //	 "bootstrap": {…}, "overall": {…}, "by_variant": {…},
 //	 "by_class": {…}, "nouls": {…}}
 type Intervals struct {
 	// Schema is always [IntervalsSchema].
 	Schema string `json:"schema"`
-	// Version is [IntervalsVersion] (1).
+	// Version is [IntervalsVersion] (2).
 	Version int `json:"version"`
 	// Receipt names the receipt ([Source]).
 	Receipt Source `json:"receipt"`
 	// Level is the level of every interval (0.95).
 	Level float64 `json:"level"`
-	// Interval names the interval of the shares: always "wilson" (the
-	// Wilson score interval, [Wilson]).
+	// Interval names the interval of the shares: "wilson" (the Wilson
+	// score interval, [Wilson], cases taken as independent) or
+	// "wilson_korn_graubard" (the Wilson interval at the Korn–Graubard
+	// effective sample size of the register-row clusters, [EffectiveN]).
 	Interval string `json:"interval"`
+	// Cluster is what the shares' intervals and the bootstrap take as
+	// independent: "register_row" (the default: the seven variants of a
+	// row share a payee, amount and date) or "case".
+	Cluster Cluster `json:"cluster"`
 	// Bootstrap says how the Noul intervals were drawn.
 	Bootstrap Bootstrap `json:"bootstrap"`
 	// Overall holds the shares over every case.
@@ -142,12 +153,16 @@ type Intervals struct {
 // false_clear_rate, cannot_tell_rate and their per-variant and per-class
 // values, each Noul's roc_auc and ece); the intervals are Wilson for the
 // shares and the percentile bootstrap of opts for ROC-AUC and ECE (one set
-// of resamples serves every statistic). A receipt without cases, an
-// unknown variant or a confidence outside [0, 1] is an error naming the
-// case.
+// of resamples serves every statistic). A receipt without cases, or one
+// that breaks the receipt's rules ([checkmatch.Receipt.Validate]: an
+// unknown variant, a confidence outside [0, 1], …), is an error naming
+// the case.
 func ReceiptIntervals(r checkmatch.Receipt, opts Options) (Intervals, error) {
 	opts, err := opts.withDefaults()
 	if err != nil {
+		return Intervals{}, err
+	}
+	if err := r.Validate(); err != nil {
 		return Intervals{}, err
 	}
 	recs := r.Cases
@@ -171,13 +186,14 @@ func ReceiptIntervals(r checkmatch.Receipt, opts Options) (Intervals, error) {
 		Version:   IntervalsVersion,
 		Receipt:   NewSource(r),
 		Level:     opts.Level,
-		Interval:  "wilson",
+		Interval:  intervalName(opts.Cluster),
+		Cluster:   opts.Cluster,
 		Bootstrap: newBootstrap(opts, len(us)),
 		ByVariant: receipt.Ordered[Rates]{},
 		ByClass:   receipt.Ordered[Rates]{},
 		Nouls:     receipt.Ordered[NoulIntervals]{},
 	}
-	if doc.Overall, err = rates(fs, all(len(fs)), opts.Level); err != nil {
+	if doc.Overall, err = rates(fs, all(len(fs)), opts); err != nil {
 		return Intervals{}, err
 	}
 	for _, v := range checkmatch.Variants() {
@@ -185,7 +201,7 @@ func ReceiptIntervals(r checkmatch.Receipt, opts Options) (Intervals, error) {
 		if len(idx) == 0 {
 			continue
 		}
-		rt, err := rates(fs, idx, opts.Level)
+		rt, err := rates(fs, idx, opts)
 		if err != nil {
 			return Intervals{}, err
 		}
@@ -197,7 +213,7 @@ func ReceiptIntervals(r checkmatch.Receipt, opts Options) (Intervals, error) {
 	}
 	slices.Sort(classes)
 	for _, c := range slices.Compact(classes) {
-		rt, err := rates(fs, positions(fs, func(f *facts) bool { return f.class == c }), opts.Level)
+		rt, err := rates(fs, positions(fs, func(f *facts) bool { return f.class == c }), opts)
 		if err != nil {
 			return Intervals{}, err
 		}
@@ -255,7 +271,15 @@ func HeadlineRates(records []checkmatch.CaseRecord, level float64) (Rates, error
 	if err != nil {
 		return Rates{}, err
 	}
-	return rates(fs, all(len(fs)), level)
+	return rates(fs, all(len(fs)), Options{Level: level, Cluster: ClusterCase})
+}
+
+// intervalName is the "interval" of an intervals document clustered by c.
+func intervalName(c Cluster) string {
+	if c == ClusterRegisterRow {
+		return "wilson_korn_graubard"
+	}
+	return "wilson"
 }
 
 func newBootstrap(opts Options, units int) Bootstrap {
@@ -270,17 +294,42 @@ func newBootstrap(opts Options, units int) Bootstrap {
 	}
 }
 
-func rates(fs []facts, idx []int, level float64) (Rates, error) {
-	s := countShares(fs, idx)
+// rates returns the three shares over the positions idx, each interval
+// at the effective sample size of opts.Cluster.
+func rates(fs []facts, idx []int, opts Options) (Rates, error) {
+	share := func(counted func(*facts) bool, success func(*facts) bool) (Proportion, error) {
+		var y []bool
+		var rows []string
+		k := 0
+		for _, i := range idx {
+			f := &fs[i]
+			if !counted(f) {
+				continue
+			}
+			y, rows = append(y, success(f)), append(rows, f.row)
+			if success(f) {
+				k++
+			}
+		}
+		nEff := float64(len(y))
+		if opts.Cluster == ClusterRegisterRow && len(y) > 0 {
+			var err error
+			if nEff, err = EffectiveN(y, rows); err != nil {
+				return Proportion{}, err
+			}
+		}
+		return newProportionAt(k, len(y), nEff, opts.Level)
+	}
+	every := func(*facts) bool { return true }
 	var rt Rates
 	var err error
-	if rt.Accuracy, err = NewProportion(s.right, s.n, level); err != nil {
+	if rt.Accuracy, err = share(every, func(f *facts) bool { return f.correct }); err != nil {
 		return Rates{}, err
 	}
-	if rt.FalseClearRate, err = NewProportion(s.cleared, s.counted, level); err != nil {
+	if rt.FalseClearRate, err = share(func(f *facts) bool { return f.countsFalseClear }, func(f *facts) bool { return f.falseClear }); err != nil {
 		return Rates{}, err
 	}
-	if rt.CannotTellRate, err = NewProportion(s.cannotTell, s.n, level); err != nil {
+	if rt.CannotTellRate, err = share(every, func(f *facts) bool { return f.cannotTell }); err != nil {
 		return Rates{}, err
 	}
 	return rt, nil

@@ -88,7 +88,7 @@ var nouls = []struct {
 // facts are what the proportions need of one record.
 type facts struct {
 	correct, countsFalseClear, falseClear, cannotTell bool
-	variant, class                                    string
+	variant, class, row                               string
 }
 
 // recordFacts derives the facts of each record: correct as recorded (the
@@ -103,6 +103,10 @@ func recordFacts(records []checkmatch.CaseRecord) ([]facts, error) {
 		if err != nil {
 			return nil, fmt.Errorf("case %s: %w", r.CaseID, err)
 		}
+		row, err := RegisterRow(r.CaseID)
+		if err != nil {
+			return nil, err
+		}
 		counts := checkmatch.ExpectedLabels(v).CountsForFalseClear && !slices.Contains(r.ExpectedVerdicts, checkmatch.VerdictConsistent)
 		out[i] = facts{
 			correct:          r.Correct,
@@ -110,6 +114,7 @@ func recordFacts(records []checkmatch.CaseRecord) ([]facts, error) {
 			falseClear:       counts && r.Verdict == checkmatch.VerdictConsistent,
 			cannotTell:       r.Verdict == checkmatch.VerdictCannotTell,
 			variant:          string(v),
+			row:              row,
 			class:            checkmatch.ClassKey(checkmatch.Expected{Verdicts: r.ExpectedVerdicts}),
 		}
 	}

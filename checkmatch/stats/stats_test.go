@@ -48,9 +48,9 @@ func TestWilsonHandChecked(t *testing.T) {
 		assert.InDelta(t, tc.low, lo, 5e-5, "%d/%d low", tc.k, tc.n)
 		assert.InDelta(t, tc.high, hi, 5e-5, "%d/%d high", tc.k, tc.n)
 	}
-	lo, hi, _ := Wilson(0, 10, 0.95)
+	lo, _, _ := Wilson(0, 10, 0.95)
 	assert.Equal(t, 0.0, lo, "k = 0 gives exactly 0")
-	lo, hi, _ = Wilson(10, 10, 0.95)
+	lo, hi, _ := Wilson(10, 10, 0.95)
 	assert.Equal(t, 1.0, hi, "k = n gives exactly 1")
 	assert.Less(t, lo, 1.0)
 
@@ -163,8 +163,10 @@ func TestReceiptIntervalsMatchReceipt(t *testing.T) {
 	require.NoError(t, err)
 	m := r.Metrics
 	assert.Equal(t, IntervalsSchema, doc.Schema)
-	assert.Equal(t, 1, doc.Version)
-	assert.Equal(t, 140, doc.Bootstrap.Units)
+	assert.Equal(t, 2, doc.Version)
+	assert.Equal(t, 20, doc.Bootstrap.Units, "register rows, the default")
+	assert.Equal(t, ClusterRegisterRow, doc.Cluster)
+	assert.Equal(t, "wilson_korn_graubard", doc.Interval)
 	assert.Equal(t, *m.Accuracy, *doc.Overall.Accuracy.Estimate)
 	assert.Equal(t, *m.FalseClearRate, *doc.Overall.FalseClearRate.Estimate)
 	assert.Equal(t, m.FalseClearCases, doc.Overall.FalseClearRate.N)
@@ -277,7 +279,7 @@ func TestIntervalsDeterministic(t *testing.T) {
 	again, err := Marshal(back)
 	require.NoError(t, err)
 	assert.Equal(t, string(ba), string(again), "read then written back is the same bytes")
-	assert.True(t, strings.HasPrefix(string(ba), "{\n  \"schema\": \"typevet-go/check-match-intervals\",\n  \"version\": 1,"))
+	assert.True(t, strings.HasPrefix(string(ba), "{\n  \"schema\": \"typevet-go/check-match-intervals\",\n  \"version\": 2,"))
 }
 
 func TestOptionsRefused(t *testing.T) {

@@ -3,6 +3,8 @@ package view
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/stats"
@@ -14,8 +16,9 @@ type compareView struct {
 	A, B        *receiptView
 	Metrics     []compareMetric
 	Paired      []field
-	Test        string          // the paired test in words, "" when none
+	Tests       []string        // the paired tests in words, each with its assumption; none when TestNote says why
 	TestNote    string          // why there is no test
+	Notes       string          // the pins and identity fields that differ, "" when none
 	Differences []compareMetric // paired differences B − A with intervals
 	SameSlice   string          // whether the two judged the same images
 	Rows        []compareRow
@@ -129,8 +132,15 @@ func (b *builder) compareView(va, vb *receiptView, ia, ib Input, cs comparison) 
 		return c
 	}
 	d := cs.doc
-	m := d.McNemar
-	c.Test = fmt.Sprintf("Exact McNemar test over the %d pairs with the same case id and render: %d right → wrong, %d wrong → right, two-sided p = %.4g.", d.Pairs, m.B, m.C, m.PValue)
+	m, rt := d.McNemar, d.RowTest
+	c.Tests = []string{
+		fmt.Sprintf("Exact McNemar test over the %d pairs with the same case id and render: %d right → wrong, %d wrong → right, two-sided p = %s. Assumes %s.", d.Pairs, m.B, m.C, pValue(m.PValue), m.Assumption),
+		fmt.Sprintf("Mid-p McNemar test (less conservative than the exact one at the same level): p = %s. Assumes %s.", pValue(m.MidPValue), m.Assumption),
+		fmt.Sprintf("Register-row sign-flip test: net change %+d over %d rows, %d of them with a net change, exact two-sided p = %s. Assumes %s.", rt.NetChange, rt.Rows, rt.DiscordantRows, pValue(rt.PValue), rt.Assumption),
+	}
+	if len(d.IdentityDifferences) > 0 {
+		c.Notes = "Same slice (pins.slice_sha256); these differ between the runs and may explain a difference: " + strings.Join(d.IdentityDifferences, ", ") + "."
+	}
 	level := levelText(d.Bootstrap.Level)
 	add := func(name string, x stats.Difference, format func(float64) string) {
 		c.Differences = append(c.Differences, compareMetric{Name: name, A: differenceText(x, format, level)})
@@ -182,4 +192,12 @@ func metricText(m metricView) string {
 		s += ", " + m.Interval
 	}
 	return s
+}
+
+// pValue writes a p-value with 4 significant digits, "< 0.0001" below.
+func pValue(p float64) string {
+	if p < 0.0001 {
+		return "< 0.0001"
+	}
+	return strconv.FormatFloat(p, 'g', 4, 64)
 }

@@ -48,9 +48,9 @@ func buildProperty(t *testing.T, data []byte) {
 	if err != nil || r.Cases == nil || len(r.Cases) > 40 {
 		return
 	}
-	// No re-renders (a slice of 0 rows has none): the target is the
-	// pages; the renderer has its own tests.
-	r.Pins.RegisterRows = 0
+	// No real re-renders: the target is the pages; the renderer has its
+	// own tests. Every digest then differs, so no image is made either.
+	defer view.SetRender(func(checkmatch.Case) ([]byte, error) { return []byte("not a render"), nil })()
 	site, err := view.Build([]view.Input{{Name: "fuzz.json", Receipt: r}}, view.Options{Stats: stats.Options{Resamples: 20}})
 	if err != nil {
 		return

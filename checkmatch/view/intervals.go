@@ -84,5 +84,8 @@ func (iv intervals) note() string {
 		return "No intervals: " + iv.err.Error() + "."
 	}
 	b := iv.doc.Bootstrap
-	return fmt.Sprintf("Shares: %s Wilson score intervals. ROC-AUC and ECE: percentile bootstrap over %d resamples (seed %d, %s draws), package checkmatch/stats.", levelText(iv.level), b.Resamples, b.Seed, b.Cluster)
+	if iv.doc.Cluster == stats.ClusterRegisterRow {
+		return fmt.Sprintf("Intervals take register rows as independent and the seven cases of a row as possibly correlated. Shares: %s Wilson score intervals at the Korn–Graubard effective sample size. ROC-AUC and ECE: percentile bootstrap over %d resamples drawing whole rows (seed %d, %d rows); package checkmatch/stats.", levelText(iv.level), b.Resamples, b.Seed, b.Units)
+	}
+	return fmt.Sprintf("Intervals take every case as independent. Shares: %s Wilson score intervals. ROC-AUC and ECE: percentile bootstrap over %d resamples drawing single cases (seed %d); package checkmatch/stats.", levelText(iv.level), b.Resamples, b.Seed)
 }

@@ -32,6 +32,12 @@ type receiptView struct {
 	Cases       []caseRow
 	Images      string // how many images were reproduced, and why not
 	Reason      string // why images were not reproducible; "" when all were
+	Questions   []questionView
+	// The case table is paged: PageCases are the cases of the page being
+	// written, the First-th case on; CasePages link every page.
+	PageCases   []caseRow
+	First, Last int
+	CasePages   []link
 	report      ReceiptReport
 	byID        map[string]*caseRow
 }
@@ -61,7 +67,6 @@ type caseRow struct {
 	FalseClear    bool
 	CannotTell    bool
 	Verdicts      []probBar
-	VerdictText   string // the distribution in words, for screen readers
 	Payee         string
 	PayeeTruth    bool
 	Amounts       string
@@ -74,6 +79,11 @@ type caseRow struct {
 	RenderSHA256  string
 	Image         *imageView
 	NotReproduced string // the reason, when the image is not shown
+	// Register is the register row the case was judged against and State
+	// the request's state text about it; nil and "" for a case outside
+	// the slice.
+	Register *registerView
+	State    string
 }
 
 // imageView is a shown check image.
@@ -81,13 +91,17 @@ type imageView struct {
 	Src, Alt string
 	W, H     int
 	Note     string // e.g. "half-scale view of the judged PNG"
+	// Full is the judged PNG at full resolution (Src itself with
+	// Options.FullImages); FullW and FullH are its size.
+	Full         string
+	FullW, FullH int
 }
 
 // probBar is one bar of a verdict distribution.
 type probBar struct {
 	Label    string
 	P        string  // e.g. "0.9871"
-	X, H, Y  float64 // geometry in the bar chart's 0..60 × 0..20 box
+	Width    float64 // the bar's width in percent of its track
 	Chosen   bool
 	Accepted bool
 }
@@ -97,13 +111,14 @@ type probBar struct {
 func (b *builder) receiptView(index int, page string, in Input, iv intervals) *receiptView {
 	r := in.Receipt
 	v := &receiptView{
-		Index:   index,
-		Page:    page,
-		Name:    in.Name,
-		SHA256:  in.SHA256,
-		Model:   r.Model,
-		Backend: string(r.Backend),
-		byID:    map[string]*caseRow{},
+		Index:     index,
+		Page:      page,
+		Name:      in.Name,
+		SHA256:    in.SHA256,
+		Model:     r.Model,
+		Backend:   string(r.Backend),
+		byID:      map[string]*caseRow{},
+		Questions: b.questions,
 	}
 	v.Title = fmt.Sprintf("%s: %s on %s", in.Name, r.Model, r.Backend)
 	v.Summary = summary(in)
@@ -129,12 +144,27 @@ func (b *builder) receiptView(index int, page string, in Input, iv intervals) *r
 	slice := b.renders[sliceKey{r.Pins.GeneratorSeed, r.Pins.RegisterRows}]
 	reason := ""
 	v.report = ReceiptReport{Name: in.Name, Page: page, Cases: len(r.Cases)}
+	// One register view and state text per row, shared by its cases.
+	type registerOf struct {
+		view  *registerView
+		state string
+	}
+	regs := map[int]registerOf{}
 	for _, rec := range r.Cases {
 		row := caseView(rec)
 		if !rec.Correct {
 			v.report.Wrong++
 		}
-		if rend, ok := slice[rec.CaseID]; ok && rend.sha256 == rec.RenderSHA256 {
+		rend, ok := slice[rec.CaseID]
+		if ok {
+			reg, seen := regs[rend.c.Row.Index]
+			if !seen {
+				reg = registerOf{newRegisterView(rend.c.Row), checkmatch.State(rend.c.Row)}
+				regs[rend.c.Row.Index] = reg
+			}
+			row.Register, row.State = reg.view, reg.state
+		}
+		if ok && rend.sha256 == rec.RenderSHA256 {
 			f := b.image(rend)
 			row.Image = b.imageView(f, rec)
 			v.report.Reproduced++
@@ -189,7 +219,7 @@ func (b *builder) imageView(f *imageFile, rec checkmatch.CaseRecord) *imageView 
 			f.w, f.h = cfg.Width, cfg.Height
 		}
 	}
-	iv := &imageView{Src: f.path, W: f.w, H: f.h, Note: "judged PNG"}
+	iv := &imageView{Src: f.path, W: f.w, H: f.h, Note: "judged PNG", Full: f.fullPath, FullW: f.w, FullH: f.h}
 	if !b.opts.FullImages {
 		iv.W, iv.H, iv.Note = f.w/2, f.h/2, "half-scale view of the judged PNG"
 	}
@@ -412,13 +442,13 @@ func caseView(c checkmatch.CaseRecord) caseRow {
 		ps = append(ps, fmt.Sprintf("%d: %.4f", i, p))
 	}
 	row.LegibilityPs = strings.Join(ps, ", ")
-	row.Verdicts, row.VerdictText = verdictBars(c)
+	row.Verdicts = verdictBars(c)
 	return row
 }
 
-// verdictBars draws the verdict distribution in the six labels' option
+// verdictBars lists the verdict distribution in the six labels' option
 // order (labels a backend returned outside them follow).
-func verdictBars(c checkmatch.CaseRecord) ([]probBar, string) {
+func verdictBars(c checkmatch.CaseRecord) []probBar {
 	probs := map[string]float64{}
 	var order []string
 	order = append(order, checkmatch.VerdictLabels[:]...)
@@ -428,22 +458,16 @@ func verdictBars(c checkmatch.CaseRecord) ([]probBar, string) {
 			order = append(order, e.Label)
 		}
 	}
-	const width, height = 10.0, 20.0
-	var bars []probBar
-	var words []string
-	for i, l := range order {
+	bars := make([]probBar, 0, len(order))
+	for _, l := range order {
 		p := probs[l]
-		h := max(p*height, 0.5)
 		bars = append(bars, probBar{
 			Label:    l,
 			P:        fmt.Sprintf("%.4f", p),
-			X:        float64(i) * width,
-			H:        round2(h),
-			Y:        round2(height - h),
+			Width:    round2(max(p*100, 0)),
 			Chosen:   l == c.Verdict,
 			Accepted: slices.Contains(c.ExpectedVerdicts, l),
 		})
-		words = append(words, fmt.Sprintf("%s %.4f", l, p))
 	}
-	return bars, strings.Join(words, ", ")
+	return bars
 }

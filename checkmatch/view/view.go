@@ -42,9 +42,20 @@ type Options struct {
 	FullImages bool
 	// Stats sets the intervals and the paired comparison's bootstrap
 	// (level, resamples, seed, cluster); the zero value is package
-	// checkmatch/stats' defaults: 95%, 10,000 resamples, seed 0, by case.
+	// checkmatch/stats' defaults: 95%, 10,000 resamples, seed 0,
+	// clustered by register row.
 	Stats stats.Options
+	// CasesPerPage is the most case rows one page shows; 0 means
+	// [DefaultCasesPerPage]. A receipt with more cases gets further
+	// pages of its case table (receipt-1-cases-2.html, …), linked from
+	// each, so that a large receipt's first page still loads quickly.
+	CasesPerPage int
 }
+
+// DefaultCasesPerPage is the number of case rows per page unless
+// [Options] say otherwise: a slice's 140 cases fit on one page many
+// times over, and 100,000 cases make 200 pages of about 2 MB each.
+const DefaultCasesPerPage = 500
 
 // File is one file of a site.
 type File struct {
@@ -80,6 +91,9 @@ type ReceiptReport struct {
 	Reproduced, NotReproducible int
 	// Reason explains why images were not reproducible; "" when all were.
 	Reason string
+	// CasePages are the pages of the receipt's case table in order, Page
+	// first ([Options.CasesPerPage]).
+	CasePages []string
 }
 
 // Size returns the total size of the site's files in bytes.
@@ -153,6 +167,14 @@ func Build(inputs []Input, opts Options) (*Site, error) {
 		if in.Receipt.Cases == nil {
 			return nil, fmt.Errorf("view: receipt %d (%s) has no cases: a receipt head cannot be shown", i+1, in.Name)
 		}
+		// What ReadReceipt checks, for receipts built in code, and the
+		// recorded metrics the page shows beside the cases.
+		if err := in.Receipt.Validate(); err != nil {
+			return nil, fmt.Errorf("view: receipt %d (%s): %w", i+1, in.Name, err)
+		}
+		if err := in.Receipt.CheckMetrics(); err != nil {
+			return nil, fmt.Errorf("view: receipt %d (%s): %w", i+1, in.Name, err)
+		}
 	}
 	// The statistics run beside the renders.
 	ivs := make([]intervals, len(inputs))
@@ -180,7 +202,7 @@ func Build(inputs []Input, opts Options) (*Site, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &builder{opts: opts, renders: rs, images: map[string]*imageFile{}}
+	b := &builder{opts: opts, renders: rs, images: map[string]*imageFile{}, questions: questionViews()}
 	site := &Site{}
 	views := make([]*receiptView, len(inputs))
 	for i, in := range inputs {
@@ -221,9 +243,31 @@ func Build(inputs []Input, opts Options) (*Site, error) {
 		add(p, buf.Bytes())
 		return nil
 	}
-	for _, v := range views {
-		if err := exec(v.Page, "receipt.html", pageData{Title: v.Title, Nav: markCurrent(nav, v.Page), Receipt: v}); err != nil {
-			return nil, err
+	per := opts.CasesPerPage
+	if per <= 0 {
+		per = DefaultCasesPerPage
+	}
+	for i, v := range views {
+		pages := casePages(v.Page, len(v.Cases), per)
+		site.Receipts[i].CasePages = pages
+		for k, p := range pages {
+			pv := *v
+			pv.First = k*per + 1
+			pv.PageCases = v.Cases[k*per : min(len(v.Cases), (k+1)*per)]
+			pv.Last = pv.First + len(pv.PageCases) - 1
+			if len(pages) > 1 {
+				pv.CasePages = make([]link, len(pages))
+				for j, q := range pages {
+					pv.CasePages[j] = link{Href: q, Text: fmt.Sprintf("%d–%d", j*per+1, min(len(v.Cases), (j+1)*per)), Current: j == k}
+				}
+			}
+			tmpl, title := "receipt.html", v.Title
+			if k > 0 {
+				tmpl, title = "cases.html", fmt.Sprintf("%s: cases %d–%d", v.Title, pv.First, pv.Last)
+			}
+			if err := exec(p, tmpl, pageData{Title: title, Nav: markCurrent(nav, v.Page), Receipt: &pv}); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, c := range comparisons {
@@ -246,9 +290,23 @@ func Build(inputs []Input, opts Options) (*Site, error) {
 	}
 	for _, img := range b.images {
 		add(img.path, img.data)
+		if img.fullPath != img.path {
+			add(img.fullPath, img.png)
+		}
 	}
 	slices.SortFunc(site.Files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
 	return site, nil
+}
+
+// casePages returns the pages of a case table of n rows, per rows a page:
+// page itself first, then page's stem with "-cases-2.html", ….
+func casePages(page string, n, per int) []string {
+	out := []string{page}
+	stem := strings.TrimSuffix(page, ".html")
+	for k := 2; (k-1)*per < n; k++ {
+		out = append(out, fmt.Sprintf("%s-cases-%d.html", stem, k))
+	}
+	return out
 }
 
 // sameSlice reports whether two receipts judged the same slice: the same
@@ -260,18 +318,20 @@ func sameSlice(a, b checkmatch.Pins) bool {
 
 // imageFile is one image file of the site, named by the render's SHA-256.
 type imageFile struct {
-	path string
-	c    checkmatch.Case
-	png  []byte // the judged PNG
-	data []byte // what is written: png itself or its half-scale view
-	w, h int
+	path     string
+	fullPath string // the judged PNG: path itself with Options.FullImages
+	c        checkmatch.Case
+	png      []byte // the judged PNG
+	data     []byte // what is written: png itself or its half-scale view
+	w, h     int
 }
 
 // builder holds what the pages of one site share.
 type builder struct {
-	opts    Options
-	renders map[sliceKey]map[string]render
-	images  map[string]*imageFile // by render SHA-256
+	opts      Options
+	renders   map[sliceKey]map[string]render
+	images    map[string]*imageFile // by render SHA-256
+	questions []questionView
 }
 
 // image returns the site image of a reproduced render, adding it once.
@@ -280,6 +340,10 @@ func (b *builder) image(r render) *imageFile {
 		return f
 	}
 	f := &imageFile{path: path.Join("img", r.sha256+".png"), c: r.c, png: r.png}
+	f.fullPath = f.path
+	if !b.opts.FullImages {
+		f.fullPath = path.Join("img", "full", r.sha256+".png")
+	}
 	b.images[r.sha256] = f
 	return f
 }

@@ -66,7 +66,7 @@ func TestDifferentSeedsRefusedExit2(t *testing.T) {
 	_, stderr, code = runChild(t, typevet, fakeSeed0)
 	assert.Equal(t, 2, code)
 	assert.Contains(t, stderr, "pins.slice_sha256")
-	assert.Contains(t, stderr, "pins.renderer")
+	assert.NotContains(t, stderr, "pins.renderer", "the renderer's pins are notes, not the slice")
 }
 
 func TestReceiptWithItself(t *testing.T) {
@@ -80,8 +80,34 @@ func TestReceiptWithItself(t *testing.T) {
 	assert.Equal(t, cmp.A.SHA256, cmp.B.SHA256)
 	assert.Len(t, cmp.A.SHA256, 64)
 	assert.Contains(t, stderr, "discordant cases: 0\n")
-	assert.Contains(t, stderr, "p=1.0000")
-	assert.Contains(t, stderr, "identity: the runs differ in no recorded field but run_id")
+	assert.Regexp(t, `(?m)^exact McNemar\s+1\.0000\s+case pairs independent$`, stderr)
+	assert.Regexp(t, `(?m)^mid-p McNemar\s+1\.0000\s+case pairs independent$`, stderr)
+	assert.Regexp(t, `(?m)^register-row sign-flip\s+1\.0000\s+register rows independent; pairs within a row may be correlated \(net \+0 over 20 rows, 0 discordant\)$`, stderr)
+	assert.Contains(t, stderr, "clustered by register_row: each draw takes a whole row's pairs, 20 rows")
+	assert.Contains(t, stderr, "notes: the runs differ in no recorded field but run_id")
+	assert.Equal(t, stats.ClusterRegisterRow, cmp.Bootstrap.Cluster, "the default")
+	assert.Equal(t, 1.0, cmp.McNemar.MidPValue)
+	assert.Equal(t, 1.0, cmp.RowTest.PValue)
+}
+
+// TestRendererModuleVersionIsANote: two runs of one slice (the same
+// pins.slice_sha256) whose renderers were built from the same code, one
+// "+dirty", compare; the module version is named as a note, not refused.
+func TestRendererModuleVersionIsANote(t *testing.T) {
+	raw, err := os.ReadFile(fakeSeed0)
+	require.NoError(t, err)
+	dirty := strings.Replace(string(raw), `"module_version": "(devel)"`, `"module_version": "v0.0.0-20261204181500-db41075ab1c2+dirty"`, 1)
+	require.NotEqual(t, string(raw), dirty)
+	p := filepath.Join(t.TempDir(), "dirty.json")
+	require.NoError(t, os.WriteFile(p, []byte(dirty), 0o644))
+	stdout, stderr, code := runChild(t, "-resamples", "50", fakeSeed0, p)
+	require.Equal(t, 0, code, stderr)
+	cmp, err := stats.ReadComparison(strings.NewReader(stdout))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"pins.renderer.module_version"}, cmp.IdentityDifferences)
+	assert.Equal(t, 21, cmp.Pairs)
+	assert.Contains(t, stderr, "notes: these differ between the runs (names only): pins.renderer.module_version")
+	assert.NotContains(t, stderr, "+dirty", "names, never values")
 }
 
 // TestFakeAgainstReader pairs two real runs of one slice by two judges:
@@ -107,8 +133,14 @@ func TestFakeAgainstReader(t *testing.T) {
 	assert.Len(t, cmp.Discordant, b+c)
 	p, _ := stats.McNemarExact(b, c)
 	assert.Equal(t, p, cmp.McNemar.PValue)
-	assert.Contains(t, stderr.String(), "identity differs: backend, model,")
+	assert.Contains(t, stderr.String(), "notes: these differ between the runs (names only): backend, model,")
 	assert.Regexp(t, `(?m)^accuracy\s+0\.\d{4}\s+1\.0000\s+\+0\.\d{4} \[`, stderr.String())
+	// 15 discordant cases: the table lists 10 and points to the document.
+	assert.Equal(t, 15, len(cmp.Discordant))
+	assert.Contains(t, stderr.String(), `discordant cases: 15; the first 10 below, all of them in the document's "discordant" list`)
+	assert.Equal(t, 10, strings.Count(stderr.String(), "wrong→right  consistent →"))
+	assert.Regexp(t, `(?m)^exact McNemar\s+<0\.0001\s`, stderr.String())
+	assert.NotContains(t, stderr.String(), "null")
 }
 
 func TestOutFile(t *testing.T) {
@@ -137,7 +169,8 @@ func TestUsage(t *testing.T) {
 		{nil, "name two receipts"},
 		{[]string{fakeSeed0}, "name two receipts"},
 		{[]string{"-cluster", "row", fakeSeed0, fakeSeed0}, "-cluster must be"},
-		{[]string{"-resamples", "0", fakeSeed0, fakeSeed0}, "-resamples must be at least 1"},
+		{[]string{"-resamples", "0", fakeSeed0, fakeSeed0}, "-resamples must be 1 to 1000000, got 0"},
+		{[]string{"-resamples", "2000000000", fakeSeed0, fakeSeed0}, "-resamples must be 1 to 1000000, got 2000000000"},
 		{[]string{"-nope", fakeSeed0, fakeSeed0}, "flag provided but not defined"},
 	} {
 		_, stderr, code := runChild(t, tc.args...)

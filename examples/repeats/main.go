@@ -35,7 +35,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
@@ -120,7 +119,7 @@ func writeTable(w io.Writer, rep repeats.Report) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%t\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Run, commit, r.Included,
 			num(r.Accuracy), num(r.FalseClearRate), strings.Join(eces, "\t"),
-			strconv.FormatFloat(r.WallSeconds, 'f', 3, 64), num(r.Agreement), num(r.MaxAbsDifference))
+			cli.Fixed(r.WallSeconds, 3), num(r.Agreement), num(r.MaxAbsDifference))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -147,7 +146,7 @@ func writeTable(w io.Writer, rep repeats.Report) error {
 		ai.Level*100, fixed(ai.Low), fixed(ai.High), ai.Rows, ai.Resamples, ai.Seed)
 	fmt.Fprintf(w, "verdict agreement %s, max probability difference %s\n", fixed(rep.Agreement), fixed(rep.MaxAbsDifference))
 	if len(rep.Included) < 2 {
-		_, err := fmt.Fprintf(w, "stability not judged: %d included run; it takes two or more runs of the slice (sd is null)\n", len(rep.Included))
+		_, err := fmt.Fprintf(w, "stability not judged: %d included run; it takes two or more runs of the slice (sd is n/a)\n", len(rep.Included))
 		return err
 	}
 	verdict := "not stable"
@@ -158,13 +157,9 @@ func writeTable(w io.Writer, rep repeats.Report) error {
 	return err
 }
 
-// fixed formats a number with 4 decimals.
-func fixed(v float64) string { return strconv.FormatFloat(v, 'f', 4, 64) }
+// fixed formats a share or score with 4 decimals, as every table does
+// ([cli.Fixed]).
+func fixed(v float64) string { return cli.Fixed(v, 4) }
 
-// num formats a nullable number, "null" for nil.
-func num(v *float64) string {
-	if v == nil {
-		return "null"
-	}
-	return fixed(*v)
-}
+// num formats a nullable share or score, "n/a" for nil ([cli.Share]).
+func num(v *float64) string { return cli.Share(v) }

@@ -57,6 +57,14 @@ func TestTypevetReceipt(t *testing.T) {
 	assert.Regexp(t, `(?m)^low_legibility\s+0\.5500 \[0\.3421, 0\.7418\] \(11/20\)`, stderr)
 	assert.Regexp(t, `(?m)^overall\s+0\.9286 \[0\.8735, 0\.9607\] \(130/140\)\s+0\.0000 \[0\.0000, 0\.0370\] \(0/100\)`, stderr)
 	assert.Regexp(t, `(?m)^amounts_match\s+1\.0000 \[`, stderr)
+	// The default takes register rows as independent, and says so.
+	assert.Equal(t, stats.ClusterRegisterRow, doc.Cluster)
+	assert.Equal(t, 20, doc.Bootstrap.Units)
+	assert.Contains(t, stderr, "shares: 95% Wilson intervals at the Korn–Graubard effective n over register rows")
+	assert.Contains(t, stderr, "assumes: register rows independent")
+	assert.Contains(t, stderr, "clustered by register_row: each draw takes a whole row, 20 rows")
+	assert.Contains(t, stderr, "brier and log_loss: point estimates")
+	assert.NotContains(t, stderr, "null")
 
 	// Same receipt, same bytes (fewer resamples keep the race run short).
 	once, _, _ := runChild(t, "-resamples", "300", typevet)
@@ -66,14 +74,24 @@ func TestTypevetReceipt(t *testing.T) {
 }
 
 func TestOutAndCluster(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "iv.json")
 	var stdout, stderr bytes.Buffer
+	require.NoError(t, run(&stdout, &stderr, []string{"-cluster", "case", "-resamples", "100", typevet}))
+	doc, err := stats.ReadIntervals(&stdout)
+	require.NoError(t, err)
+	assert.Equal(t, stats.ClusterCase, doc.Cluster)
+	assert.Equal(t, "wilson", doc.Interval)
+	assert.Equal(t, 140, doc.Bootstrap.Units)
+	assert.Contains(t, stderr.String(), "assumes: every case independent (-cluster case)")
+
+	out := filepath.Join(t.TempDir(), "iv.json")
+	stdout.Reset()
+	stderr.Reset()
 	require.NoError(t, run(&stdout, &stderr, []string{"-out", out, "-cluster", "register_row", "-resamples", "100", "-table=false", typevet}))
 	assert.Empty(t, stdout.String())
 	f, err := os.Open(out)
 	require.NoError(t, err)
 	defer f.Close()
-	doc, err := stats.ReadIntervals(f)
+	doc, err = stats.ReadIntervals(f)
 	require.NoError(t, err)
 	assert.Equal(t, stats.ClusterRegisterRow, doc.Bootstrap.Cluster)
 	assert.Equal(t, 20, doc.Bootstrap.Units)
@@ -88,6 +106,11 @@ func TestUsage(t *testing.T) {
 		{nil, "name exactly one receipt"},
 		{[]string{typevet, typevet}, "name exactly one receipt"},
 		{[]string{"-seed", "-1", typevet}, "-seed must be at least 0"},
+		// Issue #28: 2e9 resamples died of a 48 GB allocation with exit 2
+		// as a runtime fatal error; now a usage error before any work.
+		{[]string{"-resamples", "2000000000", typevet}, "-resamples must be 1 to 1000000, got 2000000000"},
+		{[]string{"-resamples", "0", typevet}, "-resamples must be 1 to 1000000, got 0"},
+		{[]string{"-cluster", "row", typevet}, `-cluster must be "case" or "register_row"`},
 		{[]string{"-out", typevet, typevet}, "-out: "},
 	} {
 		_, stderr, code := runChild(t, tc.args...)
@@ -98,4 +121,19 @@ func TestUsage(t *testing.T) {
 	_, stderr, code := runChild(t, head)
 	assert.Equal(t, 1, code, "a receipt head has no cases")
 	assert.Contains(t, stderr, "no cases")
+}
+
+// TestImpossibleReceiptRefused: a receipt no run can write is exit 1
+// with the field and case named, not intervals (issue #28).
+func TestImpossibleReceiptRefused(t *testing.T) {
+	raw, err := os.ReadFile(typevet)
+	require.NoError(t, err)
+	bad := strings.Replace(string(raw), `"verdict": "consistent"`, `"verdict": "approved<script>"`, 1)
+	require.NotEqual(t, string(raw), bad)
+	p := filepath.Join(t.TempDir(), "bad.json")
+	require.NoError(t, os.WriteFile(p, []byte(bad), 0o644))
+	stdout, stderr, code := runChild(t, p)
+	assert.Equal(t, 1, code)
+	assert.Empty(t, stdout)
+	assert.Contains(t, stderr, "case r00:clean (index 0): verdict: unknown verdict label: approved<script>")
 }

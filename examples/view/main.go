@@ -7,8 +7,13 @@
 // then open site/index.html. One receipt gives one page: the run's summary,
 // the headline metrics, a reliability diagram per Noul, accuracy and
 // legibility by variant, the verdict × variant table and every case with its
-// check image, filterable by variant, right or wrong, false clear and
-// cannot_tell. Each check is re-rendered from the receipt's seed and case id
+// check image (a click opens it at full resolution), the register row it was
+// judged against, its verdict distribution as labelled numbers and, on
+// demand, the four questions as sent; filterable by variant, right or wrong,
+// false clear and cannot_tell. A receipt of more than 500 cases gets its
+// case table on further pages linked from the first, so a large receipt
+// still opens quickly. A receipt that breaks the receipt's rules (a
+// negative probability, metrics that are not its cases') is refused. Each check is re-rendered from the receipt's seed and case id
 // and shown only when its SHA-256 equals the receipt's render_sha256; the
 // others (all of a typevet receipt's, which Pillow drew) are marked "render
 // not reproducible here". Several receipts give one page each, an index, and
@@ -19,9 +24,9 @@
 //
 //	-out DIR       site directory, required: new, empty, or a site this
 //	               command wrote before (which is then replaced whole)
-//	-full-images   write each shown image as the judged PNG byte for byte
+//	-full-images   show each image as the judged PNG byte for byte
 //	               (about 85 KB a check) instead of a lossless half-scale
-//	               view (about 35 KB)
+//	               view (about 35 KB) that links to the judged PNG
 //
 // Exit status: 0 when the site is written (and for -h), 2 on a usage error
 // (nothing is written), 1 when a receipt cannot be read or the site cannot

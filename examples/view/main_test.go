@@ -92,7 +92,7 @@ func TestWritesSite(t *testing.T) {
 	for _, want := range []string{
 		"site/index.html\n",
 		"receipt 1 run.json: 7 cases, 5 wrong; images 7 reproduced, 0 not reproducible (site/index.html)\n",
-		"site site: 10 files, ", // index.html, style.css, view.js and 7 images
+		"site site: 17 files, ", // index.html, style.css, view.js, 7 half-scale views and the 7 judged PNGs a click opens
 	} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)

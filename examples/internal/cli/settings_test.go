@@ -201,7 +201,7 @@ accuracy          0.7500
 false-clear rate  0.5000 of 2 mismatch and unsigned cases
 cannot-tell rate  0.2500
 payee_matches     ROC-AUC 0.8750  ECE 0.0625
-amounts_match     ROC-AUC null  ECE null
+amounts_match     ROC-AUC n/a  ECE n/a
 worst variant     unsigned (accuracy 0.5000)
 wrong cases       1
 wall time         3.500 s (12.3 judgments/s)

@@ -48,9 +48,9 @@ type StatsFlags struct {
 // fs.
 func NewStatsFlags(fs *flag.FlagSet) StatsFlags {
 	return StatsFlags{
-		resamples: fs.Int("resamples", stats.DefaultResamples, "bootstrap resamples"),
+		resamples: fs.Int("resamples", stats.DefaultResamples, fmt.Sprintf("bootstrap resamples, 1 to %d", stats.MaxResamples)),
 		seed:      fs.Int("seed", stats.DefaultSeed, "resampling seed (typevet's SHA-256 draws)"),
-		cluster:   fs.String("cluster", string(stats.ClusterCase), "what one bootstrap draw takes: case or register_row"),
+		cluster:   fs.String("cluster", string(stats.ClusterRegisterRow), "what the intervals take as independent: register_row (bootstrap draws whole rows, Wilson at the effective n) or case"),
 		Out:       fs.String("out", "", "write the JSON document to this new file instead of stdout"),
 		Table:     fs.Bool("table", true, "write a readable table to stderr"),
 	}
@@ -90,8 +90,8 @@ func ParseStats(prog, usage, about string, args []string, stdout io.Writer, want
 // Options returns the bootstrap options, refusing bad values by flag name
 // (a *UsageError).
 func (f StatsFlags) Options() (stats.Options, error) {
-	if *f.resamples < 1 {
-		return stats.Options{}, Usagef("-resamples must be at least 1, got %d", *f.resamples)
+	if *f.resamples < 1 || *f.resamples > stats.MaxResamples {
+		return stats.Options{}, Usagef("-resamples must be 1 to %d, got %d", stats.MaxResamples, *f.resamples)
 	}
 	if *f.seed < 0 {
 		return stats.Options{}, Usagef("-seed must be at least 0, got %d", *f.seed)

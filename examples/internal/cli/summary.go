@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strconv"
 	"text/tabwriter"
 
 	"github.com/typevet/typevet-go/checkmatch"
@@ -79,9 +78,9 @@ func RunTable(w io.Writer, path, sum string, r checkmatch.Receipt) error {
 		}
 	}
 	row("wrong cases", "%d", wrong)
-	jps := "null"
-	if r.Throughput != nil && r.Throughput.JudgmentsPerSecond != nil {
-		jps = strconv.FormatFloat(*r.Throughput.JudgmentsPerSecond, 'f', 1, 64)
+	jps := NA
+	if r.Throughput != nil {
+		jps = SigOrNA(r.Throughput.JudgmentsPerSecond, 3)
 	}
 	row("wall time", "%.3f s (%s judgments/s)", r.WallSeconds, jps)
 	if s := r.Stopped; s != nil {
@@ -96,13 +95,8 @@ func RunTable(w io.Writer, path, sum string, r checkmatch.Receipt) error {
 	return err
 }
 
-// rate4 formats a nullable rate with 4 decimals, "null" for nil.
-func rate4(v *float64) string {
-	if v == nil {
-		return "null"
-	}
-	return strconv.FormatFloat(*v, 'f', 4, 64)
-}
+// rate4 formats a nullable rate with 4 decimals, "n/a" for nil ([Share]).
+func rate4(v *float64) string { return Share(v) }
 
 // RenderSlice builds the slice of seed and rows with build (pass
 // [checkmatch.BuildSlice]), showing the renders' progress on
