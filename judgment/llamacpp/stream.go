@@ -28,16 +28,14 @@ import (
 // checks it against encoding/json on small bodies.
 //
 // Most of the time goes to top_logprobs entries, so each entry is first
-// tried by llamaRun, a scanner for exactly the layout and key order
-// llama-server writes, eight bytes at a time (swar.go), then by fastEntry,
-// one for that layout with the keys in any order (no white space, only
-// the keys id, token, bytes and logprob, plain numbers, the token's
-// escapes checked but not decoded, bytes a list of plain integers), both
-// over the bytes already in the read buffer. Anything else (white space,
-// another key, a literal, an entry cut by the buffer's end, anything the
-// general path would refuse) makes them give up, and the general,
-// validating path reads the same entry from its first byte, so an answer
-// is accepted or refused exactly as before (FuzzDecodeCompletionFast
+// tried by fastEntry, a scanner for exactly the layout llama-server writes
+// (no white space, only the keys id, token, bytes and logprob, plain
+// numbers, the token's escapes checked but not decoded, bytes a list of
+// plain integers) over the bytes already in the read buffer. Anything else
+// (white space, another key, a literal, an entry cut by the buffer's end,
+// anything the general path would refuse) makes fastEntry give up, and the
+// general, validating path reads the same entry from its first byte, so an
+// answer is accepted or refused exactly as before (FuzzDecodeCompletionFast
 // checks it against the previous decoder, kept in the tests).
 //
 // Memory is bounded whatever the server sends: the read buffer is 64 KiB,
@@ -59,7 +57,7 @@ const (
 	// none the decoder reads.
 	maxKeyBytes = 1024
 	// fastWindow is how many bytes list keeps in the buffer ahead of an
-	// entry, so that llamaRun and fastEntry find whole entries.
+	// entry, so that fastEntry finds whole entries.
 	fastWindow = 2048
 )
 
@@ -278,11 +276,10 @@ func (d *decoder) positionMember(key []byte) bool {
 	return s.skip()
 }
 
-// list reads a top_logprobs array (s.buf[s.i] is its '['). Entries are
-// read by llamaRun first, as many in a row as it can, with at least
-// fastWindow bytes of the body in the buffer where the body has them; an
-// entry it gives up on is tried by fastEntry, and the general path
-// (entry) reads what fastEntry gives up on.
+// list reads a top_logprobs array (s.buf[s.i] is its '['). Each entry is
+// tried by fastEntry first, with at least fastWindow bytes of the body in
+// the buffer where the body has them; the general path (entry) reads what
+// fastEntry gives up on.
 func (d *decoder) list() bool {
 	s := &d.s
 	if empty, ok := s.enter(']'); !ok || empty {
@@ -292,13 +289,12 @@ func (d *decoder) list() bool {
 		if s.n-s.i < fastWindow {
 			s.refill()
 		}
-		var after bool
-		if s.i, after = d.llamaRun(s.buf[:s.n], s.i); !after {
-			if n := d.fastEntry(s.buf[s.i:s.n]); n > 0 {
-				s.i += n
-			} else if !s.ws() || !d.entry() {
-				return false
-			}
+		if n := d.llamaEntry(s.buf[s.i:s.n]); n > 0 {
+			s.i += n
+		} else if n := d.fastEntry(s.buf[s.i:s.n]); n > 0 {
+			s.i += n
+		} else if !s.ws() || !d.entry() {
+			return false
 		}
 		if !s.ws() {
 			return false
@@ -422,123 +418,41 @@ func (d *decoder) fastAdd(id int, text []byte, approx float64, kind numKind) boo
 	return true
 }
 
-// llamaRun reads, from b[at:], the run of entries in llama-server's own
-// key order, {"id":…,"token":"…","bytes":[…],"logprob":…}, and the commas
-// between them, as fastEntry would read each, while fastWindow bytes
-// follow each comma. Each entry is read in one straight pass, eight bytes
-// at a time where it can (swar.go). It returns where it stopped and
-// whether that is right after an entry (else at the start of one it gave
-// up on, having recorded nothing of it, which fastEntry then reads).
-func (d *decoder) llamaRun(b []byte, at int) (int, bool) {
-	if d.s.depth+1 >= maxDepth {
-		return at, false
+// llamaEntry reads an entry in llama-server's own key order,
+// {"id":…,"token":"…","bytes":[…],"logprob":…}, in one straight pass, as
+// fastEntry would; 0 (nothing recorded) for anything else, which
+// fastEntry then reads.
+func (d *decoder) llamaEntry(b []byte) int {
+	if len(b) < 48 || binary.LittleEndian.Uint64(b)&0xffffffffffff != prefixID || d.s.depth+1 >= maxDepth {
+		return 0
 	}
-	for {
-		e := b[at:]
-		if len(e) < 48 || load8(e, 0)&0xffffffffffff != prefixID {
-			return at, false
-		}
-		// The id: one to seven digits, no leading zero (plainInt otherwise).
-		var id, i int // i: in e, from the entry's '{'
-		x := load8(e, 6)
-		if nd := nonDigits(x); nd != 0 && nd&0x80 == 0 {
-			l := firstByte(nd)
-			if l > 1 && e[6] == '0' {
-				return at, false
-			}
-			id, i = digitsValue(x, l), 6+l
-		} else if id, i = plainInt(e, 6); i < 0 {
-			return at, false
-		}
-		if i+26 > len(e) || load8(e, i) != prefixToken || e[i+8] != ':' || e[i+9] != '"' {
-			return at, false
-		}
-		// The token: plain bytes and escapes (swarString, inlined for the
-		// common case of a token of at most 15 bytes without escapes, found
-		// without a branch on its length).
-		i += 10
-		m0, m1 := stringStops(load8(e, i)), stringStops(load8(e, i+8))
-		p := 8 + firstByte(m1)
-		if m0 != 0 {
-			p = firstByte(m0)
-		}
-		if m0|m1 != 0 && e[i+p] == '"' {
-			i += p + 1
-		} else if i = swarString(e, i); i < 0 {
-			return at, false
-		}
-		if i+10 > len(e) || load8(e, i) != prefixBytes || e[i+8] != ':' || e[i+9] != '[' {
-			return at, false
-		}
-		if i = swarInts(e, i+10); i < 0 || i+11 > len(e) || load8(e, i) != prefixLogprob || e[i+8] != 'b' || e[i+9] != '"' || e[i+10] != ':' {
-			return at, false
-		}
-		lp0 := i + 11
-		lp1, k := farLogprobEnd(e, lp0)
-		if lp1 > 0 && !d.wanted(id) {
-			if e[lp1] != '}' {
-				return at, false
-			}
-			d.record(id)
-			d.mass.addFarIn(k, e, lp0, lp1)
-		} else {
-			var approx float64
-			var kind numKind
-			if lp1, approx, kind = scanNumber(e, lp0); lp1 < 0 || e[lp1] != '}' || !d.fastAdd(id, e[lp0:lp1], approx, kind) {
-				return at, false
-			}
-		}
-		if at += lp1 + 1; at >= len(b) || b[at] != ',' || len(b)-at <= fastWindow {
-			return at, true
-		}
-		at++
+	id, i := plainInt(b, 6)
+	if i < 0 || i+10 > len(b) || binary.LittleEndian.Uint64(b[i:]) != prefixToken || b[i+8] != ':' || b[i+9] != '"' {
+		return 0
 	}
-}
-
-// farLogprobEnd is scanFar for the common far logprob, −I.F with one to
-// seven digits in I and one to sixteen in F, read eight bytes at a time
-// from b[i:] (the '-'): the index after it and its tenth, or 0 where
-// scanNumber must read the number (scanFar's far numbers among them).
-func farLogprobEnd(b []byte, i int) (end, k int) {
-	if i+25 > len(b) || b[i] != '-' || b[i+1] < '1' {
-		return 0, 0
+	// The token: plain bytes and escapes (plainString, inlined for the
+	// common case).
+	for i += 10; i < len(b) && plainByte[b[i]]; i++ {
 	}
-	var n, j int
-	if c1, c2 := b[i+1]-'0', b[i+2]-'0'; c1 <= 9 && c2 <= 9 && b[i+3] == '.' {
-		// Two digits, most far logprobs' whole part.
-		n, j = 10*int(c1)+int(c2), i+3
-	} else {
-		x := load8(b, i+1)
-		nd := nonDigits(x)
-		if nd == 0 {
-			return 0, 0
+	if i < len(b) && b[i] == '\\' {
+		if i = plainString(b, i); i < 0 {
+			return 0
 		}
-		n = firstByte(nd)
-		if j = i + 1 + n; b[j] != '.' {
-			return 0, 0
-		}
-		n = digitsValue(x, n)
+	} else if i++; i > len(b) || b[i-1] != '"' {
+		return 0
 	}
-	if n < farLogprob {
-		return 0, 0
+	if i+10 > len(b) || binary.LittleEndian.Uint64(b[i:]) != prefixBytes || b[i+8] != ':' || b[i+9] != '[' {
+		return 0
 	}
-	j++
-	f := nonDigits(load8(b, j))
-	switch {
-	case f&0x80 != 0: // no fraction digit
-		return 0, 0
-	case f != 0:
-		end = j + firstByte(f)
-	default:
-		if f = nonDigits(load8(b, j+8)); f == 0 {
-			return 0, 0
-		}
-		end = j + 8 + firstByte(f)
+	if i = plainInts(b, i+10); i < 0 || i+11 > len(b) || binary.LittleEndian.Uint64(b[i:]) != prefixLogprob || b[i+8] != 'b' || b[i+9] != '"' || b[i+10] != ':' {
+		return 0
 	}
-	if b[end] == 'e' || b[end] == 'E' {
-		return 0, 0
+	lp0 := i + 11
+	lp1, approx, kind := scanNumber(b, lp0)
+	if lp1 < 0 || b[lp1] != '}' || !d.fastAdd(id, b[lp0:lp1], approx, kind) {
+		return 0
 	}
-	return end, min(10*n+int(b[j]-'0'), farMax)
+	return lp1 + 1
 }
 
 // The keys fastEntry reads, as little-endian words of their first bytes
@@ -550,7 +464,7 @@ var (
 	keyBytes   = binary.LittleEndian.Uint64([]byte(`bytes":[`))
 )
 
-// The fixed runs of llamaRun, as little-endian words.
+// The fixed runs of llamaEntry, as little-endian words.
 var (
 	prefixID      = binary.LittleEndian.Uint64([]byte(`{"id":\x00\x00`)) & 0xffffffffffff
 	prefixToken   = binary.LittleEndian.Uint64([]byte(`,"token"`))
@@ -937,20 +851,6 @@ func (d *decoder) add(id int, lp float64) {
 // record counts one entry and checks its id for a repeat.
 func (d *decoder) record(id int) {
 	d.count++
-	if w := uint(id) / 64; w < uint(len(d.seen)) {
-		// The common case, small enough to inline.
-		bit := uint64(1) << (uint(id) % 64)
-		if d.seen[w]&bit != 0 {
-			d.repeated(id)
-		}
-		d.seen[w] |= bit
-		return
-	}
-	d.recordOutside(id)
-}
-
-// recordOutside is record for an id outside the bitset as it is.
-func (d *decoder) recordOutside(id int) {
 	if uint(id) >= uint(len(d.seen))*64 && id >= 0 && id < maxBitsetIDs {
 		d.growSeen(id)
 	}
@@ -1111,27 +1011,6 @@ func (m *massSum) addFar(k int, text []byte) {
 	m.keep(append(m.replay, text...))
 }
 
-// addFarIn is addFar for the text b[i:end], with 24 bytes of b from i
-// on: a text of at most 24 bytes is kept by three word copies.
-func (m *massSum) addFarIn(k int, b []byte, i, end int) {
-	n := len(m.replay)
-	if m.exact || end-i > 24 || cap(m.replay)-n < 25 || i+24 > len(b) {
-		m.addFar(k, b[i:end])
-		return
-	}
-	m.x += farMid[k]
-	m.e += farHalf[k]
-	m.n++
-	r := m.replay[n : n+25]
-	binary.LittleEndian.PutUint64(r, load8(b, i))
-	binary.LittleEndian.PutUint64(r[8:], load8(b, i+8))
-	binary.LittleEndian.PutUint64(r[16:], load8(b, i+16))
-	r[end-i] = ','
-	if m.replay = m.replay[:n+end-i+1]; len(m.replay) > replayLimit {
-		m.sumReplay()
-	}
-}
-
 // addNear adds exp(v), v being the approximation of the number text.
 func (m *massSum) addNear(v float64, text []byte) {
 	if m.exact {
@@ -1139,40 +1018,13 @@ func (m *massSum) addNear(v float64, text []byte) {
 		m.total.add(math.Exp(lp))
 		return
 	}
-	x, err := nearExp(v)
+	x := math.Exp(v)
 	m.x += x
-	// exp(v(1+r)) = exp(v)·exp(v·r), |r| ≤ nearRelErr; plus the error of
-	// nearExp.
-	m.e += x * (1.01*nearRelErr*math.Abs(v) + err)
+	// exp(v(1+r)) = exp(v)·exp(v·r), |r| ≤ nearRelErr; plus an ulp of Exp.
+	m.e += x * (1.01*nearRelErr*math.Abs(v) + 4.5e-16)
 	m.n++
 	m.keep(append(m.replay, text...))
 }
-
-// nearExp returns exp(v) and a bound on its relative error: from tables
-// and a short series for v in [−16, 0] (within 2e-14), else math.Exp's
-// (within an ulp).
-func nearExp(v float64) (float64, float64) {
-	if !(v >= -16 && v <= 0) {
-		return math.Exp(v), 4.5e-16
-	}
-	// v = −j/256 + r, −1/256 < r ≤ 0; exp(r) to its fifth term errs by
-	// less than r⁵/120 < 1e-14, relative.
-	j := int(-v * 256)
-	r := v + float64(j)/256
-	p := 1 + r*(1+r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120)))))
-	return expWhole[j>>8] * expFrac[j&255] * p, 2e-14
-}
-
-// expWhole[a] is exp(−a), expFrac[c] exp(−c/256), each within half an ulp.
-var expWhole, expFrac = func() (w [17]float64, f [256]float64) {
-	for a := range w {
-		w[a] = math.Exp(-float64(a))
-	}
-	for c := range f {
-		f[c] = math.Exp(-float64(c) / 256)
-	}
-	return w, f
-}()
 
 // keep stores the grown replay text, or, past maxReplayBytes, replays it
 // and goes exact.
