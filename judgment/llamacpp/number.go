@@ -21,22 +21,37 @@ const (
 // (scanFar); otherwise, mostly, an approximation from its first 15
 // significant digits, scaled by one or two exact powers of ten.
 func scanNumber(b []byte, i int) (end int, v float64, kind numKind) {
-	start := i
 	neg := i < len(b) && b[i] == '-'
 	if neg {
-		i++
-	}
-	if neg {
-		if end, k, ok := scanFar(b, i); ok {
+		if end, k, ok := scanFar(b, i+1); ok {
 			return end, float64(k), numFar
 		}
+		i++
 	}
-	i = start + btoi(neg)
-	var m uint64
-	nd, e10 := 0, 0 // significant digits in m; the power of ten of m's last
+	i, m, e10 := scanMantissa(b, i)
+	if i >= 0 && i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		var x int
+		i, x = scanExponent(b, i+1)
+		e10 += x
+	}
+	if i < 0 || i >= len(b) {
+		return -1, 0, numExact
+	}
+	v, kind = scaled(m, e10)
+	if neg {
+		v = -v
+	}
+	return i, v, kind
+}
+
+// scanMantissa reads the integer and fraction parts of a JSON number at
+// b[i:] and returns the index after them (-1 if they are not JSON) and
+// their first 15 significant digits as m·10^e10.
+func scanMantissa(b []byte, i int) (end int, m uint64, e10 int) {
+	nd := 0 // significant digits in m
 	switch {
 	case i >= len(b):
-		return -1, 0, numExact
+		return -1, 0, 0
 	case b[i] == '0':
 		i++
 	case '1' <= b[i] && b[i] <= '9':
@@ -48,7 +63,7 @@ func scanNumber(b []byte, i int) (end int, v float64, kind numKind) {
 			}
 		}
 	default:
-		return -1, 0, numExact
+		return -1, 0, 0
 	}
 	if i < len(b) && b[i] == '.' {
 		i++
@@ -62,34 +77,39 @@ func scanNumber(b []byte, i int) (end int, v float64, kind numKind) {
 			}
 		}
 		if i == j {
-			return -1, 0, numExact
+			return -1, 0, 0
 		}
 	}
-	kind = numNear
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+	return i, m, e10
+}
+
+// scanExponent reads the exponent of a JSON number after its 'e' at b[i:]
+// and returns the index after it (-1 if it is not JSON) and its value,
+// clamped to about ±10000.
+func scanExponent(b []byte, i int) (end, x int) {
+	neg := i < len(b) && b[i] == '-'
+	if i < len(b) && (b[i] == '+' || b[i] == '-') {
 		i++
-		eneg := i < len(b) && b[i] == '-'
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j, x := i, 0
-		for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
-			if x < 10000 {
-				x = x*10 + int(b[i]-'0')
-			}
-		}
-		if i == j {
-			return -1, 0, numExact
-		}
-		if eneg {
-			x = -x
-		}
-		e10 += x
 	}
-	if i >= len(b) {
-		return -1, 0, numExact
+	j := i
+	for ; i < len(b) && '0' <= b[i] && b[i] <= '9'; i++ {
+		if x < 10000 {
+			x = x*10 + int(b[i]-'0')
+		}
 	}
-	v = float64(m)
+	if i == j {
+		return -1, 0
+	}
+	if neg {
+		x = -x
+	}
+	return i, x
+}
+
+// scaled returns m·10^e10 by one or two exact powers of ten, numNear; or
+// numExact when that takes more.
+func scaled(m uint64, e10 int) (float64, numKind) {
+	v := float64(m)
 	switch {
 	case m == 0:
 	case e10 >= 0 && e10 <= 22:
@@ -99,12 +119,9 @@ func scanNumber(b []byte, i int) (end int, v float64, kind numKind) {
 	case e10 < -22 && e10 >= -44:
 		v = v / 1e22 / pow10[-e10-22]
 	default:
-		kind = numExact
+		return v, numExact
 	}
-	if neg {
-		v = -v
-	}
-	return i, v, kind
+	return v, numNear
 }
 
 // farLogprob is the logprob below which an entry's share of the mass is
@@ -165,13 +182,6 @@ var farMid, farHalf = func() (mid, half [farMax + 1]float64) {
 	}
 	return mid, half
 }()
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
 
 // pow10 holds the powers of ten a float64 holds exactly.
 var pow10 = [23]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
