@@ -37,7 +37,7 @@ type mediaCache struct {
 // uriPool holds data URI buffers of finished judgments: a check image's
 // URI is about 150 KB, and a fresh one per judgment cost more client CPU
 // (zeroing, page faults, the scavenger) than the base64 encoding itself.
-var uriPool bufferPool
+var uriPool sync.Pool
 
 // WithMedia returns a context whose scoring calls reuse one encoding of each
 // image of media. Sessions call it at the start of each Judge.
@@ -84,7 +84,7 @@ func (c *mediaCache) release() {
 	for i, b := range c.bufs {
 		if b != nil {
 			c.bufs[i], c.uris[i] = nil, ""
-			uriPool.put(b)
+			uriPool.Put(b)
 		}
 	}
 }
@@ -191,7 +191,7 @@ func dataURILen(img judgment.Image) int {
 // pooledBuffer returns a buffer of n bytes from uriPool, or a new one
 // with room for a slightly larger image next time.
 func pooledBuffer(n int) *[]byte {
-	if b := uriPool.get(); b != nil && cap(*b) >= n {
+	if b, _ := uriPool.Get().(*[]byte); b != nil && cap(*b) >= n {
 		*b = (*b)[:n]
 		return b
 	}
