@@ -266,9 +266,10 @@ var errBodyClosed = errors.New("vllm: request body read after close")
 // splicedReader reads the pieces of a splicedJSON in order. Read and
 // Close hold mu: net/http may close a request body on one goroutine
 // while another reads it, and after Close the JSON buffer may belong to
-// another body. Once closed it reads nothing more. It is not pooled (net/http may hold it after
-// Close), but it holds the piece lists of a body with one image, so such a
-// body is one allocation besides its pooled JSON buffer.
+// another body. Once closed it reads nothing more. It is not pooled
+// (net/http may hold it after Close), but it holds the piece lists of a
+// body with one image, so such a body is one allocation besides its
+// pooled JSON buffer.
 type splicedReader struct {
 	mu     sync.Mutex
 	closed bool
