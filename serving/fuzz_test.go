@@ -20,19 +20,26 @@ import (
 var metricsFiles = []string{"spec61_before.txt", "spec61_after.txt", "spec62_before.txt", "spec63_after.txt",
 	"vllm-metrics-sample.txt", "vllm_cache_config_metrics.txt"}
 
-// seedTexts adds the metric families of every /metrics text of testdata,
+// seedTexts adds the metric families of every /metrics text of testdata
+// and of the 500-series and real-layout pages (page500, realPage),
 // one family (its comment lines and samples) a seed, and the spec's odd
 // lines. A whole file is not a seed: the fuzzer minimises every input that
 // reaches new code, and on kilobytes of text that took the whole run (17
 // executions in 20 s); TestMetricsTextProperties holds the fuzz targets'
 // properties on the whole files.
 func seedTexts(f *testing.F) {
-	for _, name := range metricsFiles {
-		for _, fam := range families(readTestdata(f, name)) {
+	for _, text := range append(metricsTexts(f), page500(1), page500(3.7), realPage) {
+		for _, fam := range families(text) {
 			f.Add(fam)
 		}
 	}
-	for _, s := range []string{"x abc\n", "a{x=\"}\"} 1 12\n", "# TYPE h histogram\nh_bucket{le=\"1\"} 1.5\nh_sum 2\n",
+	for _, s := range []string{
+		"# TYPE h histogram\nh_bucket{le=\"1\"} 1\nh_bucket{le=\"1.0\"} 2\n",
+		"# TYPE h histogram\nh_bucket{a=\"x\",le=\"1\"} 1\nh_bucket{a=\"y\",le=\"1\"} 2\nh_bucket{a=\"x\",le=\"2\"} 1\n",
+		"# TYPE h histogram\nh_count 1.5\nh_sum 2\nh_bucket{le=\"+Inf\"} 3\n",
+		"x 1\ny 2\nx 3\n", "# TYPE c counter\nc -1\n", "# TYPE c counter\nc_total{le=\"0.1\"} 1\n",
+		"x{a=\"1\",a=\"2\"} 1\n", "x 1 1700000000\n", "# HELP x a\\nb\nx 1\n", "x_bucket{le=\"1\"} 1\n# TYPE x histogram\n",
+		"x abc\n", "a{x=\"}\"} 1 12\n", "# TYPE h histogram\nh_bucket{le=\"1\"} 1.5\nh_sum 2\n",
 		"# TYPE s summary\ns{quantile=\"0.5\"} 1\ns_count 2\n", `vllm:cache_config_info{a="t\tx\\n",a="dup"} 1`,
 		"vllm:cache_config_info{} 1.0", "{\"a.b\",le=\"+Inf\"} NaN\n"} {
 		f.Add(s)
@@ -61,6 +68,15 @@ func families(text string) []string {
 		out = append(out, cur.String())
 	}
 	return out
+}
+
+// metricsTexts reads the /metrics texts of testdata.
+func metricsTexts(tb testing.TB) []string {
+	texts := make([]string, len(metricsFiles))
+	for i, name := range metricsFiles {
+		texts[i] = readTestdata(tb, name)
+	}
+	return texts
 }
 
 // partMax is the size a seed part of [families] grows to at most (unless

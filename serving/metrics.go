@@ -115,11 +115,8 @@ func (s Snapshot) Counter(name string) (float64, bool) {
 	return s.Get(name)
 }
 
-// ParseSnapshot parses Prometheus text exposition (format 0.0.4) as
-// expfmt's text parser reads it and sums the samples into a [Snapshot]. A
-// page in the plain layout vLLM's prometheus_client writes is read by a
-// faster scanner that gives exactly expfmt's sums; any other text goes
-// through expfmt itself.
+// ParseSnapshot parses Prometheus text exposition (format 0.0.4) with
+// expfmt's text parser and sums the samples into a [Snapshot].
 //
 // A text that is not valid exposition text is an error (wrapping the
 // [expfmt.ParseError] that names the line) and no snapshot; the delta
@@ -177,24 +174,10 @@ type sample struct {
 	value     float64
 }
 
-// eachSample parses text and calls fn for every sample, in text order
-// within each key (the only order a sum sees). A page in the plain layout
-// vLLM's prometheus_client writes is read by scanSamples; any other text
-// (or one scanSamples is not sure expfmt reads alike) by expfmt, whose
-// reading is the definition (FuzzScanSamples checks both agree).
+// eachSample parses text with expfmt and calls fn for every sample,
+// family by family in name order and sample by sample in text order (the
+// only order a sum sees).
 func eachSample(text string, fn func(sample)) error {
-	if samples, ok := scanSamples(text); ok {
-		for _, s := range samples {
-			fn(s)
-		}
-		return nil
-	}
-	return expfmtSamples(text, fn)
-}
-
-// expfmtSamples parses text with expfmt and calls fn for every sample,
-// family by family in name order and sample by sample in text order.
-func expfmtSamples(text string, fn func(sample)) error {
 	fams, err := parseFamilies(text)
 	if err != nil {
 		return err

@@ -272,3 +272,62 @@ func TestParsePyFloat(t *testing.T) {
 	f, ok := parsePyFloat("NaN")
 	assert.True(t, ok && math.IsNaN(f))
 }
+
+// realPage is a /metrics page in the layout vLLM's V1 engine writes: a
+// _created series beside each counter and histogram, the cache-config
+// gauge with the engine label and a label starting with "_", and every
+// finished_reason vLLM writes (stop, length, abort, error, repetition).
+const realPage = `# HELP vllm:request_success_total Count of successfully processed requests.
+# TYPE vllm:request_success_total counter
+vllm:request_success_total{engine="0",finished_reason="stop",model_name="m"} 11.0
+vllm:request_success_total{engine="0",finished_reason="length",model_name="m"} 3.0
+vllm:request_success_total{engine="0",finished_reason="abort",model_name="m"} 2.0
+vllm:request_success_total{engine="0",finished_reason="error",model_name="m"} 1.0
+vllm:request_success_total{engine="0",finished_reason="repetition",model_name="m"} 0.0
+vllm:request_success_created{engine="0",finished_reason="stop",model_name="m"} 1.7617e+09
+# HELP vllm:prompt_tokens_total Number of prefill tokens processed.
+# TYPE vllm:prompt_tokens_total counter
+vllm:prompt_tokens_total{engine="0",model_name="m"} 4096.0
+vllm:prompt_tokens_created{engine="0",model_name="m"} 1.7617e+09
+# HELP vllm:cache_config_info Information of the LLMEngine CacheConfig
+# TYPE vllm:cache_config_info gauge
+vllm:cache_config_info{_block_size_resolved="True",block_size="16",cache_dtype="auto",engine="0",gpu_memory_utilization="0.9",num_gpu_blocks="4096"} 1.0
+# HELP vllm:e2e_request_latency_seconds Histogram of e2e request latency in seconds.
+# TYPE vllm:e2e_request_latency_seconds histogram
+vllm:e2e_request_latency_seconds_sum{engine="0",model_name="m"} 12.5
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="0.3",model_name="m"} 2.0
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="1.0",model_name="m"} 10.0
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="1e+06",model_name="m"} 16.0
+vllm:e2e_request_latency_seconds_bucket{engine="0",le="+Inf",model_name="m"} 17.0
+vllm:e2e_request_latency_seconds_count{engine="0",model_name="m"} 17.0
+vllm:e2e_request_latency_seconds_created{engine="0",model_name="m"} 1.7617e+09
+`
+
+// TestParseSnapshotRealPage reads every sample of [realPage], named as
+// written.
+func TestParseSnapshotRealPage(t *testing.T) {
+	got, err := ParseSnapshot(realPage)
+	require.NoError(t, err)
+	e2e := "vllm:e2e_request_latency_seconds"
+	bucket := func(le string) Key { return Key{Name: e2e + "_bucket", LE: le, HasLE: true} }
+	assert.Equal(t, Snapshot{
+		{Name: "vllm:request_success_total"}:   17,
+		{Name: "vllm:request_success_created"}: 1.7617e9,
+		{Name: "vllm:prompt_tokens_total"}:     4096,
+		{Name: "vllm:prompt_tokens_created"}:   1.7617e9,
+		{Name: "vllm:cache_config_info"}:       1,
+		{Name: e2e + "_sum"}:                   12.5,
+		bucket("0.3"):                          2,
+		bucket("1.0"):                          10,
+		bucket("1e+06"):                        16,
+		bucket("+Inf"):                         17,
+		{Name: e2e + "_count"}:                 17,
+		{Name: e2e + "_created"}:               1.7617e9,
+	}, got)
+	cfg, ok := CacheConfig(realPage)
+	require.True(t, ok)
+	for name, want := range map[string]string{"engine": "0", "_block_size_resolved": "True", "num_gpu_blocks": "4096"} {
+		v, ok := cfg.Get(name)
+		assert.True(t, ok && v == want, "cache config label %s = %q, want %q", name, v, want)
+	}
+}

@@ -43,17 +43,12 @@ const MaxIdleConnsPerHost = 1 << 20
 // concurrency 16 redialed, and paid a TLS handshake per redial, on most
 // calls), and that speaks HTTP/2 where a TLS server offers it. A pool never
 // holds more idle connections than were in use together, so the bound is
-// the run's concurrency; idle ones still close after 90 seconds. Over
-// plain HTTP its connections send request bodies through pooled buffers
-// of [sendChunk] bytes (sendConn), not a fresh buffer per request.
+// the run's concurrency; idle ones still close after 90 seconds.
 func NewTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 0 // no limit across hosts; MaxIdleConnsPerHost bounds the one server
 	t.MaxIdleConnsPerHost = MaxIdleConnsPerHost
 	t.ForceAttemptHTTP2 = true
-	if t.DialContext != nil { // nil on js/wasm, whose transport is the browser's fetch
-		t.DialContext = dialSend(defaultDialer)
-	}
 	return t
 }
 

@@ -235,9 +235,6 @@ func uuid4Hex() string {
 type splicedJSON struct {
 	json [][]byte
 	uris []string
-	// refs are the references to pooled URIs
-	// ([backendhttp.HoldDataURI]); the body's Close releases them.
-	refs []backendhttp.URIRef
 	// buf, when not nil, holds the json pieces and goes back to
 	// chatBuffers on Close.
 	buf *[]byte
@@ -268,11 +265,11 @@ var errBodyClosed = errors.New("vllm: request body read after close")
 
 // splicedReader reads the pieces of a splicedJSON in order. Read and
 // Close hold mu: net/http may close a request body on one goroutine
-// while another reads it, and after Close the URIs' bytes may belong to
-// another judgment. Once closed it reads nothing more, and its URIs'
-// references are released. It is not pooled (net/http may hold it after
-// Close), but it holds the piece lists of a body with one image, so such a
-// body is one allocation besides its pooled JSON buffer.
+// while another reads it, and after Close the JSON buffer may belong to
+// another body. Once closed it reads nothing more. It is not pooled
+// (net/http may hold it after Close), but it holds the piece lists of a
+// body with one image, so such a body is one allocation besides its
+// pooled JSON buffer.
 type splicedReader struct {
 	mu     sync.Mutex
 	closed bool
@@ -282,23 +279,19 @@ type splicedReader struct {
 
 	jsonRoom [2][]byte
 	uriRoom  [1]string
-	refRoom  [1]backendhttp.URIRef
 }
 
-// Close releases the body's URI references; later reads fail.
+// Close gives the JSON buffer back; later reads fail.
 func (r *splicedReader) Close() error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if !r.closed {
 		r.closed = true
-		for _, ref := range r.p.refs {
-			ref.Release()
-		}
 		if r.p.buf != nil && cap(*r.p.buf) <= maxPooledBody {
 			chatBuffers.Put(r.p.buf)
 		}
 		r.p = splicedJSON{}
-		r.jsonRoom, r.uriRoom, r.refRoom = [2][]byte{}, [1]string{}, [1]backendhttp.URIRef{}
+		r.jsonRoom, r.uriRoom = [2][]byte{}, [1]string{}
 	}
 	return nil
 }
@@ -348,13 +341,13 @@ func chatBody(ctx context.Context, req judgment.ScoringRequest) *splicedReader {
 	r.p.json = r.jsonRoom[:0]
 	if n := len(req.Media); n > len(r.uriRoom) {
 		r.p.json = make([][]byte, 0, n+1)
-		r.p.uris, r.p.refs = make([]string, n), make([]backendhttp.URIRef, n)
+		r.p.uris = make([]string, n)
 	} else {
-		r.p.uris, r.p.refs = r.uriRoom[:n], r.refRoom[:n]
+		r.p.uris = r.uriRoom[:n]
 	}
 	last := 0
 	for i, im := range req.Media {
-		r.p.uris[i], r.p.refs[i] = backendhttp.HoldDataURI(ctx, im)
+		r.p.uris[i] = backendhttp.DataURI(ctx, im)
 		r.p.json = append(r.p.json, b[last:slots[i]])
 		last = slots[i]
 	}

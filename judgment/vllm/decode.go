@@ -1,10 +1,9 @@
 package vllm
 
 import (
-	"bytes"
 	"encoding/json"
-	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
@@ -35,103 +34,44 @@ func decodeTokenize(body []byte) ([]int, error) {
 // [judgment.ScoringValidationError], and a requested id that is missing
 // fails [judgment.ScoringRequest.ValidateResult]. An answer whose "model"
 // is not the requested one is a [judgment.GenerationError]. The off-option mass is
-// always nil: at most 128 ids come back. The body is read by scanChat,
-// or by encoding/json where scanChat gives up (unmarshalChat).
+// always nil: at most 128 ids come back.
 func decodeChat(body []byte, req judgment.ScoringRequest) (judgment.ScoringResult, error) {
-	s := chatScanners.Get().(*chatScanner)
-	defer s.done()
-	a := &s.a
-	if !s.scan(body) {
-		u, err := unmarshalChat(body)
-		if err != nil {
-			return judgment.ScoringResult{}, err
-		}
-		a = &u
-	}
-	return a.result(req)
-}
-
-// unmarshalChat reads body with encoding/json into a [ChatResponse],
-// after rewriting Python's NaN and Infinity literals if encoding/json
-// refused it.
-func unmarshalChat(body []byte) (chatAnswer, error) {
-	var w ChatResponse
-	err := json.Unmarshal(body, &w)
-	if _, syntax := err.(*json.SyntaxError); syntax {
-		if fixed, ok := backendhttp.PythonLiterals(body); ok {
-			w = ChatResponse{}
-			err = json.Unmarshal(fixed, &w)
-		}
-	}
+	w, err := unmarshalChat(body)
 	if err != nil {
-		if _, syntax := err.(*json.SyntaxError); syntax {
-			return chatAnswer{}, errNonJSON()
-		}
-		return chatAnswer{}, &judgment.GenerationError{Msg: "vLLM chat completion response is malformed: top_logprobs must be a list of objects with a token string and a numeric logprob"}
+		return judgment.ScoringResult{}, err
 	}
-	a := chatAnswer{model: w.Model, prompt: w.Usage.PromptTokens, completion: w.Usage.CompletionTokens}
-	if len(w.Choices) == 0 || w.Choices[0].Logprobs == nil || len(w.Choices[0].Logprobs.Content) == 0 ||
-		w.Choices[0].Logprobs.Content[0].TopLogprobs == nil {
-		return a, nil
-	}
-	a.hasTop = true
-	for _, e := range *w.Choices[0].Logprobs.Content[0].TopLogprobs {
-		t := topEntry{hasToken: e.Token != nil, logprob: e.Logprob.Value, hasLogprob: e.Logprob.Valid}
-		if e.Token != nil {
-			t.token = []byte(*e.Token)
-		}
-		a.entries = append(a.entries, t)
-	}
-	return a, nil
-}
-
-// smallSet is the size up to which result finds candidates and repeats by
-// a linear scan instead of a map.
-const smallSet = 16
-
-// result validates the answer as the result of req.
-func (a *chatAnswer) result(req judgment.ScoringRequest) (judgment.ScoringResult, error) {
-	if a.model != "" && a.model != req.Model {
+	if w.Model != "" && w.Model != req.Model {
 		// A server that answers as another model would put that model's
 		// judgments under the requested model's name in the receipt.
 		return judgment.ScoringResult{}, &judgment.GenerationError{Msg: "vLLM answered as another model than the requested " + strconv.Quote(req.Model)}
 	}
-	if !a.hasTop {
+	if len(w.Choices) == 0 || w.Choices[0].Logprobs == nil || len(w.Choices[0].Logprobs.Content) == 0 ||
+		w.Choices[0].Logprobs.Content[0].TopLogprobs == nil {
 		return judgment.ScoringResult{}, &judgment.GenerationError{Msg: "vLLM chat completion response missing choices[0].logprobs.content[0].top_logprobs"}
 	}
-	var want map[int]int
-	if len(req.Candidates) > smallSet {
-		want = make(map[int]int, len(req.Candidates))
-		for i, c := range req.Candidates {
-			want[c.TokenID] = i
-		}
+	want := make(map[int]int, len(req.Candidates))
+	for i, c := range req.Candidates {
+		want[c.TokenID] = i
 	}
 	rows := make([]judgment.ScoredCandidate, len(req.Candidates))
-	var foundBuf [smallSet]bool
-	found := foundBuf[:]
-	if len(req.Candidates) > smallSet {
-		found = make([]bool, len(req.Candidates))
-	}
-	var seen idSet
-	for _, e := range a.entries {
-		if !e.hasToken || !e.hasLogprob {
+	found := make([]bool, len(req.Candidates))
+	seen := make(map[int]bool)
+	for _, e := range *w.Choices[0].Logprobs.Content[0].TopLogprobs {
+		if e.Token == nil || !e.Logprob.Valid {
 			return judgment.ScoringResult{}, &judgment.GenerationError{Msg: "vLLM top_logprobs entry lacks a token or a numeric logprob"}
 		}
-		id, ok := tokenID(e.token)
+		id, ok := tokenID(*e.Token)
 		if !ok {
 			return judgment.ScoringResult{}, &judgment.GenerationError{
-				Msg: "vLLM top_logprobs token '" + string(e.token) + "' is not in token_id:N form; send return_tokens_as_token_ids"}
+				Msg: "vLLM top_logprobs token '" + *e.Token + "' is not in token_id:N form; send return_tokens_as_token_ids"}
 		}
-		if seen.repeated(id) {
+		if seen[id] {
 			return judgment.ScoringResult{}, &judgment.ScoringValidationError{Msg: "vLLM top_logprobs lists token id " + strconv.Itoa(id) + " more than once"}
 		}
-		if i, ok := candidateIndex(req.Candidates, want, id); ok {
+		seen[id] = true
+		if i, ok := want[id]; ok {
 			c := req.Candidates[i]
-			lp, err := e.logprobOf()
-			if err != nil {
-				return judgment.ScoringResult{}, err
-			}
-			rows[i] = judgment.ScoredCandidate{Label: c.Label, TokenID: c.TokenID, Logprob: lp}
+			rows[i] = judgment.ScoredCandidate{Label: c.Label, TokenID: c.TokenID, Logprob: e.Logprob.Value}
 			found[i] = true
 		}
 	}
@@ -145,8 +85,8 @@ func (a *chatAnswer) result(req judgment.ScoringRequest) (judgment.ScoringResult
 		Model:      req.Model,
 		Candidates: cands,
 		Usage: judgment.Usage{
-			InputTokens:  backendhttp.Count(a.prompt),
-			OutputTokens: backendhttp.Count(a.completion),
+			InputTokens:  backendhttp.Count(w.Usage.PromptTokens),
+			OutputTokens: backendhttp.Count(w.Usage.CompletionTokens),
 		},
 	}
 	if err := req.ValidateResult(res); err != nil {
@@ -155,68 +95,33 @@ func (a *chatAnswer) result(req judgment.ScoringRequest) (judgment.ScoringResult
 	return res, nil
 }
 
+// unmarshalChat reads body with encoding/json into a [ChatResponse],
+// after rewriting Python's NaN and Infinity literals if encoding/json
+// refused it.
+func unmarshalChat(body []byte) (ChatResponse, error) {
+	var w ChatResponse
+	err := json.Unmarshal(body, &w)
+	if _, syntax := err.(*json.SyntaxError); syntax {
+		if fixed, ok := backendhttp.PythonLiterals(body); ok {
+			w = ChatResponse{}
+			err = json.Unmarshal(fixed, &w)
+		}
+	}
+	if err != nil {
+		if _, syntax := err.(*json.SyntaxError); syntax {
+			return w, errNonJSON()
+		}
+		return w, &judgment.GenerationError{Msg: "vLLM chat completion response is malformed: top_logprobs must be a list of objects with a token string and a numeric logprob"}
+	}
+	return w, nil
+}
+
 // tokenID parses "token_id:<decimal>": ASCII digits only, within int.
-// An id of more than 9 digits is read again by strconv.Atoi, which
-// refuses one beyond int; the running sum, which may then have wrapped,
-// is not used.
-func tokenID(tok []byte) (int, bool) {
-	digits, ok := bytes.CutPrefix(tok, []byte(idPrefix))
-	if !ok || len(digits) == 0 {
+func tokenID(tok string) (int, bool) {
+	digits, ok := strings.CutPrefix(tok, idPrefix)
+	if !ok || digits == "" || strings.Trim(digits, "0123456789") != "" {
 		return 0, false
 	}
-	n := 0
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	if len(digits) > 9 {
-		n, err := strconv.Atoi(string(digits))
-		return n, err == nil
-	}
-	return n, true
-}
-
-// candidateIndex returns the index of the candidate with token id id:
-// from want when there is one, else by a scan of cands.
-func candidateIndex(cands []judgment.Candidate, want map[int]int, id int) (int, bool) {
-	if want != nil {
-		i, ok := want[id]
-		return i, ok
-	}
-	for i, c := range cands {
-		if c.TokenID == id {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
-// idListSize is how many ids an idSet keeps in its list.
-const idListSize = 64
-
-// idSet remembers the token ids of an answer: the first idListSize in a
-// list, the rest in a map.
-type idSet struct {
-	list [idListSize]int
-	n    int
-	more map[int]bool
-}
-
-// repeated reports whether id was added before, and adds it.
-func (s *idSet) repeated(id int) bool {
-	if slices.Contains(s.list[:s.n], id) || s.more[id] {
-		return true
-	}
-	if s.n < idListSize {
-		s.list[s.n] = id
-		s.n++
-		return false
-	}
-	if s.more == nil {
-		s.more = make(map[int]bool)
-	}
-	s.more[id] = true
-	return false
+	n, err := strconv.Atoi(digits)
+	return n, err == nil
 }

@@ -1,10 +1,10 @@
 package vllm
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
@@ -12,11 +12,10 @@ import (
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
 
-// manyRequest has more candidates than smallSet, so decodeChat finds them
-// through its maps.
+// manyRequest has 20 candidates.
 var manyRequest = func() judgment.ScoringRequest {
 	r := judgment.ScoringRequest{Model: fuzzRequest.Model, Prefix: "p"}
-	for i := range smallSet + 4 {
+	for i := range 20 {
 		r.Candidates = append(r.Candidates, judgment.Candidate{Label: fmt.Sprint(i), TokenID: 100 + i})
 	}
 	return r
@@ -41,7 +40,8 @@ func chatAnswerBody(ids []int, dup bool) []byte {
 }
 
 // chatSeeds are the testdata answers, answers in vLLM's full layout and
-// bodies at each of scanChat's give-up rules.
+// bodies at each rule of the decoder: missing, null and mistyped parts,
+// Python's literals, repeated and case-folded keys, trailing bytes.
 func chatSeeds(tb testing.TB) [][]byte {
 	paths, _ := filepath.Glob("testdata/chat/*.json")
 	var seeds [][]byte
@@ -56,14 +56,14 @@ func chatSeeds(tb testing.TB) [][]byte {
 	for _, c := range manyRequest.Candidates {
 		many = append(many, c.TokenID)
 	}
-	var long []int // past idSet's list
-	for id := range idListSize + 8 {
+	var long []int
+	for id := range 72 {
 		long = append(long, 1000+id)
 	}
 	seeds = append(seeds, chatAnswerBody(append(long, many...), false), chatAnswerBody(append(long, many...), true),
 		chatAnswerBody(append(many, long...), true))
 	seeds = append(seeds, chatAnswerBody([]int{236771, 236770, 236778}, false), chatAnswerBody([]int{236771, 236770, 236778}, true),
-		chatAnswerBody(many, false), chatAnswerBody(many, true), chatAnswerBody(append(many[:smallSet+1:smallSet+1], 236771, 236770, 236778), false))
+		chatAnswerBody(many, false), chatAnswerBody(many, true), chatAnswerBody(append(many[:17:17], 236771, 236770, 236778), false))
 	for _, s := range []string{
 		``, ` `, `null`, `[]`, `{}`, `{"choices":null}`, `{"choices":[]}`, `{"choices":[null]}`, `{"choices":[{}]}`,
 		`{"choices":[{"logprobs":null}]}`, `{"choices":[{"logprobs":{"content":null}}]}`, `{"choices":[{"logprobs":{"content":[]}}]}`,
@@ -95,38 +95,69 @@ func chatSeeds(tb testing.TB) [][]byte {
 	return seeds
 }
 
-// FuzzDecodeChatOracle checks today's decoder against the decoder before
-// scanChat (oldDecodeChat, kept in olddecode_test.go as the oracle): for
-// every body and both requests (three candidates, and more than smallSet)
-// both accept or refuse it alike, with the same result or the same error
-// class and message.
-func FuzzDecodeChatOracle(f *testing.F) {
-	for _, s := range chatSeeds(f) {
-		f.Add(s, false)
-		f.Add(s, true)
+// TestDecodeChatSeeds pins the decoder's answer (result, or error class
+// and message) to every seed body and entry rule, for both requests
+// (three candidates, and twenty): testdata/decode.golden, written by
+// -update.
+func TestDecodeChatSeeds(t *testing.T) {
+	var b strings.Builder
+	bodies := chatSeeds(t)
+	for _, e := range entryRules {
+		bodies = append(bodies, entryRuleBody(e))
 	}
-	f.Fuzz(func(t *testing.T, body []byte, many bool) {
-		req := fuzzRequest
-		if many {
-			req = manyRequest
+	for _, body := range bodies {
+		for _, req := range []judgment.ScoringRequest{fuzzRequest, manyRequest} {
+			res, err := decodeChat(body, req)
+			fmt.Fprintf(&b, "%q %d\n\t%s\n", body, len(req.Candidates), decodeLine(res, err))
 		}
-		want, werr := oldDecodeChat(body, req)
-		got, gerr := decodeChat(body, req)
-		if !reflect.DeepEqual(got, want) || fmt.Sprintf("%T %v", gerr, gerr) != fmt.Sprintf("%T %v", werr, werr) {
-			t.Fatalf("body %q:\nnew %+v %T %v\nold %+v %T %v", body, got, gerr, gerr, want, werr, werr)
+	}
+	golden := filepath.Join("testdata", "decode.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
 		}
-	})
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := b.String(); got != string(want) {
+		t.Errorf("decoder answers differ from %s (go test -run TestDecodeChatSeeds -update rewrites it):\n%s", golden, lineDiff(got, string(want)))
+	}
 }
 
-// TestScanChatReadsVLLMLayout: the scanner itself (not encoding/json)
-// reads an answer in vLLM's full layout, so the fast path is the one taken.
-func TestScanChatReadsVLLMLayout(t *testing.T) {
-	for _, ids := range [][]int{{236771, 236770, 236778}, {236771, 1, 236770, 2, 236778}} {
-		a, ok := scanChat(chatAnswerBody(ids, false))
-		if !ok || !a.hasTop || len(a.entries) != len(ids) || a.model != "gemma-4-31b-it" || string(a.prompt) != "412" || string(a.completion) != "1" {
-			t.Fatalf("scanChat = %+v, %v", a, ok)
+var update = flag.Bool("update", false, "rewrite testdata/decode.golden")
+
+// decodeLine writes one decoder answer: the candidates and usage, or the
+// error's type and message.
+func decodeLine(res judgment.ScoringResult, err error) string {
+	if err != nil {
+		return fmt.Sprintf("error %T %v", err, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Candidates {
+		fmt.Fprintf(&b, "%s/%d=%v ", c.Label, c.TokenID, c.Logprob)
+	}
+	fmt.Fprintf(&b, "model=%s in=%s out=%s off=%v", res.Model, count(res.Usage.InputTokens), count(res.Usage.OutputTokens), res.OffOptionMass)
+	return b.String()
+}
+
+func count(n *int) string {
+	if n == nil {
+		return "nil"
+	}
+	return fmt.Sprint(*n)
+}
+
+// lineDiff returns the first line where got and want differ.
+func lineDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := range min(len(g), len(w)) {
+		if g[i] != w[i] {
+			return fmt.Sprintf("line %d:\ngot  %s\nwant %s", i+1, g[i], w[i])
 		}
 	}
+	return fmt.Sprintf("got %d lines, want %d", len(g), len(w))
 }
 
 // cannedChatBody is the canned server's chat-completion answer: the
@@ -143,73 +174,61 @@ func cannedChatBody() []byte {
 
 // BenchmarkDecodeChat decodes answers to the three-candidate request:
 // VLLM is one in vLLM's full layout listing the three candidates, Canned
-// the canned server's answer of BenchmarkSliceVLLM (37 entries). Old is
-// encoding/json into ChatResponse (the decoder before scanChat), Scan
-// today's.
+// the canned server's answer of BenchmarkSliceVLLM (37 entries).
 func BenchmarkDecodeChat(b *testing.B) {
 	for _, body := range []struct {
 		name string
 		b    []byte
 	}{{"VLLM", chatAnswerBody([]int{236771, 236770, 236778}, false)}, {"Canned", cannedChatBody()}} {
-		for _, d := range []struct {
-			name   string
-			decode func([]byte, judgment.ScoringRequest) (judgment.ScoringResult, error)
-		}{{"Old", oldDecodeChat}, {"Scan", decodeChat}} {
-			b.Run(body.name+"/"+d.name, func(b *testing.B) {
-				b.ReportAllocs()
-				b.SetBytes(int64(len(body.b)))
-				for b.Loop() {
-					if _, err := d.decode(body.b, fuzzRequest); err != nil {
-						b.Fatal(err)
-					}
+		b.Run(body.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(body.b)))
+			for b.Loop() {
+				if _, err := decodeChat(body.b, fuzzRequest); err != nil {
+					b.Fatal(err)
 				}
-			})
-		}
+			}
+		})
 	}
 }
 
-// TestDecodeChatEntryRules compares today's decoder with the oracle on
-// entries at each rule of the written-out entry reader and of tokenID:
-// repeated, case-folded and unknown keys, nested values, long and
-// overflowing ids.
-func TestDecodeChatEntryRules(t *testing.T) {
+// entryRules are top_logprobs entries at each rule of the entry reader
+// and of tokenID: repeated, case-folded and unknown keys, nested values,
+// long and overflowing ids, Python's literals; TestDecodeChatSeeds pins
+// the decoder's answer to each as the third entry of an answer.
+var entryRules = []string{
+	`{"token":"token_id:236778","logprob":-0.3}`,
+	`{"logprob":-0.3,"token":"token_id:236778"}`,
+	`{"token":"token_id:236778","logprob":-0.3,"bytes":[50,{"a":[]}]}`,
+	`{"token":"token_id:236778","token":"token_id:236778","logprob":-0.3}`,
+	`{"token":"token_id:236778","logprob":-0.3,"logprob":-0.3}`,
+	`{"Token":"token_id:236778","logprob":-0.3}`,
+	`{"token":"token_id:236778","LOGPROB":-0.3}`,
+	`{"token":"token_id:236778"}`,
+	`{"logprob":-0.3}`,
+	`{}`,
+	`{"token":"token_id:236778","logprob":"-0.3"}`,
+	`{"token":"token_id:236778","logprob":-0.3,}`,
+	`{"token":"token_id:236778" "logprob":-0.3}`,
+	`{"token":"token_id:0000000000000236778","logprob":-0.3}`,
+	`{"token":"token_id:99999999999999999999","logprob":-0.3}`,
+	`{"token":"token_id:2367781234","logprob":-0.3}`,
+	`{"token":"token_id:","logprob":-0.3}`,
+	`{"token":"token_id:23a","logprob":-0.3}`,
+	`{"token":"token_id:-1","logprob":-0.3}`,
+	`{"token":"token_id:+1","logprob":-0.3}`,
+	`{"token":"tok_id:1","logprob":-0.3}`,
+	`{"token":"token_id:236778","logprob":-1e400}`,
+	`{"token":"token_id:236778","logprob":-Infinity}`,
+	`{"token":"token_id:236778","logprob":NaN}`,
+	`{"token":"token_id:236778","logprob":null}`,
+	`{"token":null,"logprob":-0.3}`,
+	`{"token":"token_id:236778\u0000","logprob":-0.3}`,
+	`[]`,
+}
+
+// entryRuleBody is an answer whose third top_logprobs entry is e.
+func entryRuleBody(e string) []byte {
 	const head = `{"model":"gemma-4-31b-it","choices":[{"logprobs":{"content":[{"top_logprobs":[{"token":"token_id:236771","logprob":-0.1},{"token":"token_id:236770","logprob":-0.2},`
-	for _, e := range []string{
-		`{"token":"token_id:236778","logprob":-0.3}`,
-		`{"logprob":-0.3,"token":"token_id:236778"}`,
-		`{"token":"token_id:236778","logprob":-0.3,"bytes":[50,{"a":[]}]}`,
-		`{"token":"token_id:236778","token":"token_id:236778","logprob":-0.3}`,
-		`{"token":"token_id:236778","logprob":-0.3,"logprob":-0.3}`,
-		`{"Token":"token_id:236778","logprob":-0.3}`,
-		`{"token":"token_id:236778","LOGPROB":-0.3}`,
-		`{"token":"token_id:236778"}`,
-		`{"logprob":-0.3}`,
-		`{}`,
-		`{"token":"token_id:236778","logprob":"-0.3"}`,
-		`{"token":"token_id:236778","logprob":-0.3,}`,
-		`{"token":"token_id:236778" "logprob":-0.3}`,
-		`{"token":"token_id:0000000000000236778","logprob":-0.3}`,
-		`{"token":"token_id:99999999999999999999","logprob":-0.3}`,
-		`{"token":"token_id:2367781234","logprob":-0.3}`,
-		`{"token":"token_id:","logprob":-0.3}`,
-		`{"token":"token_id:23a","logprob":-0.3}`,
-		`{"token":"token_id:-1","logprob":-0.3}`,
-		`{"token":"token_id:+1","logprob":-0.3}`,
-		`{"token":"tok_id:1","logprob":-0.3}`,
-		`{"token":"token_id:236778","logprob":-1e400}`,
-		`{"token":"token_id:236778","logprob":NaN}`,
-		`{"token":"token_id:236778","logprob":null}`,
-		`{"token":null,"logprob":-0.3}`,
-		`{"token":"token_id:236778\u0000","logprob":-0.3}`,
-		`[]`,
-	} {
-		body := []byte(head + e + `]}]}}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`)
-		for _, req := range []judgment.ScoringRequest{fuzzRequest, manyRequest} {
-			want, werr := oldDecodeChat(body, req)
-			got, gerr := decodeChat(body, req)
-			if !reflect.DeepEqual(got, want) || fmt.Sprintf("%T %v", gerr, gerr) != fmt.Sprintf("%T %v", werr, werr) {
-				t.Errorf("entry %s:\nnew %+v %T %v\nold %+v %T %v", e, got, gerr, gerr, want, werr, werr)
-			}
-		}
-	}
+	return []byte(head + e + `]}]}}],"usage":{"prompt_tokens":3,"completion_tokens":1}}`)
 }

@@ -2,13 +2,6 @@ package vllm
 
 import "io"
 
-// scanChat reads body with a fresh scanner.
-func scanChat(body []byte) (chatAnswer, bool) {
-	var s chatScanner
-	ok := s.scan(body)
-	return s.a, ok
-}
-
 // reader returns the body as one reader and its length.
 func (r *splicedReader) reader() (io.ReadCloser, int64) { return r, r.size() }
 

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -25,18 +24,16 @@ var fuzzRequest = judgment.ScoringRequest{
 }
 
 // FuzzDecodeChat feeds arbitrary /v1/chat/completions bodies to the
-// decoder. Invariant: a decoded result holds exactly the requested
+// decoder, seeded with chatSeeds and the entry rules. Invariant: a decoded result holds exactly the requested
 // candidates in request order with finite, non-positive logprobs and
 // distinct ids, no off-option mass, and non-negative usage; every failure
 // is one of the judgment error classes.
 func FuzzDecodeChat(f *testing.F) {
-	seeds, _ := filepath.Glob("testdata/chat/*.json")
-	for _, p := range seeds {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
+	for _, b := range chatSeeds(f) {
 		f.Add(b)
+	}
+	for _, e := range entryRules {
+		f.Add(entryRuleBody(e))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		res, err := decodeChat(body, fuzzRequest)

@@ -19,12 +19,11 @@ import (
 	"github.com/typevet/typevet-go/judgment/vllm"
 )
 
-// TestPooledImagesStayWithTheirJudgment: data URIs live in pooled
-// buffers reused by later judgments (backendhttp.WithPooledMedia), so
-// every scoring body of 96 concurrent judgments, each with its own image
-// of its own size, must carry exactly its judgment's image: the server
-// decodes each body's image and checks it against the case named in the
-// body's text.
+// TestPooledImagesStayWithTheirJudgment: request bodies reuse pooled
+// JSON buffers and each judgment caches its data URIs, so every scoring
+// body of 96 concurrent judgments, each with its own image of its own
+// size, must carry exactly its judgment's image: the server decodes each
+// body's image and checks it against the case named in the body's text.
 func TestPooledImagesStayWithTheirJudgment(t *testing.T) {
 	canned := cannedVLLMHandler()
 	caseText := regexp.MustCompile(`case-(\d+)`)

@@ -53,8 +53,7 @@ func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
 // [judgment.Secrets.Mask]), the one place a judgment's errors are masked
 // (a body snippet is redacted before it is cut, in backendhttp).
 func (s *Session) Judge(ctx context.Context, req judgment.Request) (judgment.Response, error) {
-	ctx, end := backendhttp.WithPooledMedia(ctx, req.Media)
-	defer end()
+	ctx = backendhttp.WithMedia(ctx, req.Media)
 	ctx, leave := backendhttp.WithLane(ctx, s.client.http)
 	defer leave()
 	resp, err := s.judge.Judge(ctx, req)
