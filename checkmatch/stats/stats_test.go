@@ -48,9 +48,9 @@ func TestWilsonHandChecked(t *testing.T) {
 		assert.InDelta(t, tc.low, lo, 5e-5, "%d/%d low", tc.k, tc.n)
 		assert.InDelta(t, tc.high, hi, 5e-5, "%d/%d high", tc.k, tc.n)
 	}
-	lo, hi, _ := Wilson(0, 10, 0.95)
+	lo, _, _ := Wilson(0, 10, 0.95)
 	assert.Equal(t, 0.0, lo, "k = 0 gives exactly 0")
-	lo, hi, _ = Wilson(10, 10, 0.95)
+	lo, hi, _ := Wilson(10, 10, 0.95)
 	assert.Equal(t, 1.0, hi, "k = n gives exactly 1")
 	assert.Less(t, lo, 1.0)
 
