@@ -173,7 +173,7 @@ type Face struct {
 	WrittenCents  int64   // amount on the words line
 	Signed        bool    // false only for the unsigned variant
 	RoutingNumber string  // 9 digits that always fail the ABA check
-	AccountNumber string  // always accountNumber
+	AccountNumber string  // always twelve zeros
 	SignatureSeed uint64  // seeds the signature strokes; same for a row's variants
 	BlurRadius    float64 // Gaussian sigma in pixels; 0 except low_legibility
 }
