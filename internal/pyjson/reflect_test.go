@@ -241,7 +241,7 @@ func TestMarshalMarshalerErrors(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Marshal = %s, want error", got)
 			}
-			if !strings.HasPrefix(err.Error(), "pyjson: ") || !strings.Contains(err.Error(), tt.want) {
+			if !strings.HasPrefix(err.Error(), "pyjson: ") || !strings.Contains(hyrumless(err), tt.want) {
 				t.Errorf("error = %q, want pyjson: ...%q", err, tt.want)
 			}
 			if strings.Contains(err.Error(), "secret") {
