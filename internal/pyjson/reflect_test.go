@@ -299,7 +299,7 @@ func TestDecodeObject(t *testing.T) {
 		{name: "list", in: ` [1] `, wantErr: ErrNotObject.Error()},
 		{name: "trailing object", in: `{} {}`, wantErr: ErrTrailingData.Error()},
 		{name: "trailing text", in: `{"a":1}x`, wantErr: ErrTrailingData.Error()},
-		{name: "trailing comma", in: `{"a":1,}`, wantErr: "pyjson: invalid JSON at byte 7"},
+		{name: "trailing comma", in: `{"a":1,}`, wantErr: "pyjson: invalid JSON at byte 6"},
 		{name: "NaN", in: `{"a":NaN}`, wantErr: "pyjson: invalid JSON at byte 5", reason: "strict JSON: callers decode the values with encoding/json"},
 		{name: "truncated", in: `{"a":[1,`, wantErr: "pyjson: unexpected end of JSON input"},
 		{name: "empty input", in: ``, wantErr: "pyjson: unexpected end of JSON input"},
