@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -61,8 +62,10 @@ type Options struct {
 //
 //   - float64 is Python's float repr (252.0, 1e-07, 1e+16); a float32
 //     gets the shortest digits that round-trip as a float32, in the same
-//     notation. NaN and ±Inf are an error, as with allow_nan=False:
-//     Python's NaN and Infinity are not JSON, and typevet writes none.
+//     notation; so do named float types without a marshaling method. A
+//     float field tagged ",string" keeps this number form. NaN and ±Inf
+//     are an error, as with allow_nan=False: Python's NaN and Infinity are
+//     not JSON, and typevet writes none.
 //   - [Object] keeps its insertion order (a nil Object is {}).
 //   - A Go map has no order, so a map is always written with its keys
 //     sorted, even without [Options.SortKeys].
@@ -112,11 +115,10 @@ func Raw(v any) ([]byte, error) {
 	return Marshal(v, Options{SortKeys: true})
 }
 
-// pythonValues writes float64 and float32 values as Python's repr, and
-// Object in its order.
+// pythonValues writes Object in its order and floats (named float types
+// without a marshaling method included) as Python's repr.
 var pythonValues = json.JoinMarshalers(
 	json.MarshalToFunc(func(enc *jsontext.Encoder, f float64) error { return writeFloat(enc, f, 64) }),
-	json.MarshalToFunc(func(enc *jsontext.Encoder, f float32) error { return writeFloat(enc, float64(f), 32) }),
 	json.MarshalToFunc(func(enc *jsontext.Encoder, obj Object) error {
 		if k, dup := repeatedKey(obj); dup {
 			return &repeatedKeyError{k}
@@ -134,6 +136,28 @@ var pythonValues = json.JoinMarshalers(
 		}
 		return enc.WriteToken(jsontext.EndObject)
 	}),
+	json.MarshalToFunc(func(enc *jsontext.Encoder, v any) error {
+		// json/v2 passes a pointer to each value.
+		ptr := reflect.ValueOf(v)
+		if ptr.Kind() != reflect.Pointer {
+			return json.SkipFunc
+		}
+		rv := ptr.Elem()
+		switch k := rv.Kind(); {
+		case k != reflect.Float32 && k != reflect.Float64,
+			ptr.Type().Implements(marshalerType), ptr.Type().Implements(textMarshalerType):
+			return json.SkipFunc
+		case k == reflect.Float32:
+			return writeFloat(enc, rv.Float(), 32)
+		default:
+			return writeFloat(enc, rv.Float(), 64)
+		}
+	}),
+)
+
+var (
+	marshalerType     = reflect.TypeFor[interface{ MarshalJSON() ([]byte, error) }]()
+	textMarshalerType = reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()
 )
 
 // repeatedKeyError is an [Object] holding a key twice, which a Python dict

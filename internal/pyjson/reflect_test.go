@@ -23,6 +23,14 @@ func (p *ptrJSON) MarshalJSON() ([]byte, error) {
 	return []byte(`{"ptr":` + string(rune('0'+p.n)) + `}`), nil
 }
 
+type (
+	seconds    float64
+	ratio      float32
+	fixedFloat float64
+)
+
+func (f fixedFloat) MarshalJSON() ([]byte, error) { return []byte("3"), nil }
+
 type failingJSON struct{}
 
 var errFailing = errors.New("boom")
@@ -181,6 +189,8 @@ func TestMarshalGo(t *testing.T) {
 			reason: "numbers in MarshalJSON output are copied, not reformatted"},
 		{name: "float32", in: []float32{0.1, 1e-07, 16777216}, want: "[0.1, 1e-07, 16777216.0]",
 			reason: "shortest float32 digits in Python's notation"},
+		{name: "named floats", in: []any{seconds(26), ratio(0.1), fixedFloat(3)}, want: "[26.0, 0.1, 3]",
+			reason: "a named float is a Python float too, unless its MarshalJSON says otherwise"},
 		{name: "omitempty and omitzero", in: omit{}, want: "{}"},
 		{name: "omitempty kept", in: omit{A: []int{1}, D: 0.5, F: true}, want: `{"a": [1], "d": 0.5, "f": true}`},
 		{name: "string option", in: quoted{N: 3, F: 2, S: "x"}, want: `{"n": "3", "f": 2.0, "s": "\"x\""}`,
