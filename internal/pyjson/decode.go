@@ -68,8 +68,8 @@ func DecodeObject(data []byte, each func(key string, value json.RawMessage) erro
 		if _, err := dec.ReadValue(); err != nil {
 			return syntaxError(err, len(data))
 		}
-		if rest := int(dec.InputOffset()); len(bytes.TrimLeft(data[rest:], " \t\r\n")) > 0 {
-			return &SyntaxError{Offset: len(data) - len(bytes.TrimLeft(data[rest:], " \t\r\n"))}
+		if rest := bytes.TrimLeft(data[dec.InputOffset():], " \t\r\n"); len(rest) > 0 {
+			return &SyntaxError{Offset: len(data) - len(rest)}
 		}
 		return ErrNotObject
 	}
