@@ -10,7 +10,8 @@
 //
 // # Map of the module
 //
-// Dependencies point down the list; nothing below imports anything above it.
+// Dependencies point down the list: no package imports one listed above
+// it.
 //
 //   - examples/: one main per run type (checksheets, checkmatch, wording and
 //     the derived runs), thin: flags and environment variables become
@@ -33,6 +34,9 @@
 //   - [github.com/typevet/typevet-go/checkmatch]: the synthetic check slice
 //     (generator, amounts in words, renderer, contact sheets), the request
 //     builder, the runner, the metrics and the check receipt.
+//   - [github.com/typevet/typevet-go/checkmatch/journal]: a run's finished
+//     work on disk while it goes (JSON Lines beside the receipt), so a
+//     killed run resumes without losing or repeating a judgment.
 //   - [github.com/typevet/typevet-go/wording]: wording parts of a question,
 //     their digests, length caps and the wording judge's identity.
 //   - [github.com/typevet/typevet-go/receipt]: the blocks every receipt
@@ -42,18 +46,24 @@
 //     was configured: vLLM /metrics changes, server_args and the server entry.
 //   - [github.com/typevet/typevet-go/pool]: judge items in slice order with
 //     bounded concurrency, stopping at the first backend failure.
+//   - The backends, judgment's subpackages:
+//     [github.com/typevet/typevet-go/judgment/backend] (settings from the
+//     environment, one Open for all), judgment/llamacpp, judgment/vllm, the
+//     offline judgment/fake, judgment/reader (the built-in reader judge: it
+//     answers the check-match questions from the pixels of a rendered
+//     check and the register text) and judgment/judgmenttest (httptest
+//     fakes of both servers' wire APIs and a conformance suite for any
+//     Port).
+//   - internal/backendhttp: the HTTP plumbing the llama.cpp and vLLM
+//     backends share (auth and header rules, the client, redacted body
+//     snippets, Retry-After); it returns judgment's errors.
 //   - [github.com/typevet/typevet-go/judgment]: typed questions (Noul,
 //     Choice, Score), requests, answers, the Port every run uses, errors and
-//     the log-probability scoring algorithm. Its subpackages are the
-//     backends: judgment/llamacpp, judgment/vllm, the offline judgment/fake,
-//     judgment/backend (settings from the environment, one Open for all),
-//     judgment/reader (the built-in reader judge: it answers the check-match
-//     questions from the pixels of a rendered check and the register text)
-//     and judgment/judgmenttest (httptest fakes of both servers' wire APIs
-//     and a conformance suite for any Port).
+//     the log-probability scoring algorithm.
 //   - internal/: Python-compatible JSON (pyjson), sums and rounding
-//     (pymath) and string rules (pytext), and the check form's layout
-//     (checkform) that the renderer and the reader share.
+//     (pymath) and string rules (pytext), the check form's layout
+//     (checkform) that the renderer and the reader share, and the
+//     server-block values (serverblock) that receipt and serving share.
 //
 // # Quick start
 //

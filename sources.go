@@ -21,7 +21,6 @@ var sources embed.FS
 // Sources returns the source files of the check-match run and the
 // option-order study, read-only and built into the binary, by
 // module-relative path ("checkmatch/runner.go", "pool/pool.go", …).
-// checkmatch.CodeDigests hashes them for a receipt's
-// code fingerprint, so two builds with different run code never record
-// the same digests.
+// checkmatch hashes them into a receipt's identity.code_path_digests, so
+// two builds with different run code never record the same digests.
 func Sources() fs.FS { return sources }

@@ -3,10 +3,8 @@ package typevet_test
 import (
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -50,36 +48,5 @@ func TestDocsStandOnTheirOwn(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
-	}
-}
-
-// checkmatchDocLines is the most lines `go doc -short ./checkmatch` may
-// list. Issue #12 asks for at most 79 (a generator, a renderer, the
-// requests, the runner, metrics and receipt builders); the studies live in
-// their own packages (the option-order study is checkmatch/orderings, the
-// throughput sweep checkmatch/sweep, the bootstrap draws
-// checkmatch/internal/resample, the repeat study's intervals
-// checkmatch/repeats). 79 is the measured count once the option-order
-// study moved (107 before): what the study lacked became methods of
-// checkmatch's types (Journal.Line and Record, RetryPolicy.Judge,
-// Snapshot.Study, ShardRecord.Seal, ...), which go doc -short does not
-// list. The ceiling comes down further as the shard files move.
-const checkmatchDocLines = 79
-
-// TestCheckmatchAPIIsNarrow keeps checkmatch's API to what callers use:
-// `go run .ci/narrow.go -check` fails when an exported top-level name of
-// checkmatch is used only inside the package (by its own files, tests or
-// Examples: another package's code, or at least its tests, must use it, or
-// it must appear in the exported API of a name that is), and when go doc
-// -short lists more than checkmatchDocLines lines. Fix a failure with
-// `go run .ci/narrow.go`, which unexports such names.
-func TestCheckmatchAPIIsNarrow(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the module's export data and runs go doc")
-	}
-	cmd := exec.Command("go", "run", ".ci/narrow.go", "-check", "-max", strconv.Itoa(checkmatchDocLines), "checkmatch")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("go run .ci/narrow.go -check: %v\n%s", err, out)
 	}
 }

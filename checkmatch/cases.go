@@ -153,7 +153,7 @@ type RegisterRow struct {
 	Index       int    // row index, 0-based; case ids print it as r00, r01, …
 	CheckNumber int    // 1001 + Index
 	Date        Date   // within 2025
-	Payee       string // one of payeeNames
+	Payee       string // one of the 24 invented payee names
 	AmountCents int64  // 1500 … 499999 ($15.00 … $4,999.99)
 }
 
@@ -173,7 +173,7 @@ type Face struct {
 	WrittenCents  int64   // amount on the words line
 	Signed        bool    // false only for the unsigned variant
 	RoutingNumber string  // 9 digits that always fail the ABA check
-	AccountNumber string  // always accountNumber
+	AccountNumber string  // always twelve zeros
 	SignatureSeed uint64  // seeds the signature strokes; same for a row's variants
 	BlurRadius    float64 // Gaussian sigma in pixels; 0 except low_legibility
 }
@@ -229,9 +229,6 @@ var payees = [24]string{
 	"Seabright Window Washers",
 	"Thistledown Book Binding",
 }
-
-// payeeNames returns a copy of the 24 invented payee names in list order.
-func payeeNames() []string { return slices.Clone(payees[:]) }
 
 // checkRows returns an error unless 1 <= rows <= RowCount.
 func checkRows(rows int) error {

@@ -142,7 +142,7 @@ func penBlue(r, g, b uint8) bool { return int(b)-int(r) > 40 && int(b)-int(g) > 
 
 func TestRenderPNGFormat(t *testing.T) {
 	cases := seed0Cases(t)[:7]
-	if raceEnabled {
+	if raceEnabled || testing.Short() {
 		cases = cases[5:7] // one unsigned, one blurred
 	}
 	for _, c := range cases {
@@ -211,7 +211,7 @@ func TestRenderDeterministicAndDistinct(t *testing.T) {
 
 func TestRenderConcurrent(t *testing.T) {
 	idx := []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13}
-	if raceEnabled {
+	if raceEnabled || testing.Short() {
 		idx = []int{0, 5, 6, 8}
 	}
 	all := seed0Cases(t)
@@ -255,7 +255,7 @@ func TestRenderInvariants(t *testing.T) {
 	specimenOnly := image.Rect(440, 250, 590, 320)
 	sig := checkform.SignatureBox.Rect()
 	n := 14
-	if raceEnabled {
+	if raceEnabled || testing.Short() {
 		n = 7 // row 0 only
 	}
 	for i, c := range cases[:n] {
@@ -489,8 +489,8 @@ func TestRotateCCWSlope(t *testing.T) {
 func TestBlurMatchesGaussian(t *testing.T) {
 	// Pillow's three extended box passes approximate a Gaussian; compare
 	// with imaging.Blur's true Gaussian of the same sigma.
-	if raceEnabled {
-		t.Skip("numeric comparison only; too slow under the race detector")
+	if raceEnabled || testing.Short() {
+		t.Skip("numeric comparison only; too slow for -race and -short")
 	}
 	for _, sigma := range []float64{3.5, 4.04, 5.0} {
 		t.Run(fmt.Sprint(sigma), func(t *testing.T) {

@@ -79,7 +79,7 @@ func TestWrapText(t *testing.T) {
 func TestContactSheet(t *testing.T) {
 	cases := seed0Cases(t)
 	cells := 7
-	if raceEnabled {
+	if raceEnabled || testing.Short() {
 		cells = 2
 	}
 	var buf bytes.Buffer
@@ -117,7 +117,7 @@ func TestContactSheet(t *testing.T) {
 	// Layout of a partial grid: 5 cases, 2 columns → 3 rows, 2 columns
 	// wide; the unused cell stays white and the last case sits in row 3.
 	n := 5
-	if raceEnabled {
+	if raceEnabled || testing.Short() {
 		n = 3 // 2 rows
 	}
 	sheet, err := contactSheet(cases[:n], SheetOptions{Columns: 2, Scale: 0.25})
@@ -145,7 +145,7 @@ func TestContactSheet(t *testing.T) {
 
 func TestContactSheetDeterministic(t *testing.T) {
 	cases := seed0Cases(t)[7:14]
-	if raceEnabled {
+	if raceEnabled || testing.Short() {
 		cases = cases[:1]
 	}
 	var a, b bytes.Buffer

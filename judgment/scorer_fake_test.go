@@ -2,7 +2,6 @@ package judgment_test
 
 import (
 	"context"
-	"errors"
 	"math"
 	"strings"
 	"sync"
@@ -113,5 +112,3 @@ func byQuestion(probs map[string][]float64) func(judgment.ScoringRequest) []floa
 		return nil
 	}
 }
-
-var errBoom = errors.New("boom")

@@ -111,14 +111,6 @@ type compiledParts struct {
 	context          []segment
 }
 
-var defaultParts = func() compiledParts {
-	c, err := TextParts{}.compile()
-	if err != nil {
-		panic("judgment: default text parts refused: " + err.Error())
-	}
-	return c
-}()
-
 func (t TextParts) compile() (compiledParts, error) {
 	ob, ct := t.OptionBlock, t.ContextTemplate
 	if ob == "" {

@@ -23,8 +23,8 @@ import (
 // ASCII is escaped as \uXXXX (surrogate pairs above U+FFFF), as Python's
 // ensure_ascii does; a float64 is Python's float text (252.0, 1e-07).
 //
-// It encodes with [pyjson.Marshal] (Options{EnsureASCII: true, Indent: 2,
-// RejectNonFinite: true}), which follows encoding/json's struct rules (json tags, omitempty, a
+// It encodes with [pyjson.Marshal] (Options{EnsureASCII: true, Indent:
+// 2}), which follows encoding/json's struct rules (json tags, omitempty, a
 // nil slice or map written null) and re-emits the output of each
 // MarshalJSON with Python's layout while copying its number text. So the
 // SHA-256 of a receipt written here equals the one Python computes for the
@@ -35,7 +35,7 @@ import (
 // write the non-standard tokens NaN and Infinity, which JSON readers other
 // than Python's refuse; typevet's receipts never hold them.
 func Marshal(v any) ([]byte, error) {
-	b, err := pyjson.Marshal(v, pyjson.Options{EnsureASCII: true, Indent: 2, RejectNonFinite: true})
+	b, err := pyjson.Marshal(v, pyjson.Options{EnsureASCII: true, Indent: 2})
 	if err != nil {
 		return nil, err
 	}

@@ -93,8 +93,9 @@ type facts struct {
 
 // recordFacts derives the facts of each record: correct as recorded (the
 // receipt's own metrics use it), counted for false clear when its variant
-// counts and "consistent" is not accepted (as checkmatch.FalseClearRate
-// counts). An unknown variant is an error naming the case.
+// counts and "consistent" is not accepted (as
+// checkmatch.MetricsBlock.FalseClearRate counts). An unknown variant is an
+// error naming the case.
 func recordFacts(records []checkmatch.CaseRecord) ([]facts, error) {
 	out := make([]facts, len(records))
 	for i := range records {

@@ -20,8 +20,8 @@ const maxSiteBytes = 20_000_000
 // default half-scale images (the size is deterministic, so it is a test;
 // the build time is BenchmarkBuild140's).
 func TestSiteSize140(t *testing.T) {
-	if raceEnabled {
-		t.Skip("renders 140 checks: too slow under the race detector")
+	if raceEnabled || testing.Short() {
+		t.Skip("renders 140 checks: too slow for -race and -short")
 	}
 	site := build(t, fast, view.Input{Name: "ours.json", Receipt: mixedReceipt(t)})
 	if n := site.Size(); n >= maxSiteBytes {

@@ -180,8 +180,8 @@ const visibleCases = `Array.from(document.querySelectorAll("#cases tbody tr"))
 // a person sees: no console errors, every case row, the "wrong" filter,
 // decoded images, the side-by-side page and phone width.
 func TestBrowser(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the browser test runs without the race detector: it tests the pages, and renders 140 checks")
+	if raceEnabled || testing.Short() {
+		t.Skip("the browser test runs without -race and -short: it tests the pages, and renders 140 checks")
 	}
 	path := findBrowser(t)
 	shots := screenshotDir(t)

@@ -64,8 +64,8 @@ func rows(t *testing.T, html string) map[string]string {
 
 func TestTypevetReceiptImagesNotReproducible(t *testing.T) {
 	tv := typevetReceipt(t)
-	if raceEnabled {
-		t.Skip("renders 140 checks: too slow under the race detector")
+	if raceEnabled || testing.Short() {
+		t.Skip("renders 140 checks: too slow for -race and -short")
 	}
 	site := build(t, fast, view.Input{Name: "check_match_vllm_receipt.json", Receipt: tv})
 	rep := site.Receipts[0]

@@ -56,8 +56,8 @@ var built struct {
 // else to the real go.
 func commandsDir(t *testing.T) string {
 	t.Helper()
-	if raceEnabled {
-		t.Skip("builds and runs every command; the non-race run covers it")
+	if raceEnabled || testing.Short() {
+		t.Skip("builds and runs every command as a child process; the full, non-race run covers it")
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {

@@ -68,8 +68,8 @@ func TestWritesSheets(t *testing.T) {
 }
 
 func TestSeedsAndDeterminism(t *testing.T) {
-	if raceEnabled {
-		t.Skip("renders four sheets; the checkmatch tests cover render determinism under -race")
+	if raceEnabled || testing.Short() {
+		t.Skip("renders four sheets; the checkmatch tests cover render determinism under -race and -short")
 	}
 	sheet := func(args ...string) []byte {
 		out := t.TempDir()

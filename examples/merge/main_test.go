@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"flag"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -39,11 +40,15 @@ var shardCache struct {
 }
 
 func TestMain(m *testing.M) {
-	dir, err := cmdtest.Build("checkmatch")
-	if err != nil {
-		panic("build examples/checkmatch: " + err.Error())
+	flag.Parse()
+	if !testing.Short() { // -short skips the tests that run it
+		dir, err := cmdtest.Build("checkmatch")
+		if err != nil {
+			panic("build examples/checkmatch: " + err.Error())
+		}
+		checkmatchExe = cmdtest.Exe(dir, "checkmatch")
 	}
-	checkmatchExe = cmdtest.Exe(dir, "checkmatch")
+	var err error
 	if shardCache.dir, err = os.MkdirTemp("", "typevet-merge-shards-"); err != nil {
 		panic(err)
 	}
@@ -67,8 +72,12 @@ func vllmEnv(baseURL string, rows int) map[string]string {
 	}
 }
 
-// checkmatchCmd returns the built checkmatch command with env and args.
-func checkmatchCmd(env map[string]string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+// checkmatchCmd returns the built checkmatch command with env and args;
+// under -short it skips the test.
+func checkmatchCmd(t testing.TB, env map[string]string, args ...string) (*exec.Cmd, *bytes.Buffer) {
+	if testing.Short() {
+		t.Skip("-short: runs examples/checkmatch as a child process")
+	}
 	cmd := exec.Command(checkmatchExe, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}
 	for k, v := range env {
@@ -88,7 +97,7 @@ func runShards(t *testing.T, dir string, n int, env map[string]string) []string 
 	outs := make([]*bytes.Buffer, n)
 	for i := range n {
 		paths[i] = filepath.Join(dir, "shard"+strconv.Itoa(i)+".json")
-		cmds[i], outs[i] = checkmatchCmd(env, "-receipt", paths[i], "-shard", strconv.Itoa(i)+"/"+strconv.Itoa(n))
+		cmds[i], outs[i] = checkmatchCmd(t, env, "-receipt", paths[i], "-shard", strconv.Itoa(i)+"/"+strconv.Itoa(n))
 		require.NoError(t, cmds[i].Start())
 	}
 	for i, c := range cmds {
@@ -133,7 +142,7 @@ func TestShardsMergeLikeOneRun(t *testing.T) {
 	dir := t.TempDir()
 	env := vllmEnv(srv.URL, 2)
 	single := filepath.Join(dir, "single.json")
-	cmd, out := checkmatchCmd(env, "-receipt", single)
+	cmd, out := checkmatchCmd(t, env, "-receipt", single)
 	require.NoError(t, cmd.Run(), out.String())
 	before := srv.Counters()
 
@@ -180,7 +189,7 @@ func fakeShards(t *testing.T, dir string, seed, n int, only ...int) []string {
 		name := "seed" + strconv.Itoa(seed) + "-shard" + strconv.Itoa(i) + "of" + strconv.Itoa(n) + ".json"
 		made := filepath.Join(shardCache.dir, name)
 		if !shardCache.made[name] {
-			cmd, out := checkmatchCmd(env, "-receipt", made, "-shard", strconv.Itoa(i)+"/"+strconv.Itoa(n))
+			cmd, out := checkmatchCmd(t, env, "-receipt", made, "-shard", strconv.Itoa(i)+"/"+strconv.Itoa(n))
 			require.NoError(t, cmd.Run(), out.String())
 			require.Contains(t, out.String(), "shard "+strconv.Itoa(i)+"/"+strconv.Itoa(n)+" record "+made+" sha256 ")
 			shardCache.made[name] = true
@@ -332,7 +341,7 @@ func TestShardsBehindRoundRobin(t *testing.T) {
 	env["TYPEVET_VLLM__METRICS_URLS"] = a.URL + "/metrics, " + b.URL + "/metrics"
 
 	single := filepath.Join(dir, "single.json")
-	cmd, out := checkmatchCmd(env, "-receipt", single)
+	cmd, out := checkmatchCmd(t, env, "-receipt", single)
 	require.NoError(t, cmd.Run(), out.String())
 	_, one := comparable(t, single)
 	r0, _, _ := totals(a, b)
@@ -369,7 +378,7 @@ func TestReplicaOfAnotherBuildRefused(t *testing.T) {
 	t.Cleanup(b.Close)
 	env := vllmEnv(a.URL, 1)
 	env["TYPEVET_VLLM__METRICS_URLS"] = a.URL + "/metrics," + b.URL + "/metrics"
-	cmd, out := checkmatchCmd(env, "-receipt", filepath.Join(t.TempDir(), "r.json"))
+	cmd, out := checkmatchCmd(t, env, "-receipt", filepath.Join(t.TempDir(), "r.json"))
 	require.Error(t, cmd.Run())
 	assert.Contains(t, out.String(), "TYPEVET_VLLM__METRICS_URLS item 2 reports another server than the base URL (its server build differs)")
 	assert.Zero(t, a.Counters().Requests+b.Counters().Requests, "no scoring call")

@@ -28,6 +28,9 @@ func TestMain(m *testing.M) {
 
 func runChild(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: runs the command as a child process")
+	}
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "TYPEVET_TEST_RUN_MAIN=1", "TYPEVET_TEST_ARGS="+strings.Join(args, " "))
 	var stdout, stderr bytes.Buffer

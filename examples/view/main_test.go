@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 // stderr and the exit status.
 func command(t *testing.T, dir string, args ...string) (string, string, int) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: runs the command as a child process")
+	}
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "TYPEVET_VIEW_TEST_AS_COMMAND=1")

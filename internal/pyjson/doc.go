@@ -1,11 +1,14 @@
 // Package pyjson writes JSON byte for byte the way Python's json.dumps does,
-// for the digests and prompts that typevet computes in Python.
+// for the receipts and digests that typevet computes in Python.
 //
 // A digest over JSON only matches when every byte matches, and Go's
 // encoding/json differs from Python on several points: it escapes <, > and &
 // and U+2028/U+2029, it cannot escape non-ASCII text as \uXXXX, it never
 // writes ", " and ": " separators, and it prints floats as 5 or 1e-7 where
-// Python prints 5.0 and 1e-07. Marshal follows Python instead.
+// Python prints 5.0 and 1e-07. [Marshal] encodes with
+// github.com/go-json-experiment/json (the future encoding/json/v2) under
+// encoding/json's rules and adds only what it cannot do: Python's float
+// text, ensure_ascii escapes, sort_keys order and ordered objects.
 //
 // # The three forms typevet uses
 //
@@ -26,10 +29,9 @@
 // [Marshal] takes any Go value: a receipt struct with Options{EnsureASCII:
 // true, Indent: 2} is written as json.dumps(receipt, indent=2) writes the
 // equivalent dict, floats included (26.0, 1e-07). Values with their own
-// MarshalJSON are re-emitted token by token, so their indentation and
-// escapes are Python's while their number text is kept. [DecodeObject] is
-// the one reader of ordered objects (Python dicts): key order kept, a
-// repeated key refused.
+// MarshalJSON are re-emitted with Python's indentation and escapes while
+// their number text is kept. [DecodeObject] is the one reader of ordered
+// objects (Python dicts): key order kept, a repeated key refused.
 //
 // # Decisions where Go and Python differ
 //
@@ -40,4 +42,6 @@
 // even without [Options.SortKeys]; use [Object] or a struct to keep
 // insertion order. Python has no nil list or dict; a nil slice or map is
 // written null, as encoding/json writes it, and a nil [Object] is {}.
+// Python writes NaN and Infinity by default, which are not JSON; Marshal
+// refuses them, as json.dumps(v, allow_nan=False) does.
 package pyjson

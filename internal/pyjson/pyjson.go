@@ -1,13 +1,18 @@
 package pyjson
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Object is a JSON object that keeps insertion order, like a Python dict.
@@ -23,11 +28,13 @@ type Member struct {
 }
 
 // Options mirror the json.dumps keyword arguments that typevet uses. The zero
-// value is json.dumps(v, ensure_ascii=False): insertion order, ", " and ": "
-// separators, non-ASCII text raw. Python's plain json.dumps(v) is
+// value is json.dumps(v, ensure_ascii=False, allow_nan=False): insertion
+// order, ", " and ": " separators, non-ASCII text raw. Python's plain
+// json.dumps(v) of a value without NaN or infinities is
 // Options{EnsureASCII: true}.
 type Options struct {
-	// SortKeys is sort_keys=True: object keys in code-point order of the
+	// SortKeys is sort_keys=True: the members of every object, struct
+	// fields and MarshalJSON output included, in code-point order of the
 	// unescaped key (equal to the byte order of their UTF-8).
 	SortKeys bool
 	// EnsureASCII is ensure_ascii=True: every character outside U+0020–U+007E
@@ -43,54 +50,49 @@ type Options struct {
 	// empty arrays and objects written as [] and {}. 0 is indent=None (one
 	// line); Python's indent=0 (newlines without indentation) is not offered.
 	Indent int
-	// RejectNonFinite is allow_nan=False: a NaN or infinite float, and the
-	// NaN and Infinity tokens in MarshalJSON output, are an error instead
-	// of Python's non-standard NaN, Infinity and -Infinity.
-	RejectNonFinite bool
 }
 
 // Marshal writes v like Python's json.dumps with the given options.
 //
-// v may be any Go value that encoding/json can encode; it is written as
-// Python would write the equivalent dict, list, str, int, float, bool or
-// None:
+// v may be any Go value that encoding/json can encode, and it is encoded
+// by encoding/json's rules (github.com/go-json-experiment/json with its v1
+// options): struct tags, omitempty and omitzero, embedded structs, nil
+// slices and maps as null, []byte as base64, MarshalJSON and MarshalText
+// methods. What Python writes differently is Python's:
 //
-//   - nil, a nil pointer and a nil interface are null; bool, string and
-//     every integer kind are written as Python writes them.
-//   - float64 is Python's float repr (252.0, 1e-07, 1e+16); NaN and ±Inf
-//     are NaN, Infinity and -Infinity, as json.dumps writes them by
-//     default (receipts never hold them). A float32 gets the shortest
-//     digits that round-trip as a float32, in the same notation.
-//   - [Object] keeps its insertion order (a nil Object is {}); a struct is
-//     an object of its exported fields in field order, with encoding/json's
-//     rules: the json tag names a field, "-" drops it, omitempty and
-//     omitzero leave it out, ",string" writes a scalar as a JSON string,
-//     and embedded structs lend their fields.
+//   - float64 is Python's float repr (252.0, 1e-07, 1e+16); a float32
+//     gets the shortest digits that round-trip as a float32, in the same
+//     notation; so do named float types without a marshaling method. A
+//     float field tagged ",string" keeps this number form. NaN and ±Inf
+//     are an error, as with allow_nan=False: Python's NaN and Infinity are
+//     not JSON, and typevet writes none.
+//   - [Object] keeps its insertion order (a nil Object is {}).
 //   - A Go map has no order, so a map is always written with its keys
-//     sorted, even without [Options.SortKeys]; keys are strings, integers
-//     or encoding.TextMarshalers, as encoding/json allows. A nil map is
-//     null.
-//   - A slice or array is a list; a nil slice is null, as encoding/json
-//     writes it (use an empty slice for []). []byte is a base64 string,
-//     as in encoding/json.
-//   - A json.Marshaler (json.RawMessage included) is called and its output
-//     re-emitted token by token with these options: indentation,
+//     sorted, even without [Options.SortKeys].
+//   - MarshalJSON output is re-emitted with these options: indentation,
 //     separators and string escapes become Python's, keys are sorted under
 //     SortKeys, and number literals are copied verbatim, so a MarshalJSON
-//     that writes [FormatFloat] text keeps it. An encoding.TextMarshaler is
-//     a string.
+//     that writes [FormatFloat] text keeps it.
+//   - < > & and U+2028/U+2029 are not escaped (Python does not).
 //
-// Channels, functions and complex numbers are an error naming the Go type.
 // A string or key that is not valid UTF-8 (which a Python str cannot
-// hold), an object key given twice, and MarshalJSON output that is not
-// JSON are errors too.
+// hold), an object key given twice, MarshalJSON output that is not JSON,
+// channels, functions and complex numbers are errors.
 func Marshal(v any, opts Options) ([]byte, error) {
-	e := encoder{opts: opts, buf: make([]byte, 0, 256)}
-	e.value(v, 0)
-	if e.err != nil {
-		return nil, e.err
+	b, err := json.Marshal(v, opts.jsonOptions())
+	if err == nil && opts.SortKeys {
+		b, err = sortKeys(b, opts)
 	}
-	return e.buf, nil
+	if rk := (*repeatedKeyError)(nil); errors.As(err, &rk) {
+		return nil, rk
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pyjson: %w", err)
+	}
+	if opts.EnsureASCII {
+		b = escapeNonASCII(b)
+	}
+	return b, nil
 }
 
 // Canonical is json.dumps(v, sort_keys=True): ", " and ": " separators and
@@ -113,286 +115,218 @@ func Raw(v any) ([]byte, error) {
 	return Marshal(v, Options{SortKeys: true})
 }
 
-// encoder appends to buf; after the first error every step is a no-op and
-// Marshal returns that error (sticky error, as image/png's encoder).
-type encoder struct {
-	opts Options
-	buf  []byte
-	err  error
-}
-
-func (e *encoder) fail(format string, args ...any) {
-	if e.err == nil {
-		e.err = fmt.Errorf("pyjson: "+format, args...)
-	}
-}
-
-func (e *encoder) value(v any, depth int) {
-	if e.err != nil {
-		return
-	}
-	switch x := v.(type) {
-	case nil:
-		e.buf = append(e.buf, "null"...)
-	case bool:
-		e.buf = strconv.AppendBool(e.buf, x)
-	case string:
-		e.str(x)
-	case int:
-		e.buf = strconv.AppendInt(e.buf, int64(x), 10)
-	case int64:
-		e.buf = strconv.AppendInt(e.buf, x, 10)
-	case uint64:
-		e.buf = strconv.AppendUint(e.buf, x, 10)
-	case float64:
-		e.float(x, 64)
-	case []string:
-		if x == nil {
-			e.buf = append(e.buf, "null"...)
-			return
+// pythonValues writes Object in its order and floats (named float types
+// without a marshaling method included) as Python's repr.
+var pythonValues = json.JoinMarshalers(
+	json.MarshalToFunc(func(enc *jsontext.Encoder, f float64) error { return writeFloat(enc, f, 64) }),
+	json.MarshalToFunc(func(enc *jsontext.Encoder, obj Object) error {
+		if k, dup := repeatedKey(obj); dup {
+			return &repeatedKeyError{k}
 		}
-		e.array(len(x), depth, func(i int) { e.str(x[i]) })
-	case []float64:
-		if x == nil {
-			e.buf = append(e.buf, "null"...)
-			return
+		if err := enc.WriteToken(jsontext.BeginObject); err != nil {
+			return err
 		}
-		e.array(len(x), depth, func(i int) { e.float(x[i], 64) })
-	case []any:
-		if x == nil {
-			e.buf = append(e.buf, "null"...)
-			return
+		for _, m := range obj {
+			if err := enc.WriteToken(jsontext.String(m.Key)); err != nil {
+				return err
+			}
+			if err := json.MarshalEncode(enc, m.Value); err != nil {
+				return err
+			}
 		}
-		e.array(len(x), depth, func(i int) { e.value(x[i], depth+1) })
-	case Object:
-		e.object(x, depth)
-	default:
-		e.reflectValue(reflect.ValueOf(v), depth)
-	}
-}
-
-// float writes Python's float repr, or Python's JSON names for non-finite values.
-func (e *encoder) float(f float64, bitSize int) {
-	if e.opts.RejectNonFinite && (math.IsNaN(f) || math.IsInf(f, 0)) {
-		e.fail("out of range float value %v is not JSON compliant", f)
-		return
-	}
-	switch {
-	case math.IsNaN(f):
-		e.buf = append(e.buf, "NaN"...)
-	case math.IsInf(f, 1):
-		e.buf = append(e.buf, "Infinity"...)
-	case math.IsInf(f, -1):
-		e.buf = append(e.buf, "-Infinity"...)
-	default:
-		e.buf = appendFloat(e.buf, f, bitSize)
-	}
-}
-
-// newline starts a line at the given depth when Indent is set.
-func (e *encoder) newline(depth int) {
-	e.buf = append(e.buf, '\n')
-	for range depth * e.opts.Indent {
-		e.buf = append(e.buf, ' ')
-	}
-}
-
-func (e *encoder) itemSep(depth int) {
-	switch {
-	case e.opts.Indent > 0:
-		e.buf = append(e.buf, ',')
-		e.newline(depth)
-	case e.opts.Compact:
-		e.buf = append(e.buf, ',')
-	default:
-		e.buf = append(e.buf, ", "...)
-	}
-}
-
-func (e *encoder) array(n, depth int, item func(i int)) {
-	if n == 0 {
-		e.buf = append(e.buf, "[]"...)
-		return
-	}
-	e.buf = append(e.buf, '[')
-	if e.opts.Indent > 0 {
-		e.newline(depth + 1)
-	}
-	for i := range n {
-		if i > 0 {
-			e.itemSep(depth + 1)
+		return enc.WriteToken(jsontext.EndObject)
+	}),
+	json.MarshalToFunc(func(enc *jsontext.Encoder, v any) error {
+		// json/v2 passes a pointer to each value.
+		ptr := reflect.ValueOf(v)
+		if ptr.Kind() != reflect.Pointer {
+			return json.SkipFunc
 		}
-		item(i)
-	}
-	if e.opts.Indent > 0 {
-		e.newline(depth)
-	}
-	e.buf = append(e.buf, ']')
-}
-
-func (e *encoder) object(obj Object, depth int) {
-	if e.opts.SortKeys {
-		obj = append(Object(nil), obj...)
-		e.sorted(obj, depth)
-		return
-	}
-	e.members(obj, depth, false)
-}
-
-// sorted sorts obj in place by key (byte order of UTF-8 = code-point order)
-// and writes it.
-func (e *encoder) sorted(obj Object, depth int) {
-	slices.SortStableFunc(obj, func(a, b Member) int { return strings.Compare(a.Key, b.Key) })
-	e.members(obj, depth, true)
-}
-
-// members writes obj in its order; sorted says it is sorted by key.
-func (e *encoder) members(obj Object, depth int, sorted bool) {
-	if e.err != nil {
-		return
-	}
-	if k, dup := repeatedKey(obj, sorted); dup {
-		e.fail("object key %q given twice", k)
-		return
-	}
-	sep := ": "
-	if e.opts.Compact {
-		sep = ":"
-	}
-	e.buf = append(e.buf, '{')
-	if len(obj) == 0 {
-		e.buf = append(e.buf, '}')
-		return
-	}
-	if e.opts.Indent > 0 {
-		e.newline(depth + 1)
-	}
-	for i, m := range obj {
-		if i > 0 {
-			e.itemSep(depth + 1)
+		rv := ptr.Elem()
+		switch k := rv.Kind(); {
+		case k != reflect.Float32 && k != reflect.Float64,
+			ptr.Type().Implements(marshalerType), ptr.Type().Implements(textMarshalerType):
+			return json.SkipFunc
+		case k == reflect.Float32:
+			return writeFloat(enc, rv.Float(), 32)
+		default:
+			return writeFloat(enc, rv.Float(), 64)
 		}
-		e.str(m.Key)
-		e.buf = append(e.buf, sep...)
-		e.value(m.Value, depth+1)
-	}
-	if e.opts.Indent > 0 {
-		e.newline(depth)
-	}
-	e.buf = append(e.buf, '}')
+	}),
+)
+
+var (
+	marshalerType     = reflect.TypeFor[interface{ MarshalJSON() ([]byte, error) }]()
+	textMarshalerType = reflect.TypeFor[interface{ MarshalText() ([]byte, error) }]()
+)
+
+// repeatedKeyError is an [Object] holding a key twice, which a Python dict
+// cannot; jsontext would refuse it too, but without naming the key.
+type repeatedKeyError struct{ key string }
+
+func (e *repeatedKeyError) Error() string {
+	return fmt.Sprintf("pyjson: object key %q given twice", e.key)
 }
 
-// repeatedKey returns a key that obj holds twice.
-func repeatedKey(obj Object, sorted bool) (string, bool) {
-	return repeatedKeyFunc(len(obj), sorted, func(i int) string { return obj[i].Key })
-}
-
-// repeatedKeyFunc returns a key that the n keys key(0)…key(n-1) hold twice.
-// Sorted keys only need neighbours compared; a few keys are compared
+// repeatedKey returns a key that obj holds twice; a few keys are compared
 // pairwise, without a map.
-func repeatedKeyFunc(n int, sorted bool, key func(i int) string) (string, bool) {
-	switch {
-	case sorted:
-		for i := 1; i < n; i++ {
-			if k := key(i); k == key(i-1) {
-				return k, true
+func repeatedKey(obj Object) (string, bool) {
+	if len(obj) > 16 {
+		seen := make(map[string]bool, len(obj))
+		for _, m := range obj {
+			if seen[m.Key] {
+				return m.Key, true
 			}
+			seen[m.Key] = true
 		}
-	case n <= 16:
-		for i := 1; i < n; i++ {
-			k := key(i)
-			for j := range i {
-				if k == key(j) {
-					return k, true
-				}
+		return "", false
+	}
+	for i := 1; i < len(obj); i++ {
+		for j := range i {
+			if obj[i].Key == obj[j].Key {
+				return obj[i].Key, true
 			}
-		}
-	default:
-		seen := make(map[string]struct{}, n)
-		for i := range n {
-			k := key(i)
-			if _, dup := seen[k]; dup {
-				return k, true
-			}
-			seen[k] = struct{}{}
 		}
 	}
 	return "", false
 }
 
-const hexDigits = "0123456789abcdef"
-
-func (e *encoder) str(s string) {
-	if e.err != nil {
-		return
+func writeFloat(enc *jsontext.Encoder, f float64, bitSize int) error {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return fmt.Errorf("out of range float value %v is not JSON compliant", f)
 	}
-	if !utf8.ValidString(s) {
-		// The text itself stays out of the message: it may be a prompt.
-		e.fail("a string is not valid UTF-8")
-		return
-	}
-	e.buf = appendString(e.buf, s, e.opts.EnsureASCII)
+	var b [32]byte
+	return enc.WriteValue(appendFloat(b[:0], f, bitSize))
 }
 
-// appendString writes s (valid UTF-8) as a quoted JSON string with Python's
-// escapes.
-func appendString(buf []byte, s string, ascii bool) []byte {
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			i++
-			continue
+// jsonOptions are encoding/json's rules with Python's escapes and spacing.
+func (o Options) jsonOptions() json.Options {
+	return json.JoinOptions(
+		jsonv1.DefaultOptionsV1(),
+		jsontext.EscapeForHTML(false),
+		jsontext.EscapeForJS(false),
+		jsontext.AllowInvalidUTF8(false),
+		jsontext.AllowDuplicateNames(false),
+		jsontext.PreserveRawStrings(false),
+		jsonv1.ReportErrorsWithLegacySemantics(false), // errors name the key path
+		o.spacing(),
+		json.WithMarshalers(pythonValues),
+	)
+}
+
+// spacing is Python's separators and indent.
+func (o Options) spacing() jsontext.Options {
+	if o.Indent > 0 {
+		return json.JoinOptions(jsontext.WithIndent(strings.Repeat(" ", o.Indent)),
+			jsontext.SpaceAfterColon(!o.Compact))
+	}
+	return json.JoinOptions(jsontext.SpaceAfterComma(!o.Compact), jsontext.SpaceAfterColon(!o.Compact))
+}
+
+// sortKeys rewrites the JSON text b with the members of every object in
+// code-point order of their keys, which is Python's sort_keys order
+// (jsontext's own reordering follows RFC 8785's UTF-16 order instead).
+func sortKeys(b []byte, opts Options) ([]byte, error) {
+	var out bytes.Buffer
+	enc := jsontext.NewEncoder(&out, opts.spacing())
+	if err := copySorted(enc, jsontext.NewDecoder(bytes.NewReader(b))); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(out.Bytes(), []byte("\n")), nil
+}
+
+func copySorted(enc *jsontext.Encoder, dec *jsontext.Decoder) error {
+	switch dec.PeekKind() {
+	case '[':
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
 		}
-		if c >= 0x80 && !ascii {
-			i++ // continuation of raw UTF-8
-			continue
+		if err := enc.WriteToken(tok); err != nil {
+			return err
 		}
-		if c == 0x7f && !ascii {
-			i++
-			continue
-		}
-		buf = append(buf, s[start:i]...)
-		switch c {
-		case '"':
-			buf = append(buf, '\\', '"')
-			i++
-		case '\\':
-			buf = append(buf, '\\', '\\')
-			i++
-		case '\n':
-			buf = append(buf, '\\', 'n')
-			i++
-		case '\r':
-			buf = append(buf, '\\', 'r')
-			i++
-		case '\t':
-			buf = append(buf, '\\', 't')
-			i++
-		case '\b':
-			buf = append(buf, '\\', 'b')
-			i++
-		case '\f':
-			buf = append(buf, '\\', 'f')
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			i += size
-			if r > 0xffff {
-				r -= 0x10000
-				buf = appendU(buf, 0xd800+(r>>10))
-				buf = appendU(buf, 0xdc00+(r&0x3ff))
-			} else {
-				buf = appendU(buf, r)
+		for dec.PeekKind() != ']' {
+			if err := copySorted(enc, dec); err != nil {
+				return err
 			}
 		}
-		start = i
+	case '{':
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		if err := enc.WriteToken(tok); err != nil {
+			return err
+		}
+		type member struct {
+			key   string
+			value jsontext.Value
+		}
+		var members []member
+		for dec.PeekKind() != '}' {
+			k, err := dec.ReadToken()
+			if err != nil {
+				return err
+			}
+			key := k.String()
+			v, err := dec.ReadValue()
+			if err != nil {
+				return err
+			}
+			members = append(members, member{key, v.Clone()})
+		}
+		slices.SortFunc(members, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		for _, m := range members {
+			if err := enc.WriteToken(jsontext.String(m.key)); err != nil {
+				return err
+			}
+			if err := copySorted(enc, jsontext.NewDecoder(bytes.NewReader(m.value))); err != nil {
+				return err
+			}
+		}
+	default:
+		v, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		return enc.WriteValue(v)
 	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
+	tok, err := dec.ReadToken() // the closing ] or }
+	if err != nil {
+		return err
+	}
+	return enc.WriteToken(tok)
+}
+
+// escapeNonASCII is ensure_ascii=True over valid JSON text: each character
+// outside U+0000–U+007E, which can only occur inside a string, becomes
+// \uXXXX in lowercase hex, a surrogate pair above U+FFFF.
+func escapeNonASCII(b []byte) []byte {
+	i := slices.IndexFunc(b, func(c byte) bool { return c >= 0x7f })
+	if i < 0 {
+		return b
+	}
+	out := append(make([]byte, 0, len(b)+len(b)/8), b[:i]...)
+	for i < len(b) {
+		if b[i] < 0x7f {
+			out = append(out, b[i])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(b[i:])
+		i += size
+		if r > 0xffff {
+			r -= 0x10000
+			out = appendU(out, 0xd800+(r>>10))
+			r = 0xdc00 + (r & 0x3ff)
+		}
+		out = appendU(out, r)
+	}
+	return out
 }
 
 func appendU(buf []byte, r rune) []byte {
+	const hexDigits = "0123456789abcdef"
 	return append(buf, '\\', 'u',
 		hexDigits[r>>12&0xf], hexDigits[r>>8&0xf], hexDigits[r>>4&0xf], hexDigits[r&0xf])
 }

@@ -294,7 +294,7 @@ func TestStdevAgainstFloatAndBigFloat(t *testing.T) {
 func FuzzSums(f *testing.F) {
 	f.Add(0.1, 0.2, 0.3, 1e-300)
 	f.Add(1e100, 1.0, -1e100, 0.0)
-	f.Add(-0.0, 5e-324, 1.0, -1.0)
+	f.Add(math.Copysign(0, -1), 5e-324, 1.0, -1.0)
 	f.Fuzz(func(t *testing.T, a, b, c, d float64) {
 		xs := []float64{a, b, c, d}
 		for _, x := range xs {

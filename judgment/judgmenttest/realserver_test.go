@@ -241,8 +241,8 @@ func TestLlamaRouterLoadWhileBusy(t *testing.T) {
 // tokenizer) is 26.5 MB: 262,144 entries, ids 0..262143 once each, sorted
 // by logprob with the ids shuffled, total mass 1.0000000000010.
 func TestRealSizeCompletionHasTheRealShape(t *testing.T) {
-	if raceEnabled {
-		t.Skip("the 26 MB answer's shape is checked without the race detector")
+	if raceEnabled || testing.Short() {
+		t.Skip("the 26 MB answer's shape is checked without -race and -short")
 	}
 	body := RealSizeCompletion(nil, "")
 	if n := len(body); n < 20e6 || n > 32e6 {

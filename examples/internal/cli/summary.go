@@ -16,7 +16,7 @@ import (
 // value can be compared with the receipt's text by eye. A NaN or infinite
 // float is an error, as it is in a receipt.
 func SummaryLine(w io.Writer, key string, value any) error {
-	b, err := pyjson.Marshal(value, pyjson.Options{EnsureASCII: true, RejectNonFinite: true})
+	b, err := pyjson.Marshal(value, pyjson.Options{EnsureASCII: true})
 	if err != nil {
 		return fmt.Errorf("summary %s: %w", key, err)
 	}

@@ -31,8 +31,14 @@ func RunChild(main func(args []string) int) {
 // StartChild starts the command as a child process with env (and this
 // process's PATH and HOME, nothing else) and args; its stdout and stderr
 // go to the returned buffer, which is read once the child has ended.
+//
+// Under go test -short the test is skipped: child processes are the slow
+// tier.
 func StartChild(t *testing.T, env map[string]string, args ...string) (*exec.Cmd, *bytes.Buffer) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: starts the command as a child process")
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
