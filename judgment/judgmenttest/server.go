@@ -100,6 +100,13 @@ type Server struct {
 	// a careless proxy might, to test secret masking downstream.
 	EchoAuth bool
 
+	// IdleTimeout is how long the server keeps an idle keep-alive
+	// connection open before it closes it (0 = [DefaultServerIdleTimeout],
+	// the 5 s of uvicorn's timeout_keep_alive under vLLM and of
+	// cpp-httplib's keep-alive timeout under llama-server; negative =
+	// never, as a Go server with no IdleTimeout).
+	IdleTimeout time.Duration
+
 	backend string // "llama.cpp" or "vLLM"
 	model   *model
 	ts      *httptest.Server
@@ -152,6 +159,12 @@ type RecordedRequest struct {
 	// Fault is true when an injected fault applied to the request.
 	Fault bool
 }
+
+// DefaultServerIdleTimeout is how long a fake keeps an idle connection
+// by default: 5 s, as vLLM's uvicorn (timeout_keep_alive,
+// VLLM_HTTP_TIMEOUT_KEEP_ALIVE) and llama-server's cpp-httplib
+// (CPPHTTPLIB_KEEPALIVE_TIMEOUT_SECOND) do.
+const DefaultServerIdleTimeout = 5 * time.Second
 
 // NewLlamaCPP starts and returns a fake llama-server speaking the wire API
 // typevet's llama.cpp client uses for m (nil = the zero Model). The caller should call Close.
@@ -212,6 +225,12 @@ func (s *Server) Start() {
 		s.marker = s.newMarker()
 	}
 	s.mu.Unlock()
+	switch {
+	case s.IdleTimeout == 0:
+		s.ts.Config.IdleTimeout = DefaultServerIdleTimeout
+	case s.IdleTimeout > 0:
+		s.ts.Config.IdleTimeout = s.IdleTimeout
+	}
 	s.ts.Start()
 	s.URL = s.ts.URL
 }

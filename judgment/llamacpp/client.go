@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
@@ -68,9 +69,11 @@ func NewClient(s Settings, opts ClientOptions) (*Client, error) {
 	if nVocab == 0 {
 		nVocab = DefaultNVocab
 	}
+	hc := backendhttp.NewHTTPClient(opts.HTTPClient, s.Auth, s.Timeout)
+	backendhttp.SetKeepAliveExpiry(hc, s.KeepAliveExpiry)
 	return &Client{
 		base:        base,
-		http:        backendhttp.NewHTTPClient(opts.HTTPClient, s.Auth, s.Timeout),
+		http:        hc,
 		secrets:     s.Auth.Secrets(),
 		nVocab:      nVocab,
 		owned:       opts.HTTPClient == nil,
@@ -236,7 +239,9 @@ func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
 
 // closedEarly reports whether err means the server closed the connection
 // after reading the request and before a status line (Python httpx
-// "Server disconnected without sending a response"). Timeouts and
+// "Server disconnected without sending a response"), or reset it, or
+// closed it as the request went out (a keep-alive connection the server
+// expired at that moment: [backendhttp.Unsent]). Timeouts and
 // cancellations never count.
 func closedEarly(err error) bool {
 	var ne net.Error
@@ -247,6 +252,7 @@ func closedEarly(err error) bool {
 		return false
 	}
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || backendhttp.Unsent(err) ||
 		strings.Contains(err.Error(), "server closed idle connection")
 }
 

@@ -81,8 +81,6 @@ func TestJudgeErrors(t *testing.T) {
 			wantClass: "ScoringValidationError", wantMsg: "non-finite logprob for candidate 'False'", wantCalls: 1},
 		{name: "NaN logprob", fault: judgmenttest.Fault{Path: chat, Tamper: judgmenttest.TamperNaNLogprob},
 			wantClass: "ScoringValidationError", wantMsg: "non-finite logprob for candidate 'False'", wantCalls: 1},
-		{name: "early close not retried", fault: judgmenttest.Fault{Path: chat, Close: true},
-			wantClass: "TransportError", wantMsg: "vLLM request failed: ", wantCalls: 1, reason: "vLLM has no early-close resend"},
 		{name: "timeout", fault: judgmenttest.Fault{Path: chat, Delay: 2 * time.Second}, settings: vllm.Settings{Timeout: 150 * time.Millisecond},
 			wantClass: "TransportError", wantMsg: "vLLM request failed: context deadline exceeded (no answer within the session's timeout of 150ms)", wantCalls: 1},
 		{name: "tokenize error", fault: judgmenttest.Fault{Path: "/tokenize", Status: 500, Body: "down"},
