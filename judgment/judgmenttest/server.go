@@ -80,6 +80,10 @@ type Server struct {
 	// Metrics renders vLLM /metrics from the running counters
 	// (nil = DefaultMetrics).
 	Metrics func(MetricCounters) string
+	// NoCacheConfig leaves vllm:cache_config_info out of DefaultMetrics'
+	// page (MetricCounters.NoCacheConfig), as an old vLLM build that
+	// lacks the gauge.
+	NoCacheConfig bool
 
 	// APIKey, when non-empty, is required on the authenticated paths
 	// (llama.cpp: all but /health, /v1/health, /models, /v1/models; vLLM:
@@ -367,6 +371,8 @@ func (s *Server) Counters() MetricCounters {
 	c := s.counters
 	c.Model = s.model.ID
 	c.E2ESeconds = slices.Clone(c.E2ESeconds)
+	c.images = nil
+	c.NoCacheConfig = s.NoCacheConfig
 	return c
 }
 

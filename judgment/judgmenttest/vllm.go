@@ -174,7 +174,7 @@ func (s *Server) vllmChat(x *exchange) {
 	d := s.model.distribution(prompt, images)
 	body := s.vllmChatBody(d, ids, promptTokens, x.tamper)
 	s.mu.Lock()
-	s.counters.add(s.model.ID, prompt, promptTokens, s.model.Delay)
+	s.counters.add(s.model.ID, prompt, promptTokens, images, s.model.Delay)
 	s.mu.Unlock()
 	x.raw(http.StatusOK, "application/json", body)
 }
