@@ -8,13 +8,36 @@ import (
 	"strings"
 )
 
-// vllmError is vLLM's OpenAI-style error body.
-func vllmError(code int, msg, typ string) map[string]any {
-	return map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}}
+// vllmErrorBody is vLLM's OpenAI-style error body (ErrorResponse), keys
+// in vLLM's order: message, type, param (null unless a request parameter
+// is at fault), code.
+type vllmErrorBody struct {
+	Error struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    int     `json:"code"`
+	} `json:"error"`
+}
+
+// vllmError is the error body of code with msg and typ.
+func vllmError(code int, msg, typ string) *vllmErrorBody {
+	var e vllmErrorBody
+	e.Error.Message, e.Error.Type, e.Error.Code = msg, typ, code
+	return &e
 }
 
 func (x *exchange) vllmBad(msg string) {
 	x.json(http.StatusBadRequest, vllmError(400, msg, "BadRequestError"))
+}
+
+// vllmBadParam answers a request whose parameter param holds value as
+// vLLM's VLLMValidationError does: the message ends in "(parameter=…,
+// value=…)" and the body's param names the parameter.
+func (x *exchange) vllmBadParam(msg, param string, value any) {
+	e := vllmError(400, fmt.Sprintf("%s (parameter=%s, value=%v)", msg, param, value), "BadRequestError")
+	e.Error.Param = &param
+	x.json(http.StatusBadRequest, e)
 }
 
 // maxLogprobTokenIDs is vLLM's limit on logprob_token_ids.
@@ -106,7 +129,8 @@ func (s *Server) vllmChat(x *exchange) {
 		return
 	}
 	if ids, ok := m["logprob_token_ids"].([]any); ok && len(ids) > maxLogprobTokenIDs {
-		x.vllmBad(fmt.Sprintf("Requested logprob_token_ids of length %d, which is greater than max allowed: %d", len(ids), maxLogprobTokenIDs))
+		x.vllmBadParam(fmt.Sprintf("Requested logprob_token_ids of length %d, which is greater than max allowed: %d", len(ids), maxLogprobTokenIDs),
+			"logprob_token_ids", len(ids))
 		return
 	}
 	if err := checkFields("/v1/chat/completions", m, chatRules); err != nil {
@@ -169,6 +193,14 @@ func (s *Server) vllmChat(x *exchange) {
 	s.counters.Running--
 	s.mu.Unlock()
 	if !ok {
+		return
+	}
+	switch x.tamper {
+	case TamperFinishError:
+		x.json(http.StatusInternalServerError, vllmError(500, "Internal server error", "InternalServerError"))
+		return
+	case TamperNaNLogprob:
+		x.vllmBad("Out of range float values are not JSON compliant: nan")
 		return
 	}
 	d := s.model.distribution(prompt, images)
