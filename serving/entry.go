@@ -137,13 +137,33 @@ func (e *ServerEntry) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// AliasError is [ReadServerEntry]'s refusal of a vLLM model named by one
+// of the server's later served names (vllm serve --served-model-name
+// FIRST ALIAS...: /v1/models lists a card per name, all with the same
+// root): vLLM answers every request for any of them under the first
+// name, so every answer would name another model than the one asked for.
+// The run is refused before its first scoring call.
+type AliasError struct {
+	// Model is the model the run names.
+	Model string
+	// First is the server's first served name of the same model.
+	First string
+}
+
+// Error says which name to use.
+func (e *AliasError) Error() string {
+	return fmt.Sprintf("the vLLM server serves %q as another name of %q and answers every request for it as %q; name the model %q",
+		e.Model, e.First, e.First, e.First)
+}
+
 // ReadServerEntry reads the server entry of model from the server at
 // baseURL with client (nil means [http.DefaultClient]; redirects are not
 // followed):
 //
 //   - GET /v1/models: the data entries whose id equals model. A transport
 //     error, a status other than 200 (an [*HTTPError]) or a body that is not
-//     a JSON object with a data list is an error.
+//     a JSON object with a data list is an error; on vLLM so is a model
+//     that is a later served name of a model ([*AliasError]).
 //   - vLLM: GET /version "version". Decision: every failure there
 //     (transport, non-200, not JSON, no string version) gives "unknown"
 //     unless ctx is done, where typevet only maps a non-200 status to
@@ -169,9 +189,18 @@ func ReadServerEntry(ctx context.Context, client *http.Client, baseURL string, b
 		return ServerEntry{}, errors.New("serving: GET /v1/models: no data list")
 	}
 	e := ServerEntry{Served: []ServedModel{}, BuildInfo: Unknown}
+	firstOfRoot := map[string]string{} // the first served name of each root
 	for _, m := range *models.Data {
-		if id := rawString(m.ID); id != nil && *id == model {
-			e.Served = append(e.Served, ServedModel{ID: *id, Root: rawString(m.Root), MaxModelLen: rawInt(m.MaxModelLen)})
+		id, root := rawString(m.ID), rawString(m.Root)
+		if id != nil && root != nil {
+			if first, ok := firstOfRoot[*root]; !ok {
+				firstOfRoot[*root] = *id
+			} else if backend == VLLM && *id == model {
+				return ServerEntry{}, &AliasError{Model: model, First: first}
+			}
+		}
+		if id != nil && *id == model {
+			e.Served = append(e.Served, ServedModel{ID: *id, Root: root, MaxModelLen: rawInt(m.MaxModelLen)})
 		}
 	}
 	if backend == VLLM {

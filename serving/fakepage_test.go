@@ -49,3 +49,25 @@ func TestFakeVLLMPageHasEverySeries(t *testing.T) {
 	bs, _ := cfg.Get("block_size")
 	assert.Equal(t, "16", bs)
 }
+
+// TestReadServerEntryVLLMAlias: vLLM lists a /v1/models card per served
+// name, all with the --model path as root, and answers under the first
+// name; a run naming a later one is refused before its first scoring
+// call (it would fail at the first judgment, every answer naming
+// another model), and the first name is read with its root.
+func TestReadServerEntryVLLMAlias(t *testing.T) {
+	srv := judgmenttest.NewUnstartedVLLM(&judgmenttest.Model{Aliases: []string{"judge"}})
+	srv.ModelPath = "/models/google/gemma-4-31B-it"
+	srv.Start()
+	t.Cleanup(srv.Close)
+	_, err := serving.ReadServerEntry(context.Background(), srv.Client(), srv.URL, serving.VLLM, "judge")
+	var ae *serving.AliasError
+	require.ErrorAs(t, err, &ae)
+	assert.Equal(t, `the vLLM server serves "judge" as another name of "`+judgmenttest.DefaultModelID+`" and answers every request for it as "`+
+		judgmenttest.DefaultModelID+`"; name the model "`+judgmenttest.DefaultModelID+`"`, err.Error())
+	assert.Zero(t, srv.Count("/v1/chat/completions"))
+	e, err := serving.ReadServerEntry(context.Background(), srv.Client(), srv.URL, serving.VLLM, judgmenttest.DefaultModelID)
+	require.NoError(t, err)
+	require.Len(t, e.Served, 1)
+	assert.Equal(t, "/models/google/gemma-4-31B-it", *e.Served[0].Root)
+}

@@ -75,6 +75,12 @@ type Server struct {
 	// MaxImagesPerPrompt is vLLM's --limit-mm-per-prompt image limit
 	// (0 = no limit).
 	MaxImagesPerPrompt int
+	// ModelPath is the model vLLM loaded (vllm serve's --model, a hub id
+	// or weights path), the root of every /v1/models card; "" = Model.ID,
+	// as when no --served-model-name is given. vLLM's served names are
+	// Model.ID then Model.Aliases, and vLLM answers a request for any of
+	// them under the first, Model.ID.
+	ModelPath string
 	// Version is vLLM /version ("" = "0.30.0").
 	Version string
 	// Metrics renders vLLM /metrics from the running counters

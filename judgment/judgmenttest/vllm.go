@@ -75,11 +75,22 @@ func (s *Server) vllmVersion(x *exchange) {
 	x.json(http.StatusOK, map[string]string{"version": v})
 }
 
+// vllmModels lists one card per served name (Model.ID, then
+// Model.Aliases: vllm serve --served-model-name ID ALIAS...), each with
+// root the loaded model (ModelPath), as vLLM lists them.
 func (s *Server) vllmModels(x *exchange) {
-	x.json(http.StatusOK, map[string]any{"object": "list", "data": []any{map[string]any{
-		"id": s.model.ID, "object": "model", "created": 1767225600, "owned_by": "vllm",
-		"root": s.model.ID, "parent": nil, "max_model_len": s.nCtx(), "permission": []any{},
-	}}})
+	root := s.ModelPath
+	if root == "" {
+		root = s.model.ID
+	}
+	var cards []any
+	for _, name := range append([]string{s.model.ID}, s.model.Aliases...) {
+		cards = append(cards, map[string]any{
+			"id": name, "object": "model", "created": 1767225600, "owned_by": "vllm",
+			"root": root, "parent": nil, "max_model_len": s.nCtx(), "permission": []any{},
+		})
+	}
+	x.json(http.StatusOK, map[string]any{"object": "list", "data": cards})
 }
 
 func (s *Server) vllmTokenize(x *exchange) {
