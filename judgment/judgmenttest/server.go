@@ -94,13 +94,18 @@ type Server struct {
 	// APIKey, when non-empty, is required on the authenticated paths
 	// (llama.cpp: all but /health, /v1/health, /models, /v1/models; vLLM:
 	// paths starting with /v1, as vLLM's --api-key middleware does).
-	// A missing or wrong key gets HTTP 401.
+	// A missing or wrong key gets HTTP 401 (vLLM: {"error":
+	// "Unauthorized"}).
 	APIKey string
-	// AuthHeader carries the key ("" = "Authorization").
+	// AuthHeader carries the key ("" = "Authorization"). llama.cpp only:
+	// vLLM's --api-key middleware accepts the key only as
+	// "Authorization: Bearer <key>" and answers anything else with
+	// HTTP 401 {"error": "Unauthorized"}, and so does the vLLM fake.
 	AuthHeader string
-	// AuthScheme precedes the key and a space ("" = "Bearer").
+	// AuthScheme precedes the key and a space ("" = "Bearer"); llama.cpp
+	// only.
 	AuthScheme string
-	// BareKey expects the key alone, without AuthScheme.
+	// BareKey expects the key alone, without AuthScheme; llama.cpp only.
 	BareKey bool
 	// HideVocab makes llama.cpp /v1/models list no meta block (a router
 	// lists meta only for loaded models), so n_vocab is unknown.
@@ -549,11 +554,13 @@ func (s *Server) authorized(x *exchange) bool {
 		return true
 	}
 	header := s.AuthHeader
-	if header == "" {
+	if header == "" || s.backend == "vLLM" {
 		header = "Authorization"
 	}
 	want := s.APIKey
-	if !s.BareKey {
+	if s.backend == "vLLM" {
+		want = "Bearer " + s.APIKey
+	} else if !s.BareKey {
 		scheme := s.AuthScheme
 		if scheme == "" {
 			scheme = "Bearer"
@@ -565,6 +572,9 @@ func (s *Server) authorized(x *exchange) bool {
 		return true
 	}
 	msg := "Invalid API Key"
+	if s.backend == "vLLM" {
+		msg = "Unauthorized"
+	}
 	if s.EchoAuth {
 		msg += "; received " + header + ": " + got
 	}

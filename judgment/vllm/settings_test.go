@@ -120,12 +120,39 @@ func TestSecretsMaskedAndSent(t *testing.T) {
 		t.Errorf("unmasked: %#v", err)
 	}
 
-	ok := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "k1"; s.AuthHeader = "X-Api-Key"; s.BareKey = true })
-	sess = openSession(t, ok, vllm.Settings{Auth: judgment.Auth{APIKey: "k1", AuthHeader: "X-Api-Key", BareKey: true, UserAgent: "curl/8.9.1"}})
+	ok := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "k1" })
+	sess = openSession(t, ok, vllm.Settings{Auth: judgment.Auth{APIKey: "k1", UserAgent: "curl/8.9.1"}})
 	if _, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil)); err != nil {
-		t.Fatalf("bare key in X-Api-Key: %v", err)
+		t.Fatalf("Authorization: Bearer k1: %v", err)
 	}
-	if ua := ok.Requests()[0].Header.Get("User-Agent"); ua != "curl/8.9.1" {
-		t.Errorf("User-Agent = %q", ua)
+	if r := ok.Requests()[0]; r.Header.Get("User-Agent") != "curl/8.9.1" || r.Header.Get("Authorization") != "Bearer k1" {
+		t.Errorf("User-Agent %q, Authorization %q", r.Header.Get("User-Agent"), r.Header.Get("Authorization"))
+	}
+}
+
+// TestOnlyBearerAuth: vLLM's --api-key middleware accepts the key only as
+// "Authorization: Bearer <key>": a custom auth header or a bare key, which
+// the client sends as set (for a proxy in front of vLLM), gets HTTP 401
+// {"error":"Unauthorized"}.
+func TestOnlyBearerAuth(t *testing.T) {
+	for _, a := range []judgment.Auth{
+		{APIKey: "k1", AuthHeader: "X-Api-Key", BareKey: true},
+		{APIKey: "k1", BareKey: true},
+		{APIKey: "k1", AuthScheme: "Token"},
+	} {
+		srv := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "k1" })
+		sess := openSession(t, srv, vllm.Settings{Auth: a})
+		_, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
+		var he *judgment.BackendHTTPError
+		if !errors.As(err, &he) || he.StatusCode != 401 || he.BodySnippet != `{"error":"Unauthorized"}` {
+			t.Errorf("%+v: error %v, want HTTP 401 {\"error\":\"Unauthorized\"}", a, err)
+		}
+		header := a.AuthHeader
+		if header == "" {
+			header = "Authorization"
+		}
+		if got := srv.Requests()[0].Header.Get(header); !strings.HasSuffix(got, "k1") {
+			t.Errorf("%+v: the key went out as %q", a, got)
+		}
 	}
 }
