@@ -81,6 +81,10 @@ type Server struct {
 	// Model.ID then Model.Aliases, and vLLM answers a request for any of
 	// them under the first, Model.ID.
 	ModelPath string
+	// NoLogprobTokenIDs plays a vLLM from before logprob_token_ids on
+	// chat completions (vLLM PR #43463): it ignores the field, and every
+	// answer's top_logprobs is empty.
+	NoLogprobTokenIDs bool
 	// Version is vLLM /version ("" = "0.30.0").
 	Version string
 	// Metrics renders vLLM /metrics from the running counters

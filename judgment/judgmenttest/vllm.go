@@ -293,6 +293,11 @@ func (s *Server) vllmChatBody(d dist, ids []int, promptTokens int, t Tamper) []b
 			list = append(list, entry{id, d.logprob(s.model, id)})
 		}
 	}
+	if s.NoLogprobTokenIDs {
+		// An older vLLM ignores logprob_token_ids and asks for the top
+		// 0 alternatives: top_logprobs is empty.
+		list = nil
+	}
 	id := fmt.Sprintf("chatcmpl-%032x", s.chatIDs.Add(1))
 
 	tokenEntry := func(b []byte, e entry, lit string) []byte {

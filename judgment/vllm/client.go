@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
+	"github.com/typevet/typevet-go/internal/pytext"
 	"github.com/typevet/typevet-go/judgment"
 )
 
@@ -118,10 +119,32 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 	res, err := decodeChat(*body, req)
 	putBody(body)
 	if err != nil {
-		return judgment.ScoringResult{}, err
+		return judgment.ScoringResult{}, ignoredTokenIDs(err, req)
 	}
 	res.RequestID = id
 	return res, nil
+}
+
+// LogprobTokenIDsSince names the first vLLM that honours
+// logprob_token_ids on chat completions.
+const LogprobTokenIDsSince = "vLLM PR #43463 (merged 2026-07-13)"
+
+// ignoredTokenIDs returns err, or a [judgment.ScoringUnsupportedCapabilityError]
+// when err says that the answer scored none of req's candidates: a vLLM
+// from before logprob_token_ids on chat completions ignores the field and
+// answers with no requested id at all (a newer one lists every requested
+// id), so every judgment would fail the same way.
+func ignoredTokenIDs(err error, req judgment.ScoringRequest) error {
+	labels := make([]string, len(req.Candidates))
+	for i, c := range req.Candidates {
+		labels[i] = c.Label
+	}
+	var ve *judgment.ScoringValidationError
+	if len(labels) == 0 || !errors.As(err, &ve) || ve.Error() != "missing scores for requested candidates: "+pytext.ReprList(labels) {
+		return err
+	}
+	return &judgment.ScoringUnsupportedCapabilityError{Msg: "vLLM answered with none of the requested logprob_token_ids: the server " +
+		"predates logprob_token_ids on chat completions, which needs a vLLM built with " + LogprobTokenIDsSince + " or later; upgrade vLLM"}
 }
 
 // MaxResponseBytes bounds a vLLM response body: a real scoring answer (up

@@ -159,3 +159,19 @@ func requestID(err error) string {
 	}
 	return ""
 }
+
+// TestServerWithoutLogprobTokenIDs: a vLLM from before logprob_token_ids
+// on chat completions ignores the field and answers with no requested
+// id; the judgment fails at once as unsupported, naming what vLLM needs,
+// not as a "missing scores" answer.
+func TestServerWithoutLogprobTokenIDs(t *testing.T) {
+	srv := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.NoLogprobTokenIDs = true })
+	sess := openSession(t, srv, vllm.Settings{})
+	_, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
+	if got := judgment.ErrorClass(err); got != "ScoringUnsupportedCapabilityError" || !strings.Contains(err.Error(), "vLLM PR #43463") {
+		t.Fatalf("error %v (class %s), want ScoringUnsupportedCapabilityError naming vLLM PR #43463", err, got)
+	}
+	if n := srv.Count("/v1/chat/completions"); n != 1 {
+		t.Errorf("scoring calls = %d, want 1", n)
+	}
+}
