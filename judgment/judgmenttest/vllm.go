@@ -133,6 +133,10 @@ var chatRules = []rule{
 
 const mediaMarker = "<__media__>"
 
+// gemma4EmptyThought ends Gemma 4's generation prompt when thinking is
+// off: an empty thought channel.
+const gemma4EmptyThought = "<|channel>thought\n<channel|>"
+
 func (s *Server) vllmChat(x *exchange) {
 	m, err := object(x.body)
 	if err != nil {
@@ -189,8 +193,10 @@ func (s *Server) vllmChat(x *exchange) {
 		x.vllmBad(fmt.Sprintf("At most %d image(s) may be provided in one prompt.", s.MaxImagesPerPrompt))
 		return
 	}
-	// The server applies its (Gemma 4) chat template with thinking off.
-	prompt := "<bos><|turn>user\n" + user + "<turn|>\n<|turn>model\n"
+	// The server applies its Gemma 4 chat template with thinking off:
+	// the generation prompt ends in an empty thought channel, as
+	// typevet's llama.cpp prompt does.
+	prompt := "<bos><|turn>user\n" + user + "<turn|>\n<|turn>model\n" + gemma4EmptyThought
 	textOnly := s.model.countTokens(strings.ReplaceAll(prompt, mediaMarker, ""), 0)
 	promptTokens := textOnly + len(images)*s.model.ImageTokens
 	if x.tamper == TamperDropImage {
@@ -222,9 +228,10 @@ func (s *Server) vllmChat(x *exchange) {
 	x.raw(http.StatusOK, "application/json", body)
 }
 
-// userContent returns the user text as typevet composed it (its
-// content blocks reversed: each image block becomes "<__media__>" plus the "\n" the client
-// removed) and the decoded images.
+// userContent returns the user text as the server's template renders it
+// (each image block "<__media__>" plus the "\n" the client removed, each
+// text block trimmed as Gemma 4's template trims it) and the decoded
+// images.
 func userContent(v any) (string, [][]byte, error) {
 	if s, ok := v.(string); ok {
 		return s, nil, nil
@@ -243,7 +250,8 @@ func userContent(v any) (string, [][]byte, error) {
 			if !ok || len(blk) != 2 {
 				return "", nil, fmt.Errorf("judgmenttest: content[%d]: a text block is {type, text}", i)
 			}
-			b.WriteString(text)
+			// Gemma 4's template trims each text block.
+			b.WriteString(strings.TrimSpace(text))
 		case "image_url":
 			iu, _ := blk["image_url"].(map[string]any)
 			url, _ := iu["url"].(string)

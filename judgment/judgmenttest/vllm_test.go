@@ -54,7 +54,7 @@ const userText = "state\n\nq: Is it so?\n\nOptions:\nControl 0 → False\nContro
 func tokenID(id int) string { return fmt.Sprintf("token_id:%d", id) }
 
 func TestVLLMChat(t *testing.T) {
-	chatPrompt := func(user string) string { return "<bos><|turn>user\n" + user + "<turn|>\n<|turn>model\n" }
+	chatPrompt := func(user string) string { return "<bos><|turn>user\n" + user + "<turn|>\n<|turn>model\n<|channel>thought\n<channel|>" }
 	tests := []struct {
 		name       string
 		content    any
@@ -261,7 +261,7 @@ func TestVLLMMetricsAdvance(t *testing.T) {
 	// A refused request does not count.
 	do(t, s, "POST", "/v1/chat/completions", chatBody(userText))
 	after := read()
-	prompt := float64(utf8.RuneCountInString("<bos><|turn>user\n" + userText + "<turn|>\n<|turn>model\n"))
+	prompt := float64(utf8.RuneCountInString("<bos><|turn>user\n" + userText + "<turn|>\n<|turn>model\n<|channel>thought\n<channel|>"))
 	tests := []struct {
 		name          string
 		before, after float64
