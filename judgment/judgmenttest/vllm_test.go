@@ -54,7 +54,9 @@ const userText = "state\n\nq: Is it so?\n\nOptions:\nControl 0 → False\nContro
 func tokenID(id int) string { return fmt.Sprintf("token_id:%d", id) }
 
 func TestVLLMChat(t *testing.T) {
-	chatPrompt := func(user string) string { return "<bos><|turn>user\n" + user + "<turn|>\n<|turn>model\n<|channel>thought\n<channel|>" }
+	chatPrompt := func(user string) string {
+		return "<bos><|turn>user\n" + user + "<turn|>\n<|turn>model\n<|channel>thought\n<channel|>"
+	}
 	tests := []struct {
 		name       string
 		content    any
