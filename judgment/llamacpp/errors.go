@@ -3,6 +3,7 @@ package llamacpp
 import (
 	"context"
 	"net/http"
+	"time"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
@@ -39,8 +40,14 @@ func transportError(ctx context.Context, err error) error {
 
 // statusError maps a non-2xx answer to a [judgment.BackendHTTPError]
 // ([backendhttp.StatusError]: redirects not followed, HTML bodies
-// withheld, else a redacted 500-character snippet). Retry-After and the
-// rate-limit headers are never recorded for llama.cpp.
+// withheld, else a redacted 500-character snippet) with the answer's
+// Retry-After ([backendhttp.RetryAfter]), which a retry honours (a
+// llama-server behind a proxy or a rate limiter sends one); the
+// rate-limit headers are not recorded for llama.cpp.
 func (c *Client) statusError(resp *http.Response, body []byte) error {
-	return backendhttp.StatusError(backendName, resp, body, c.secrets)
+	e := backendhttp.StatusError(backendName, resp, body, c.secrets)
+	if resp.StatusCode >= 400 {
+		e.RetryAfterSeconds = backendhttp.RetryAfter(resp.Header, time.Now())
+	}
+	return e
 }

@@ -54,8 +54,9 @@ func TestJudgeErrors(t *testing.T) {
 			wantClass: "BackendHttpError", wantRetry: ptr(0), wantCalls: 1},
 		{name: "retry-after repeated", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{"Retry-After": {"1", "2"}}},
 			wantClass: "BackendHttpError", wantRetry: nil, wantCalls: 1, reason: "a repeated header is ambiguous: null"},
-		{name: "retry-after over a year", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{"Retry-After": {"31536001"}}},
-			wantClass: "BackendHttpError", wantRetry: nil, wantCalls: 1},
+		{name: "retry-after over a year capped", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{"Retry-After": {"99999999999"}}},
+			wantClass: "BackendHttpError", wantRetry: ptr(31536000), wantCalls: 1,
+			reason: "a huge Retry-After is the longest wait, not an absent one (a retry then waits its own cap)"},
 		{name: "retry-after garbage", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{"Retry-After": {"1.5"}}},
 			wantClass: "BackendHttpError", wantRetry: nil, wantCalls: 1, reason: "delta-seconds are digits only"},
 		{name: "rate-limit headers", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{
