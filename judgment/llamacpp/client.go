@@ -45,11 +45,12 @@ type ClientOptions struct {
 // [judgment.Scorer] and is safe for concurrent use: one pooled HTTP
 // client, and the media-capability and vocabulary caches behind a mutex.
 type Client struct {
-	base    *url.URL
-	http    *http.Client
-	secrets judgment.Secrets // masked from every error a Session returns
-	nVocab  int
-	owned   bool // the connection pool is the client's own (no injected HTTPClient)
+	base      *url.URL
+	http      *http.Client
+	secrets   judgment.Secrets // masked from every error a Session returns
+	nVocab    int
+	owned     bool   // the connection pool is the client's own (no injected HTTPClient)
+	requestID string // the request-id header, "" for none
 
 	mu          sync.Mutex
 	caps        map[string]Props // vision-capable models only
@@ -73,6 +74,7 @@ func NewClient(s Settings, opts ClientOptions) (*Client, error) {
 	backendhttp.SetKeepAliveExpiry(hc, s.KeepAliveExpiry)
 	return &Client{
 		base:        base,
+		requestID:   s.RequestIDHeader,
 		http:        hc,
 		secrets:     s.Auth.Secrets(),
 		nVocab:      nVocab,
@@ -144,29 +146,46 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 		}
 	}
 	nProbs := c.nProbs(req.Model)
-	resp, err := c.exchange(ctx, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
+	id := c.newRequestID()
+	resp, err := c.exchange(ctx, id, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
 	if len(req.Media) > 0 && staleMarker(err) {
 		if props, perr := c.capability(ctx, req.Model, true); perr == nil {
-			resp, err = c.exchange(ctx, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
+			id = c.newRequestID()
+			resp, err = c.exchange(ctx, id, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
 			err = staleAgain(err)
 		}
 	}
 	if err != nil {
 		return judgment.ScoringResult{}, err
 	}
-	return c.result(ctx, req, resp, nProbs)
+	res, err := c.result(ctx, req, resp, nProbs)
+	if err != nil {
+		return judgment.ScoringResult{}, withRequestID(err, id)
+	}
+	res.RequestID = id
+	return res, nil
+}
+
+// newRequestID returns the request id of a new request: "" when no
+// request-id header is configured, else a fresh UUID4 hex (typevet #411).
+func (c *Client) newRequestID() string {
+	if c.requestID == "" {
+		return ""
+	}
+	return backendhttp.UUID4Hex()
 }
 
 // do sends one request and returns the body of a 2xx answer (see
 // [Client.exchange]).
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in any) ([]byte, error) {
-	resp, err := c.exchange(ctx, method, path, query, in)
+	id := c.newRequestID()
+	resp, err := c.exchange(ctx, id, method, path, query, in)
 	if err != nil {
 		return nil, err
 	}
 	body, err := backendhttp.ReadBody(resp)
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, withRequestID(transportError(ctx, err), id)
 	}
 	return body, nil
 }
@@ -176,8 +195,10 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 // connection the server closed before answering is retried once on a
 // fresh connection (every call of this client is read-only).
 // Failures are [judgment.TransportError] and [judgment.BackendHTTPError]
-// values; the body of an error answer is read and closed here.
-func (c *Client) exchange(ctx context.Context, method, path string, query url.Values, in any) (*http.Response, error) {
+// values carrying the request id id (sent in the request-id header when
+// one is configured; "" for none); the body of an error answer is read
+// and closed here.
+func (c *Client) exchange(ctx context.Context, id, method, path string, query url.Values, in any) (*http.Response, error) {
 	var payload []byte
 	if raw, ok := in.(rawJSON); ok {
 		payload = raw
@@ -189,20 +210,20 @@ func (c *Client) exchange(ctx context.Context, method, path string, query url.Va
 	}
 	u := c.base.JoinPath(path)
 	u.RawQuery = query.Encode()
-	resp, err := c.send(ctx, method, u.String(), payload)
+	resp, err := c.send(ctx, id, method, u.String(), payload)
 	if err != nil && closedEarly(err) && ctx.Err() == nil {
 		c.http.CloseIdleConnections()
-		resp, err = c.send(ctx, method, u.String(), payload)
+		resp, err = c.send(ctx, id, method, u.String(), payload)
 	}
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, withRequestID(transportError(ctx, err), id)
 	}
 	if resp.StatusCode >= 300 {
 		body, err := backendhttp.ReadBody(resp)
 		if err != nil {
-			return nil, transportError(ctx, err)
+			return nil, withRequestID(transportError(ctx, err), id)
 		}
-		return nil, c.statusError(resp, body)
+		return nil, withRequestID(c.statusError(resp, body), id)
 	}
 	return resp, nil
 }
@@ -214,7 +235,7 @@ func (c *Client) exchange(ctx context.Context, method, path string, query url.Va
 // GET. So a GET carries an empty body without GetBody: not replayable, and
 // still sent without a body (the transport probes an empty body of a GET
 // and drops it). A POST's GetBody is cleared for the same reason.
-func (c *Client) send(ctx context.Context, method, u string, payload []byte) (*http.Response, error) {
+func (c *Client) send(ctx context.Context, id, method, u string, payload []byte) (*http.Response, error) {
 	var body io.Reader = emptyBody{}
 	if payload != nil {
 		body = bytes.NewReader(payload)
@@ -228,6 +249,9 @@ func (c *Client) send(ctx context.Context, method, u string, payload []byte) (*h
 		r.Header.Set("Content-Type", "application/json")
 	}
 	r.Header.Set("Accept", "application/json")
+	if id != "" {
+		r.Header.Set(c.requestID, id)
+	}
 	return c.http.Do(r)
 }
 

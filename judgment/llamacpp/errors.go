@@ -2,6 +2,7 @@ package llamacpp
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -50,4 +51,22 @@ func (c *Client) statusError(resp *http.Response, body []byte) error {
 		e.RetryAfterSeconds = backendhttp.RetryAfter(resp.Header, time.Now())
 	}
 	return e
+}
+
+// withRequestID sets the request id id on err when it is a
+// [judgment.TransportError] or [judgment.BackendHTTPError] without one,
+// and returns err.
+func withRequestID(err error, id string) error {
+	if id == "" {
+		return err
+	}
+	var te *judgment.TransportError
+	var he *judgment.BackendHTTPError
+	switch {
+	case errors.As(err, &te) && te.RequestID == "":
+		te.RequestID = id
+	case errors.As(err, &he) && he.RequestID == "":
+		he.RequestID = id
+	}
+	return err
 }

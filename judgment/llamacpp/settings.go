@@ -2,6 +2,7 @@ package llamacpp
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
@@ -38,6 +39,12 @@ type Settings struct {
 	// AUTH_SCHEME, HEADERS, USER_AGENT); its fields are promoted, so
 	// s.APIKey works. The key and header values are secrets, never printed.
 	judgment.Auth
+	// RequestIDHeader, when set, names a header that carries a fresh
+	// UUID4 hex on each request (typevet #411); a scoring call's id lands
+	// in judgment.Response.RequestIDs and every error carries its
+	// request's id. It must not name the auth header or an extra header.
+	// TYPEVET_LLAMA__REQUEST_ID_HEADER.
+	RequestIDHeader string
 }
 
 // Defaults of [Settings].
@@ -98,6 +105,12 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 		return Settings{}, err
 	}
 	s.Auth = a
+	if v, name, ok := l.Get(envPrefix + "REQUEST_ID_HEADER"); ok {
+		if err := validateRequestIDHeader(s.Auth, v, name); err != nil {
+			return Settings{}, err
+		}
+		s.RequestIDHeader = v
+	}
 	return s, nil
 }
 
@@ -131,7 +144,29 @@ func (s Settings) Validate() error {
 	if s.KeepAliveExpiry < 0 {
 		return &judgment.SettingError{Variable: "llamacpp.Settings.KeepAliveExpiry", Rule: "must be greater than 0"}
 	}
-	return backendhttp.Validate(s.Auth, backendhttp.FieldNames("llamacpp.Settings"))
+	if err := backendhttp.Validate(s.Auth, backendhttp.FieldNames("llamacpp.Settings")); err != nil {
+		return err
+	}
+	if s.RequestIDHeader != "" {
+		return validateRequestIDHeader(s.Auth, s.RequestIDHeader, "llamacpp.Settings.RequestIDHeader")
+	}
+	return nil
+}
+
+// validateRequestIDHeader checks the request-id header name set in name:
+// an HTTP token that is neither a header the client controls nor the
+// auth header ([backendhttp.ValidateHeaderName]) nor one of the extra
+// headers, as typevet refuses (#411).
+func validateRequestIDHeader(a judgment.Auth, header, name string) error {
+	if err := backendhttp.ValidateHeaderName(a, header, name); err != nil {
+		return err
+	}
+	for _, h := range a.Headers {
+		if strings.EqualFold(h.Name, header) {
+			return &judgment.SettingError{Variable: name, Rule: "names a header the client controls"}
+		}
+	}
+	return nil
 }
 
 // String returns s without secrets.
@@ -145,12 +180,12 @@ func (s Settings) GoString() string { return fmt.Sprintf("%#v", s) }
 func (s Settings) Format(f fmt.State, verb rune) {
 	switch {
 	case verb == 'v' && f.Flag('#'):
-		fmt.Fprintf(f, "llamacpp.Settings{BaseURL:%q, Timeout:%d, DefaultModel:%q, MultimodalModel:%q, KeepAliveExpiry:%d, Auth:%#v}",
-			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.KeepAliveExpiry, s.Auth)
+		fmt.Fprintf(f, "llamacpp.Settings{BaseURL:%q, Timeout:%d, DefaultModel:%q, MultimodalModel:%q, KeepAliveExpiry:%d, Auth:%#v, RequestIDHeader:%q}",
+			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.KeepAliveExpiry, s.Auth, s.RequestIDHeader)
 	case verb == 'v' && f.Flag('+'):
-		fmt.Fprintf(f, "{BaseURL:%s Timeout:%s DefaultModel:%s MultimodalModel:%s KeepAliveExpiry:%s Auth:%+v}",
-			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.KeepAliveExpiry, s.Auth)
+		fmt.Fprintf(f, "{BaseURL:%s Timeout:%s DefaultModel:%s MultimodalModel:%s KeepAliveExpiry:%s Auth:%+v RequestIDHeader:%s}",
+			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.KeepAliveExpiry, s.Auth, s.RequestIDHeader)
 	default:
-		fmt.Fprintf(f, "{%s %s %s %s %s %v}", backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.KeepAliveExpiry, s.Auth)
+		fmt.Fprintf(f, "{%s %s %s %s %s %v %s}", backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.KeepAliveExpiry, s.Auth, s.RequestIDHeader)
 	}
 }

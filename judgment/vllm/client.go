@@ -2,8 +2,6 @@ package vllm
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -264,16 +262,7 @@ func (c *Client) requestIDValue() string {
 	if c.fixedID != "" {
 		return c.fixedID
 	}
-	return uuid4Hex()
-}
-
-// uuid4Hex returns a random UUID version 4 as 32 lower-case hex digits.
-func uuid4Hex() string {
-	var u [16]byte
-	rand.Read(u[:])
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	return hex.EncodeToString(u[:])
+	return backendhttp.UUID4Hex()
 }
 
 // splicedJSON is a request body already encoded, in pieces: json[0],
