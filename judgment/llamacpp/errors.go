@@ -13,12 +13,13 @@ import (
 // backendName is the Backend of every [judgment.BackendHTTPError] here.
 const backendName = "llama.cpp"
 
-// ProbeError reports that [Open] refused the served model: it has no image
-// input, or its template is not the required family. It is not a
+// ProbeError reports that [Open] refused the served model: its template
+// is not the required family. It is not a
 // judgment.GenerationError (typevet raises ValueError): the session never
 // opened, so no run started.
 type ProbeError struct {
-	// Msg is typevet's message, e.g. "model reports text-only input modalities".
+	// Msg is typevet's message, e.g. "unsupported served template for
+	// native vision: degraded_chatml".
 	Msg string
 }
 
