@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -382,6 +383,30 @@ func (c *Client) knownNVocab(ctx context.Context, model string) int {
 	return n
 }
 
+// markerShape matches a media marker of llama-server's random form,
+// "<__media_" + letters and digits + "__>", which /props publishes per
+// process (or per router load).
+var markerShape = regexp.MustCompile(`<__media_[A-Za-z0-9]+__>`)
+
+// neutralizeMarkers returns text with every media marker of llama-server's
+// random form, and the live marker (the one /props published, which
+// LLAMA_MEDIA_MARKER may set to any text), escaped as typevet escapes
+// [judgment.MediaMarker] in caller text (typevet #433): each "_" as
+// "\_". Only real images then produce markers; a caller text holding the
+// live marker would otherwise make llama-server count one marker more
+// than images and refuse the prompt ("Failed to tokenize prompt"). The
+// constant [judgment.MediaMarker] is left for the caller to replace.
+func neutralizeMarkers(text, live string) string {
+	escape := func(m string) string { return strings.ReplaceAll(m, "_", `\_`) }
+	if live != "" && live != judgment.MediaMarker && strings.Contains(text, live) {
+		text = strings.ReplaceAll(text, live, escape(live))
+	}
+	if strings.Contains(text, "<__media_") {
+		text = markerShape.ReplaceAllStringFunc(text, escape)
+	}
+	return text
+}
+
 // rawJSON is a request body already encoded, passed to do as is.
 type rawJSON []byte
 
@@ -397,7 +422,7 @@ func completionBody(ctx context.Context, req judgment.ScoringRequest, marker str
 		b, _ := json.Marshal(r)
 		return b
 	}
-	r.Prompt = &MultimodalPrompt{PromptString: strings.ReplaceAll(req.Prefix, judgment.MediaMarker, marker)}
+	r.Prompt = &MultimodalPrompt{PromptString: strings.ReplaceAll(neutralizeMarkers(req.Prefix, marker), judgment.MediaMarker, marker)}
 	b, _ := json.Marshal(r)
 	// The encoded body holds "multimodal_data":null exactly once: the same
 	// bytes inside the prompt string would have escaped quotes.

@@ -75,3 +75,23 @@ func TestRequestIDHeaderRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestCallerTextHoldsMediaMarkers: caller text holding llama-server's
+// live media marker (the one /props published) or another marker of its
+// random form is neutralised as typevet neutralises "<__media__>"
+// (#433): the judgment succeeds, with one marker per real image, and is
+// never blamed on a stale marker.
+func TestCallerTextHoldsMediaMarkers(t *testing.T) {
+	srv := newServer(t, judgmenttest.CheckModel(), nil)
+	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{})
+	req := judgmenttest.CheckRequest(judgmenttest.CheckPNG())
+	req.State = "memo: " + srv.CurrentMarker() + " and <__media_0123456789abcdefABCDEF0123456789__> and <__media__>"
+	if _, err := sess.Judge(context.Background(), req); err != nil {
+		t.Fatalf("Judge: %v", err)
+	}
+	for _, r := range srv.Requests() {
+		if r.Path == "/completion" && (r.Markers != r.Images || r.Images != 1) {
+			t.Errorf("request %d: %d markers for %d images", r.Index, r.Markers, r.Images)
+		}
+	}
+}
