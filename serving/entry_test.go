@@ -72,7 +72,7 @@ func TestReadServerEntry(t *testing.T) {
 		{name: "llama.cpp", backend: LlamaCPP, routes: map[string]func(http.ResponseWriter, *http.Request){
 			"/v1/models": body(`{"object":"list","data":[{"id":"google/gemma-4-31B-it","object":"model","owned_by":"llamacpp","meta":{"n_vocab":262144}}]}`),
 			"/props":     props(`{"build_info":"b6000-abc","model_alias":"gemma","default_generation_settings":{"n_ctx":8192},"modalities":{"vision":true}}`)},
-			want: `{"served":[{"id":"google/gemma-4-31B-it"}],"build_info":"b6000-abc","model_alias":"gemma","n_ctx":8192}`,
+			want:   `{"served":[{"id":"google/gemma-4-31B-it"}],"build_info":"b6000-abc","model_alias":"gemma","n_ctx":8192}`,
 			reason: "no http_keepalive: typevet writes it only in face-match receipts"},
 		{name: "llama.cpp props without the facts", reason: "build_info defaults to unknown; alias and n_ctx are null", backend: LlamaCPP,
 			routes: map[string]func(http.ResponseWriter, *http.Request){"/v1/models": body(`{"data":[]}`), "/props": props(`{}`)},
