@@ -547,7 +547,7 @@ func (m *Map) Encode() ([]byte, error) {
 	if m.Levels != 0 {
 		doc = append(doc, pyjson.Member{Key: "levels", Value: m.Levels})
 	}
-	out, err := pyjson.Marshal(doc, pyjson.Options{SortKeys: true, EnsureASCII: true, Indent: 2, RejectNonFinite: true})
+	out, err := pyjson.Marshal(doc, pyjson.Options{SortKeys: true, EnsureASCII: true, Indent: 2})
 	if err != nil {
 		return nil, err
 	}

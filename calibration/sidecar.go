@@ -120,7 +120,7 @@ func (s *Sidecar) Encode() ([]byte, error) {
 		{Key: "maps", Value: maps},
 		{Key: "cases", Value: caseList},
 	}
-	out, err := pyjson.Marshal(doc, pyjson.Options{EnsureASCII: true, Indent: 2, RejectNonFinite: true})
+	out, err := pyjson.Marshal(doc, pyjson.Options{EnsureASCII: true, Indent: 2})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/typevet/typevet-go/judgment"
@@ -46,7 +47,8 @@ func (p RetryPolicy) Check() error {
 // retryable reports whether a judgment that failed with err may succeed
 // when sent again: a *[judgment.TransportError] (connect or read failure,
 // a request timeout) or a *[judgment.BackendHTTPError] with status 429,
-// 502, 503 or 504. Never a 4xx that says the request is wrong, nor an
+// 502, 503 or 504, or vLLM's 500 "Internal server error" of a request
+// that finished with finish_reason "error". Never a 4xx that says the request is wrong, nor an
 // answer that breaks the contract, nor a cancelled context (the caller
 // checks its own context too).
 func retryable(err error) bool {
@@ -58,6 +60,10 @@ func retryable(err error) bool {
 		switch he.StatusCode {
 		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 			return true
+		case http.StatusInternalServerError:
+			// vLLM's answer to a request that finished with
+			// finish_reason "error", which vLLM documents as retryable.
+			return he.Backend == "vLLM" && strings.HasPrefix(he.BodySnippet, `{"error":{"message":"Internal server error","type":"InternalServerError"`)
 		}
 		return false
 	}

@@ -27,8 +27,9 @@ func (b Backend) String() string { return string(b) }
 
 // ServerEntry is the server entry of a receipt's pins (pins.server): what the server says it serves, read once after the session
 // opens and before the run. JSON key order: served, build_info, then on
-// llama.cpp only model_alias, n_ctx, http_keepalive, or for a backend with
-// no server only backend_pin.
+// llama.cpp only model_alias, n_ctx (and http_keepalive in an entry read
+// from an older receipt: [LlamaCPPFacts]), or for a backend with no server
+// only backend_pin.
 type ServerEntry struct {
 	// Served lists the GET /v1/models data entries whose id equals the
 	// model, in the server's order (empty, not null, when none does).
@@ -57,8 +58,11 @@ type LlamaCPPFacts struct {
 	// NCtx is /props default_generation_settings.n_ctx, the context size;
 	// nil (null) when /props has no integer there.
 	NCtx *int64
-	// HTTPKeepalive is always true: typevet's client keeps connections
-	// alive.
+	// HTTPKeepalive is typevet's "http_keepalive" key, which typevet
+	// writes only in face-match receipts: [ReadServerEntry] leaves it
+	// false and the key is then not written. It is true only in an entry
+	// read back from an older check-match receipt of this port, which
+	// wrote it, so that such an entry writes back as it was read.
 	HTTPKeepalive bool
 }
 
@@ -97,7 +101,9 @@ func (e ServerEntry) MarshalJSON() ([]byte, error) {
 		}
 		nctx, _ := json.Marshal(f.NCtx) // a number or null
 		w.ModelAlias, w.NCtx = (*json.RawMessage)(&alias), (*json.RawMessage)(&nctx)
-		w.HTTPKeepalive = &f.HTTPKeepalive
+		if f.HTTPKeepalive {
+			w.HTTPKeepalive = &f.HTTPKeepalive
+		}
 	}
 	return marshalNoHTMLEscape(w)
 }
@@ -120,7 +126,13 @@ func (e *ServerEntry) UnmarshalJSON(b []byte) error {
 		}
 	}
 	*e = ServerEntry{Served: w.Served, BuildInfo: w.BuildInfo, BackendPin: w.BackendPin}
-	if w.ModelAlias == nil && w.NCtx == nil && w.HTTPKeepalive == nil {
+	// A null model_alias or n_ctx leaves its pointer nil: look for the
+	// keys themselves.
+	var keys map[string]json.RawMessage
+	_ = json.Unmarshal(b, &keys)
+	_, hasAlias := keys["model_alias"]
+	_, hasNCtx := keys["n_ctx"]
+	if !hasAlias && !hasNCtx && w.HTTPKeepalive == nil {
 		return nil
 	}
 	f := &LlamaCPPFacts{}
@@ -137,13 +149,33 @@ func (e *ServerEntry) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// AliasError is [ReadServerEntry]'s refusal of a vLLM model named by one
+// of the server's later served names (vllm serve --served-model-name
+// FIRST ALIAS...: /v1/models lists a card per name, all with the same
+// root): vLLM answers every request for any of them under the first
+// name, so every answer would name another model than the one asked for.
+// The run is refused before its first scoring call.
+type AliasError struct {
+	// Model is the model the run names.
+	Model string
+	// First is the server's first served name of the same model.
+	First string
+}
+
+// Error says which name to use.
+func (e *AliasError) Error() string {
+	return fmt.Sprintf("the vLLM server serves %q as another name of %q and answers every request for it as %q; name the model %q",
+		e.Model, e.First, e.First, e.First)
+}
+
 // ReadServerEntry reads the server entry of model from the server at
 // baseURL with client (nil means [http.DefaultClient]; redirects are not
 // followed):
 //
 //   - GET /v1/models: the data entries whose id equals model. A transport
 //     error, a status other than 200 (an [*HTTPError]) or a body that is not
-//     a JSON object with a data list is an error.
+//     a JSON object with a data list is an error; on vLLM so is a model
+//     that is a later served name of a model ([*AliasError]).
 //   - vLLM: GET /version "version". Decision: every failure there
 //     (transport, non-200, not JSON, no string version) gives "unknown"
 //     unless ctx is done, where typevet only maps a non-200 status to
@@ -169,9 +201,18 @@ func ReadServerEntry(ctx context.Context, client *http.Client, baseURL string, b
 		return ServerEntry{}, errors.New("serving: GET /v1/models: no data list")
 	}
 	e := ServerEntry{Served: []ServedModel{}, BuildInfo: Unknown}
+	firstOfRoot := map[string]string{} // the first served name of each root
 	for _, m := range *models.Data {
-		if id := rawString(m.ID); id != nil && *id == model {
-			e.Served = append(e.Served, ServedModel{ID: *id, Root: rawString(m.Root), MaxModelLen: rawInt(m.MaxModelLen)})
+		id, root := rawString(m.ID), rawString(m.Root)
+		if id != nil && root != nil {
+			if first, ok := firstOfRoot[*root]; !ok {
+				firstOfRoot[*root] = *id
+			} else if backend == VLLM && *id == model {
+				return ServerEntry{}, &AliasError{Model: model, First: first}
+			}
+		}
+		if id != nil && *id == model {
+			e.Served = append(e.Served, ServedModel{ID: *id, Root: root, MaxModelLen: rawInt(m.MaxModelLen)})
 		}
 	}
 	if backend == VLLM {
@@ -200,7 +241,7 @@ func ReadServerEntry(ctx context.Context, client *http.Client, baseURL string, b
 	if v := rawString(props.BuildInfo); v != nil {
 		e.BuildInfo = *v
 	}
-	e.LlamaCPP = &LlamaCPPFacts{ModelAlias: rawString(props.ModelAlias), NCtx: rawInt(props.Settings.NCtx), HTTPKeepalive: true}
+	e.LlamaCPP = &LlamaCPPFacts{ModelAlias: rawString(props.ModelAlias), NCtx: rawInt(props.Settings.NCtx)}
 	return e, nil
 }
 

@@ -72,10 +72,11 @@ func TestReadServerEntry(t *testing.T) {
 		{name: "llama.cpp", backend: LlamaCPP, routes: map[string]func(http.ResponseWriter, *http.Request){
 			"/v1/models": body(`{"object":"list","data":[{"id":"google/gemma-4-31B-it","object":"model","owned_by":"llamacpp","meta":{"n_vocab":262144}}]}`),
 			"/props":     props(`{"build_info":"b6000-abc","model_alias":"gemma","default_generation_settings":{"n_ctx":8192},"modalities":{"vision":true}}`)},
-			want: `{"served":[{"id":"google/gemma-4-31B-it"}],"build_info":"b6000-abc","model_alias":"gemma","n_ctx":8192,"http_keepalive":true}`},
+			want:   `{"served":[{"id":"google/gemma-4-31B-it"}],"build_info":"b6000-abc","model_alias":"gemma","n_ctx":8192}`,
+			reason: "no http_keepalive: typevet writes it only in face-match receipts"},
 		{name: "llama.cpp props without the facts", reason: "build_info defaults to unknown; alias and n_ctx are null", backend: LlamaCPP,
 			routes: map[string]func(http.ResponseWriter, *http.Request){"/v1/models": body(`{"data":[]}`), "/props": props(`{}`)},
-			want:   `{"served":[],"build_info":"unknown","model_alias":null,"n_ctx":null,"http_keepalive":true}`},
+			want:   `{"served":[],"build_info":"unknown","model_alias":null,"n_ctx":null}`},
 		{name: "models 500", backend: VLLM, routes: map[string]func(http.ResponseWriter, *http.Request){"/v1/models": status(500, "boom")},
 			wantErr: "serving: GET /v1/models: HTTP 500"},
 		{name: "models not JSON", backend: VLLM, routes: map[string]func(http.ResponseWriter, *http.Request){"/v1/models": body("<html>")},
@@ -136,6 +137,8 @@ func TestServerEntryJSON(t *testing.T) {
 		{"vLLM", `{"served":[{"id":"m","root":"r","max_model_len":8192}],"build_info":"0.30.0"}`},
 		{"llama.cpp", `{"served":[{"id":"m"}],"build_info":"b1","model_alias":"a","n_ctx":4096,"http_keepalive":true}`},
 		{"llama.cpp nulls", `{"served":[],"build_info":"unknown","model_alias":null,"n_ctx":null,"http_keepalive":true}`},
+		{"llama.cpp without http_keepalive", `{"served":[{"id":"m"}],"build_info":"b1","model_alias":"a","n_ctx":4096}`},
+		{"llama.cpp nulls without http_keepalive", `{"served":[],"build_info":"unknown","model_alias":null,"n_ctx":null}`},
 		{"offline backend pin", `{"served":[],"build_info":"typevet-go-reader/1","backend_pin":{"name":"reader","version":"typevet-go-reader/1","constants":{"ink_low":0.25}}}`},
 		{"HTML characters left to the receipt writer", `{"served":[{"id":"a<b>&c","root":"<r>"}],"build_info":"<b>","model_alias":"x&y","n_ctx":1,"http_keepalive":true}`},
 	}

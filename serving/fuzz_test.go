@@ -333,7 +333,7 @@ func FuzzReadServerEntry(f *testing.F) {
 			}
 			return
 		}
-		if (e.LlamaCPP != nil) != llama || (llama && !e.LlamaCPP.HTTPKeepalive) {
+		if (e.LlamaCPP != nil) != llama || (llama && e.LlamaCPP.HTTPKeepalive) {
 			t.Fatalf("%s entry has llama.cpp facts %+v", backend, e.LlamaCPP)
 		}
 		for _, s := range e.Served {

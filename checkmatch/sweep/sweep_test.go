@@ -54,6 +54,7 @@ func TestSweepAgainstVLLM(t *testing.T) {
 	reqs := testSlice(t).Requests
 	srv := judgmenttest.NewUnstartedVLLM(&judgmenttest.Model{Delay: func(string) time.Duration { return 5 * time.Millisecond }})
 	var reads atomic.Int64
+	srv.NoCacheConfig = true
 	srv.Metrics = func(c judgmenttest.MetricCounters) string {
 		n := reads.Add(1)
 		text := judgmenttest.DefaultMetrics(c)
@@ -136,7 +137,8 @@ func TestSweepKVReadInFlight(t *testing.T) {
 	require.NotNil(t, res.Levels[0].KVCacheUsage)
 	assert.Positive(t, res.Levels[0].KVCacheUsage.Number)
 	assert.Nil(t, res.ServerArgs.CallerStated)
-	assert.Nil(t, res.ServerArgs.CacheConfig)
+	bs, _ := res.ServerArgs.CacheConfig.Get("block_size")
+	assert.Equal(t, "16", bs, "the fake serves vllm:cache_config_info")
 }
 
 func TestSweepStopsAtFailedLevel(t *testing.T) {

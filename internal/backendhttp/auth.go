@@ -1,6 +1,8 @@
 package backendhttp
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -187,4 +189,14 @@ func printableASCII(s string) bool {
 		}
 	}
 	return true
+}
+
+// UUID4Hex returns a random UUID version 4 as 32 lower-case hex digits,
+// the request id a session stamps in its request-id header.
+func UUID4Hex() string {
+	var u [16]byte
+	rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	return hex.EncodeToString(u[:])
 }

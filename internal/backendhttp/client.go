@@ -37,19 +37,39 @@ func NewHTTPClient(base *http.Client, a judgment.Auth, timeout time.Duration) *h
 // server: as many connections as checkmatch's largest concurrency.
 const MaxIdleConnsPerHost = 1 << 20
 
+// DefaultKeepAliveExpiry is how long a session's own pool keeps an idle
+// connection: 4 s, under the 5 s after which the servers close one (vLLM's
+// uvicorn, timeout_keep_alive; llama-server's cpp-httplib,
+// CPPHTTPLIB_KEEPALIVE_TIMEOUT_SECOND), so that no request goes out on a
+// connection the server is closing at that moment. typevet's httpx client
+// expires idle connections after 5 s.
+const DefaultKeepAliveExpiry = 4 * time.Second
+
 // NewTransport returns the transport of a backend session's own pool: a
 // clone of [http.DefaultTransport] whose idle pool keeps every connection
 // a run had open at once (DefaultTransport keeps 2 per host, so a run of
 // concurrency 16 redialed, and paid a TLS handshake per redial, on most
 // calls), and that speaks HTTP/2 where a TLS server offers it. A pool never
 // holds more idle connections than were in use together, so the bound is
-// the run's concurrency; idle ones still close after 90 seconds.
+// the run's concurrency; idle ones close after [DefaultKeepAliveExpiry]
+// ([SetKeepAliveExpiry] changes it).
 func NewTransport() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns = 0 // no limit across hosts; MaxIdleConnsPerHost bounds the one server
 	t.MaxIdleConnsPerHost = MaxIdleConnsPerHost
 	t.ForceAttemptHTTP2 = true
+	t.IdleConnTimeout = DefaultKeepAliveExpiry
 	return t
+}
+
+// SetKeepAliveExpiry sets how long the session's own pool of hc (a client
+// of [NewHTTPClient] with no base client) keeps an idle connection; d
+// must be positive. Call it before the first request. An injected client's
+// transport is the caller's and is left as it is.
+func SetKeepAliveExpiry(hc *http.Client, d time.Duration) {
+	if l := lanesOf(hc); l != nil && d > 0 {
+		l.setIdleTimeout(d)
+	}
 }
 
 // sentHeaders lists the headers a client adds to each request.

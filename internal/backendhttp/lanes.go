@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // Lanes is the round tripper of a session's own pool ([NewHTTPClient]
@@ -57,6 +58,17 @@ func (l *Lanes) CloseIdleConnections() {
 		t.CloseIdleConnections()
 	}
 	l.shared.CloseIdleConnections()
+}
+
+// setIdleTimeout sets the idle timeout of the shared pool and of every
+// lane, and of the lanes cloned from it later.
+func (l *Lanes) setIdleTimeout(d time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.shared.IdleConnTimeout = d
+	for _, t := range l.all {
+		t.IdleConnTimeout = d
+	}
 }
 
 // acquire takes the lane given back last, or a new one.

@@ -8,15 +8,17 @@ import (
 	"time"
 )
 
-// MaxRetryAfterSeconds is the largest Retry-After kept (one year); longer
-// values are recorded as unknown.
+// MaxRetryAfterSeconds is the largest Retry-After kept (one year); a
+// longer one is kept as one year, so that a retry still waits its longest
+// back-off, never its shortest.
 const MaxRetryAfterSeconds = 31536000
 
 // RetryAfter reads the Retry-After header of an error response:
 // delta-seconds (digits only), or an HTTP-date minus the response Date
-// header (or now when Date is absent or unparsable), floored at 0. It
-// returns nil when the header is absent, repeated, unparsable or more than
-// [MaxRetryAfterSeconds]. typevet never sleeps on it; it is recorded.
+// header (or now when Date is absent or unparsable), floored at 0 and
+// capped at [MaxRetryAfterSeconds]. It returns nil when the header is
+// absent, repeated or unparsable. It is recorded, and a retry waits for
+// it up to its own cap.
 func RetryAfter(h http.Header, now time.Time) *float64 {
 	vals := h.Values("Retry-After")
 	if len(vals) != 1 {
@@ -43,9 +45,7 @@ func RetryAfter(h http.Header, now time.Time) *float64 {
 		}
 		secs = max(at.Sub(base).Seconds(), 0)
 	}
-	if secs > MaxRetryAfterSeconds {
-		return nil
-	}
+	secs = min(secs, MaxRetryAfterSeconds)
 	return &secs
 }
 

@@ -3,6 +3,7 @@ package backendhttp
 import (
 	"context"
 	"errors"
+	"net"
 	"net/url"
 )
 
@@ -20,4 +21,14 @@ func Cause(ctx context.Context, err error) error {
 		err = ctxErr
 	}
 	return err
+}
+
+// Unsent reports whether err, from sending a request, is a failure to
+// write the request to its connection (the server had closed it: a
+// broken pipe or a reset): the server did not read the whole request, so
+// it cannot have served it, and sending it again is safe. net/http
+// resends such a request by itself only when it wrote no byte of it.
+func Unsent(err error) bool {
+	var oe *net.OpError
+	return errors.As(err, &oe) && oe.Op == "write"
 }

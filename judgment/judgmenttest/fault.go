@@ -73,17 +73,26 @@ const (
 	// gives -Inf with ErrRange and encoding/json refuses it for a float64.
 	TamperNonFiniteLogprob
 	// TamperNaNLogprob sends the bare literal NaN as the first candidate's
-	// logprob, as Python's json.dumps writes float("nan"). The body is then
-	// not valid JSON.
+	// logprob, as Python's json.dumps writes float("nan"); the body is then
+	// not valid JSON. On vLLM the answer is instead what vLLM sends when a
+	// logprob is NaN: its JSON encoder refuses the value and the request
+	// fails with HTTP 400 ("Out of range float values are not JSON
+	// compliant: nan").
 	TamperNaNLogprob
 	// TamperDropImage answers as if no image had been sent: the model sees
 	// the text only and the prompt-token count is the text-only count
 	// (tokens_evaluated is the only sign of a dropped image).
 	TamperDropImage
+	// TamperFinishError makes vLLM finish the request with finish_reason
+	// "error" (an engine-side failure of this request alone), which vLLM
+	// answers with HTTP 500 {"error": {"message": "Internal server error",
+	// "type": "InternalServerError", ...}} and documents as retryable.
+	// Ignored on llama.cpp.
+	TamperFinishError
 )
 
 var tamperNames = [...]string{"none", "missing_candidate", "duplicate_candidate", "positive_logprob",
-	"non_finite_logprob", "nan_logprob", "drop_image"}
+	"non_finite_logprob", "nan_logprob", "drop_image", "finish_error"}
 
 // String returns the tamper's snake_case name.
 func (t Tamper) String() string {

@@ -1,8 +1,10 @@
 package judgmenttest
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,17 +23,28 @@ type MetricCounters struct {
 	PromptTokens, GenerationTokens int
 	// PrefixCacheQueries sums prompt tokens; PrefixCacheHits sums the
 	// prompt prefix shared with the previous answered prompt, in whole
-	// 16-token blocks.
+	// 16-token blocks. The cached prompt tokens (vllm:prompt_tokens_cached)
+	// are the hits.
 	PrefixCacheQueries, PrefixCacheHits int
+	// MMCacheQueries counts the images of answered requests; MMCacheHits
+	// those the server had seen before (vLLM's multimodal processor cache:
+	// a check's four questions send one image, three of them hits).
+	MMCacheQueries, MMCacheHits int
 	// Running is the number of scoring requests in flight now.
 	Running int
-	// E2ESeconds holds the scripted latency of each answer, in order.
+	// E2ESeconds holds the scripted latency of each answer, in order; the
+	// prefill time of each answer is its whole latency (one token is
+	// generated) and its queue time 0.
 	E2ESeconds []float64
+	// NoCacheConfig leaves vllm:cache_config_info out of the page
+	// (Server.NoCacheConfig).
+	NoCacheConfig bool
 
 	lastPrompt string
+	images     map[[32]byte]bool // sha256 of each image seen
 }
 
-func (c *MetricCounters) add(model, prompt string, promptTokens int, delay func(string) time.Duration) {
+func (c *MetricCounters) add(model, prompt string, promptTokens int, images [][]byte, delay func(string) time.Duration) {
 	c.Model = model
 	c.Requests++
 	c.PromptTokens += promptTokens
@@ -44,6 +57,17 @@ func (c *MetricCounters) add(model, prompt string, promptTokens int, delay func(
 	shared = utf8.RuneCountInString(prompt[:shared]) / 16 * 16
 	c.PrefixCacheHits += min(shared, promptTokens)
 	c.lastPrompt = prompt
+	if c.images == nil {
+		c.images = map[[32]byte]bool{}
+	}
+	for _, im := range images {
+		sum := sha256.Sum256(im)
+		c.MMCacheQueries++
+		if c.images[sum] {
+			c.MMCacheHits++
+		}
+		c.images[sum] = true
+	}
 	var sec float64
 	if delay != nil {
 		sec = delay(prompt).Seconds()
@@ -51,12 +75,31 @@ func (c *MetricCounters) add(model, prompt string, promptTokens int, delay func(
 	c.E2ESeconds = append(c.E2ESeconds, sec)
 }
 
-// e2eBuckets are vLLM's e2e latency histogram bounds.
-var e2eBuckets = []float64{0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680}
+// requestBuckets are vLLM's bounds of the e2e, queue and prefill latency
+// histograms.
+var requestBuckets = []float64{0.3, 0.5, 0.8, 1, 1.5, 2, 2.5, 5, 10, 15, 20, 30, 40, 50, 60, 120, 240, 480, 960, 1920, 7680}
 
-// DefaultMetrics renders c as a small vLLM v0.30.0-like /metrics page
-// (Prometheus text format 0.0.4, counters with the _total suffix, labels
-// engine="0" and model_name).
+// metricsCreated is the _created time of every counter and histogram of a
+// fake page (2026-01-01, fixed so that pages are deterministic).
+const metricsCreated = 1767225600
+
+// DefaultCacheConfig are the labels of the fake's vllm:cache_config_info
+// gauge besides engine: vLLM's CacheConfig fields as a server with
+// prefix caching on and the default block size shows them.
+var DefaultCacheConfig = [][2]string{
+	{"block_size", "16"}, {"cache_dtype", "auto"}, {"calculate_kv_scales", "False"}, {"cpu_offload_gb", "0"},
+	{"enable_prefix_caching", "True"}, {"gpu_memory_utilization", "0.9"}, {"num_gpu_blocks", "4096"},
+	{"prefix_caching_hash_algo", "sha256"}, {"sliding_window", "None"}, {"swap_space", "4"},
+}
+
+// DefaultMetrics renders c as a vLLM v0.30.0-like /metrics page as
+// prometheus_client writes it (text format 0.0.4, counters with the _total
+// suffix and a _created sample, labels engine="0" and model_name): every
+// series typevet records (the e2e, queue and prefill histograms, the
+// prefix and multimodal cache counters, prompt, cached prompt and
+// generation tokens, request successes by finished_reason, preemptions,
+// the running and waiting requests and KV-cache usage) and, unless
+// c.NoCacheConfig, vllm:cache_config_info ([DefaultCacheConfig]).
 func DefaultMetrics(c MetricCounters) string {
 	var b strings.Builder
 	l := fmt.Sprintf(`engine="0",model_name=%q`, c.Model)
@@ -69,42 +112,81 @@ func DefaultMetrics(c MetricCounters) string {
 	sample := func(name, labels string, v float64) string {
 		return name + "{" + labels + "} " + promFloat(v)
 	}
+	// created writes the _created gauge prometheus_client writes after
+	// each counter and histogram family.
+	created := func(name, help string, labels ...string) {
+		var lines []string
+		for _, ls := range labels {
+			lines = append(lines, sample(name+"_created", ls, metricsCreated))
+		}
+		metric(name+"_created", "gauge", help, lines...)
+	}
+	counter := func(name, help string, v float64) {
+		metric(name+"_total", "counter", help, sample(name+"_total", l, v))
+		created(name, help, l)
+	}
+	histogram := func(name, help string, values []float64) {
+		var lines []string
+		sum := 0.0
+		for _, s := range values {
+			sum += s
+		}
+		for _, le := range requestBuckets {
+			n := 0
+			for _, s := range values {
+				if s <= le {
+					n++
+				}
+			}
+			lines = append(lines, sample(name+"_bucket", l+`,le="`+promFloat(le)+`"`, float64(n)))
+		}
+		lines = append(lines,
+			sample(name+"_bucket", l+`,le="+Inf"`, float64(len(values))),
+			sample(name+"_count", l, float64(len(values))),
+			sample(name+"_sum", l, sum))
+		metric(name, "histogram", help, lines...)
+		created(name, help, l)
+	}
+	var cfg strings.Builder
+	for i, kv := range append(slices.Clone(DefaultCacheConfig), [2]string{"engine", "0"}) {
+		if i > 0 {
+			cfg.WriteByte(',')
+		}
+		fmt.Fprintf(&cfg, "%s=%q", kv[0], kv[1])
+	}
+	if !c.NoCacheConfig {
+		metric("vllm:cache_config_info", "gauge", "Information of the LLMEngine CacheConfig",
+			"vllm:cache_config_info{"+cfg.String()+"} 1.0")
+	}
 	metric("vllm:num_requests_running", "gauge", "Number of requests in model execution batches.",
 		sample("vllm:num_requests_running", l, float64(c.Running)))
 	metric("vllm:num_requests_waiting", "gauge", "Number of requests waiting to be processed.",
 		sample("vllm:num_requests_waiting", l, 0))
 	metric("vllm:kv_cache_usage_perc", "gauge", "KV-cache usage. 1 means 100 percent usage.",
 		sample("vllm:kv_cache_usage_perc", l, float64(c.Running)/4))
-	metric("vllm:prefix_cache_queries_total", "counter", "Prefix cache queries, in terms of number of queried tokens.",
-		sample("vllm:prefix_cache_queries_total", l, float64(c.PrefixCacheQueries)))
-	metric("vllm:prefix_cache_hits_total", "counter", "Prefix cache hits, in terms of number of cached tokens.",
-		sample("vllm:prefix_cache_hits_total", l, float64(c.PrefixCacheHits)))
-	metric("vllm:prompt_tokens_total", "counter", "Number of prefill tokens processed.",
-		sample("vllm:prompt_tokens_total", l, float64(c.PromptTokens)))
-	metric("vllm:generation_tokens_total", "counter", "Number of generation tokens processed.",
-		sample("vllm:generation_tokens_total", l, float64(c.GenerationTokens)))
-	metric("vllm:request_success_total", "counter", "Count of successfully processed requests.",
-		sample("vllm:request_success_total", `engine="0",finished_reason="length",model_name=`+fmt.Sprintf("%q", c.Model), float64(c.Requests)),
-		sample("vllm:request_success_total", `engine="0",finished_reason="stop",model_name=`+fmt.Sprintf("%q", c.Model), 0))
-	var lines []string
-	sum := 0.0
-	for _, s := range c.E2ESeconds {
-		sum += s
-	}
-	for _, le := range e2eBuckets {
+	counter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.", float64(c.PrefixCacheQueries))
+	counter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.", float64(c.PrefixCacheHits))
+	counter("vllm:mm_cache_queries", "Multi-modal cache queries, in terms of number of queried items.", float64(c.MMCacheQueries))
+	counter("vllm:mm_cache_hits", "Multi-modal cache hits, in terms of number of cached items.", float64(c.MMCacheHits))
+	counter("vllm:num_preemptions", "Cumulative number of preemption from the engine.", 0)
+	counter("vllm:prompt_tokens", "Number of prefill tokens processed.", float64(c.PromptTokens))
+	counter("vllm:prompt_tokens_cached", "Number of cached prompt tokens (local prefix cache hits).", float64(c.PrefixCacheHits))
+	counter("vllm:generation_tokens", "Number of generation tokens processed.", float64(c.GenerationTokens))
+	var success, reasons []string
+	for _, reason := range []string{"stop", "length", "abort", "error", "repetition"} {
 		n := 0
-		for _, s := range c.E2ESeconds {
-			if s <= le {
-				n++
-			}
+		if reason == "length" {
+			n = c.Requests
 		}
-		lines = append(lines, sample("vllm:e2e_request_latency_seconds_bucket", l+`,le="`+promFloat(le)+`"`, float64(n)))
+		lr := fmt.Sprintf(`engine="0",finished_reason=%q,model_name=%q`, reason, c.Model)
+		success, reasons = append(success, sample("vllm:request_success_total", lr, float64(n))), append(reasons, lr)
 	}
-	lines = append(lines,
-		sample("vllm:e2e_request_latency_seconds_bucket", l+`,le="+Inf"`, float64(len(c.E2ESeconds))),
-		sample("vllm:e2e_request_latency_seconds_count", l, float64(len(c.E2ESeconds))),
-		sample("vllm:e2e_request_latency_seconds_sum", l, sum))
-	metric("vllm:e2e_request_latency_seconds", "histogram", "Histogram of e2e request latency in seconds.", lines...)
+	const successHelp = "Count of successfully processed requests."
+	metric("vllm:request_success_total", "counter", successHelp, success...)
+	created("vllm:request_success", successHelp, reasons...)
+	histogram("vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.", c.E2ESeconds)
+	histogram("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.", make([]float64, len(c.E2ESeconds)))
+	histogram("vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.", c.E2ESeconds)
 	return b.String()
 }
 

@@ -27,7 +27,9 @@ type Model struct {
 	// (see Server.Router for a router).
 	ID string
 
-	// Aliases are extra ids vLLM accepts; llama.cpp /v1/models lists them.
+	// Aliases are extra ids vLLM accepts (its served names after ID; it
+	// answers under ID) and lists as /v1/models cards of their own;
+	// llama.cpp /v1/models lists them in the model's aliases.
 	Aliases []string
 
 	// NVocab is the vocabulary size (0 = DefaultNVocab). llama.cpp

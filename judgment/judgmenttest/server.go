@@ -75,22 +75,41 @@ type Server struct {
 	// MaxImagesPerPrompt is vLLM's --limit-mm-per-prompt image limit
 	// (0 = no limit).
 	MaxImagesPerPrompt int
+	// ModelPath is the model vLLM loaded (vllm serve's --model, a hub id
+	// or weights path), the root of every /v1/models card; "" = Model.ID,
+	// as when no --served-model-name is given. vLLM's served names are
+	// Model.ID then Model.Aliases, and vLLM answers a request for any of
+	// them under the first, Model.ID.
+	ModelPath string
+	// NoLogprobTokenIDs plays a vLLM from before logprob_token_ids on
+	// chat completions (vLLM PR #43463): it ignores the field, and every
+	// answer's top_logprobs is empty.
+	NoLogprobTokenIDs bool
 	// Version is vLLM /version ("" = "0.30.0").
 	Version string
 	// Metrics renders vLLM /metrics from the running counters
 	// (nil = DefaultMetrics).
 	Metrics func(MetricCounters) string
+	// NoCacheConfig leaves vllm:cache_config_info out of DefaultMetrics'
+	// page (MetricCounters.NoCacheConfig), as an old vLLM build that
+	// lacks the gauge.
+	NoCacheConfig bool
 
 	// APIKey, when non-empty, is required on the authenticated paths
 	// (llama.cpp: all but /health, /v1/health, /models, /v1/models; vLLM:
 	// paths starting with /v1, as vLLM's --api-key middleware does).
-	// A missing or wrong key gets HTTP 401.
+	// A missing or wrong key gets HTTP 401 (vLLM: {"error":
+	// "Unauthorized"}).
 	APIKey string
-	// AuthHeader carries the key ("" = "Authorization").
+	// AuthHeader carries the key ("" = "Authorization"). llama.cpp only:
+	// vLLM's --api-key middleware accepts the key only as
+	// "Authorization: Bearer <key>" and answers anything else with
+	// HTTP 401 {"error": "Unauthorized"}, and so does the vLLM fake.
 	AuthHeader string
-	// AuthScheme precedes the key and a space ("" = "Bearer").
+	// AuthScheme precedes the key and a space ("" = "Bearer"); llama.cpp
+	// only.
 	AuthScheme string
-	// BareKey expects the key alone, without AuthScheme.
+	// BareKey expects the key alone, without AuthScheme; llama.cpp only.
 	BareKey bool
 	// HideVocab makes llama.cpp /v1/models list no meta block (a router
 	// lists meta only for loaded models), so n_vocab is unknown.
@@ -99,6 +118,13 @@ type Server struct {
 	// EchoAuth puts the received auth header value into the 401 body, as
 	// a careless proxy might, to test secret masking downstream.
 	EchoAuth bool
+
+	// IdleTimeout is how long the server keeps an idle keep-alive
+	// connection open before it closes it (0 = [DefaultServerIdleTimeout],
+	// the 5 s of uvicorn's timeout_keep_alive under vLLM and of
+	// cpp-httplib's keep-alive timeout under llama-server; negative =
+	// never, as a Go server with no IdleTimeout).
+	IdleTimeout time.Duration
 
 	backend string // "llama.cpp" or "vLLM"
 	model   *model
@@ -152,6 +178,12 @@ type RecordedRequest struct {
 	// Fault is true when an injected fault applied to the request.
 	Fault bool
 }
+
+// DefaultServerIdleTimeout is how long a fake keeps an idle connection
+// by default: 5 s, as vLLM's uvicorn (timeout_keep_alive,
+// VLLM_HTTP_TIMEOUT_KEEP_ALIVE) and llama-server's cpp-httplib
+// (CPPHTTPLIB_KEEPALIVE_TIMEOUT_SECOND) do.
+const DefaultServerIdleTimeout = 5 * time.Second
 
 // NewLlamaCPP starts and returns a fake llama-server speaking the wire API
 // typevet's llama.cpp client uses for m (nil = the zero Model). The caller should call Close.
@@ -212,6 +244,12 @@ func (s *Server) Start() {
 		s.marker = s.newMarker()
 	}
 	s.mu.Unlock()
+	switch {
+	case s.IdleTimeout == 0:
+		s.ts.Config.IdleTimeout = DefaultServerIdleTimeout
+	case s.IdleTimeout > 0:
+		s.ts.Config.IdleTimeout = s.IdleTimeout
+	}
 	s.ts.Start()
 	s.URL = s.ts.URL
 }
@@ -348,6 +386,8 @@ func (s *Server) Counters() MetricCounters {
 	c := s.counters
 	c.Model = s.model.ID
 	c.E2ESeconds = slices.Clone(c.E2ESeconds)
+	c.images = nil
+	c.NoCacheConfig = s.NoCacheConfig
 	return c
 }
 
@@ -518,11 +558,13 @@ func (s *Server) authorized(x *exchange) bool {
 		return true
 	}
 	header := s.AuthHeader
-	if header == "" {
+	if header == "" || s.backend == "vLLM" {
 		header = "Authorization"
 	}
 	want := s.APIKey
-	if !s.BareKey {
+	if s.backend == "vLLM" {
+		want = "Bearer " + s.APIKey
+	} else if !s.BareKey {
 		scheme := s.AuthScheme
 		if scheme == "" {
 			scheme = "Bearer"
@@ -534,6 +576,9 @@ func (s *Server) authorized(x *exchange) bool {
 		return true
 	}
 	msg := "Invalid API Key"
+	if s.backend == "vLLM" {
+		msg = "Unauthorized"
+	}
 	if s.EchoAuth {
 		msg += "; received " + header + ": " + got
 	}

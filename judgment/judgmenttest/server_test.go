@@ -216,6 +216,9 @@ func TestTampers(t *testing.T) {
 			tt.check(t, string(raw), strings.Count(string(raw), `"id":236771,`), true)
 		})
 		t.Run("vLLM/"+tt.tamper.String(), func(t *testing.T) {
+			if tt.tamper == TamperNaNLogprob {
+				t.Skip("vLLM answers a NaN logprob with HTTP 400: TestVLLMNaNLogprobIs400")
+			}
 			s := NewVLLM(testModel())
 			defer s.Close()
 			s.Inject(Fault{Path: "/v1/chat/completions", Tamper: tt.tamper})
@@ -283,12 +286,16 @@ func TestAuth(t *testing.T) {
 		{name: "vLLM no key", backend: NewUnstartedVLLM, path: "/v1/models", status: 401},
 		{name: "vLLM right key", backend: NewUnstartedVLLM, path: "/v1/models", header: []string{"Authorization", "Bearer " + key}, status: 200},
 		{name: "vLLM open tokenize", reason: "vLLM's --api-key guards only /v1 paths", backend: NewUnstartedVLLM, path: "/version", status: 200},
-		{name: "custom header and scheme", backend: NewUnstartedVLLM, setup: func(s *Server) { s.AuthHeader, s.AuthScheme = "X-Api-Key", "Token" },
-			path: "/v1/models", header: []string{"X-Api-Key", "Token " + key}, status: 200},
-		{name: "custom header in Authorization", backend: NewUnstartedVLLM, setup: func(s *Server) { s.AuthHeader = "X-Api-Key" },
-			path: "/v1/models", header: []string{"Authorization", "Bearer " + key}, status: 401},
-		{name: "bare key", backend: NewUnstartedVLLM, setup: func(s *Server) { s.BareKey = true },
-			path: "/v1/models", header: []string{"Authorization", key}, status: 200},
+		{name: "llama.cpp custom header and scheme", backend: NewUnstartedLlamaCPP, setup: func(s *Server) { s.AuthHeader, s.AuthScheme = "X-Api-Key", "Token" },
+			path: "/props", header: []string{"X-Api-Key", "Token " + key}, status: 200},
+		{name: "llama.cpp bare key", backend: NewUnstartedLlamaCPP, setup: func(s *Server) { s.BareKey = true },
+			path: "/props", header: []string{"Authorization", key}, status: 200},
+		{name: "vLLM custom header", reason: "vLLM accepts only Authorization: Bearer", backend: NewUnstartedVLLM,
+			path: "/v1/models", header: []string{"X-Api-Key", key}, status: 401},
+		{name: "vLLM bare key", reason: "vLLM accepts only Authorization: Bearer", backend: NewUnstartedVLLM,
+			path: "/v1/models", header: []string{"Authorization", key}, status: 401},
+		{name: "vLLM ignores the llama.cpp knobs", backend: NewUnstartedVLLM, setup: func(s *Server) { s.AuthHeader, s.BareKey = "X-Api-Key", true },
+			path: "/v1/models", header: []string{"X-Api-Key", key}, status: 401},
 		{name: "echo", reason: "a careless server quotes the header, JSON-escaped", backend: NewUnstartedVLLM, setup: func(s *Server) { s.EchoAuth = true },
 			path: "/v1/models", header: []string{"Authorization", "Bearer wrong" + key}, status: 401, echo: `Bearer wrongs3cr\"et`},
 	}
@@ -394,5 +401,44 @@ func TestConcurrentRequestsAndKnobs(t *testing.T) {
 	wg.Wait()
 	if s.Count("/completion") != 80 {
 		t.Errorf("count %d", s.Count("/completion"))
+	}
+}
+
+// TestVLLMNaNLogprobIs400: vLLM's JSON encoder refuses a NaN logprob, so
+// the request fails with HTTP 400, never a 200 with a bare NaN.
+func TestVLLMNaNLogprobIs400(t *testing.T) {
+	s := NewVLLM(testModel())
+	defer s.Close()
+	s.Inject(Fault{Path: "/v1/chat/completions", Tamper: TamperNaNLogprob})
+	resp, raw := do(t, s, "POST", "/v1/chat/completions", chatBody(userText, 236771, 236770))
+	want := `{"error":{"message":"Out of range float values are not JSON compliant: nan","type":"BadRequestError","param":null,"code":400}}`
+	if resp.StatusCode != 400 || string(raw) != want {
+		t.Errorf("status %d body %s, want 400 %s", resp.StatusCode, raw, want)
+	}
+}
+
+// TestVLLMFinishError: finish_reason "error" is HTTP 500 with vLLM's body.
+func TestVLLMFinishError(t *testing.T) {
+	s := NewVLLM(testModel())
+	defer s.Close()
+	s.Inject(Fault{Path: "/v1/chat/completions", Tamper: TamperFinishError})
+	resp, raw := do(t, s, "POST", "/v1/chat/completions", chatBody(userText, 236771, 236770))
+	want := `{"error":{"message":"Internal server error","type":"InternalServerError","param":null,"code":500}}`
+	if resp.StatusCode != 500 || string(raw) != want {
+		t.Errorf("status %d body %s, want 500 %s", resp.StatusCode, raw, want)
+	}
+}
+
+// TestVLLMParamError: a refused parameter names itself in param and in
+// the message's "(parameter=…, value=…)" suffix, as vLLM's
+// VLLMValidationError does.
+func TestVLLMParamError(t *testing.T) {
+	s := NewVLLM(testModel())
+	defer s.Close()
+	ids := make([]int, 129)
+	resp, raw := do(t, s, "POST", "/v1/chat/completions", chatBody(userText, ids...))
+	want := `{"error":{"message":"Requested logprob_token_ids of length 129, which is greater than max allowed: 128 (parameter=logprob_token_ids, value=129)","type":"BadRequestError","param":"logprob_token_ids","code":400}}`
+	if resp.StatusCode != 400 || string(raw) != want {
+		t.Errorf("status %d body %s, want 400 %s", resp.StatusCode, raw, want)
 	}
 }

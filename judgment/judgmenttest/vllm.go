@@ -8,13 +8,36 @@ import (
 	"strings"
 )
 
-// vllmError is vLLM's OpenAI-style error body.
-func vllmError(code int, msg, typ string) map[string]any {
-	return map[string]any{"error": map[string]any{"message": msg, "type": typ, "param": nil, "code": code}}
+// vllmErrorBody is vLLM's OpenAI-style error body (ErrorResponse), keys
+// in vLLM's order: message, type, param (null unless a request parameter
+// is at fault), code.
+type vllmErrorBody struct {
+	Error struct {
+		Message string  `json:"message"`
+		Type    string  `json:"type"`
+		Param   *string `json:"param"`
+		Code    int     `json:"code"`
+	} `json:"error"`
+}
+
+// vllmError is the error body of code with msg and typ.
+func vllmError(code int, msg, typ string) *vllmErrorBody {
+	var e vllmErrorBody
+	e.Error.Message, e.Error.Type, e.Error.Code = msg, typ, code
+	return &e
 }
 
 func (x *exchange) vllmBad(msg string) {
 	x.json(http.StatusBadRequest, vllmError(400, msg, "BadRequestError"))
+}
+
+// vllmBadParam answers a request whose parameter param holds value as
+// vLLM's VLLMValidationError does: the message ends in "(parameter=…,
+// value=…)" and the body's param names the parameter.
+func (x *exchange) vllmBadParam(msg, param string, value any) {
+	e := vllmError(400, fmt.Sprintf("%s (parameter=%s, value=%v)", msg, param, value), "BadRequestError")
+	e.Error.Param = &param
+	x.json(http.StatusBadRequest, e)
 }
 
 // maxLogprobTokenIDs is vLLM's limit on logprob_token_ids.
@@ -52,11 +75,22 @@ func (s *Server) vllmVersion(x *exchange) {
 	x.json(http.StatusOK, map[string]string{"version": v})
 }
 
+// vllmModels lists one card per served name (Model.ID, then
+// Model.Aliases: vllm serve --served-model-name ID ALIAS...), each with
+// root the loaded model (ModelPath), as vLLM lists them.
 func (s *Server) vllmModels(x *exchange) {
-	x.json(http.StatusOK, map[string]any{"object": "list", "data": []any{map[string]any{
-		"id": s.model.ID, "object": "model", "created": 1767225600, "owned_by": "vllm",
-		"root": s.model.ID, "parent": nil, "max_model_len": s.nCtx(), "permission": []any{},
-	}}})
+	root := s.ModelPath
+	if root == "" {
+		root = s.model.ID
+	}
+	var cards []any
+	for _, name := range append([]string{s.model.ID}, s.model.Aliases...) {
+		cards = append(cards, map[string]any{
+			"id": name, "object": "model", "created": 1767225600, "owned_by": "vllm",
+			"root": root, "parent": nil, "max_model_len": s.nCtx(), "permission": []any{},
+		})
+	}
+	x.json(http.StatusOK, map[string]any{"object": "list", "data": cards})
 }
 
 func (s *Server) vllmTokenize(x *exchange) {
@@ -99,6 +133,10 @@ var chatRules = []rule{
 
 const mediaMarker = "<__media__>"
 
+// gemma4EmptyThought ends Gemma 4's generation prompt when thinking is
+// off: an empty thought channel.
+const gemma4EmptyThought = "<|channel>thought\n<channel|>"
+
 func (s *Server) vllmChat(x *exchange) {
 	m, err := object(x.body)
 	if err != nil {
@@ -106,7 +144,8 @@ func (s *Server) vllmChat(x *exchange) {
 		return
 	}
 	if ids, ok := m["logprob_token_ids"].([]any); ok && len(ids) > maxLogprobTokenIDs {
-		x.vllmBad(fmt.Sprintf("Requested logprob_token_ids of length %d, which is greater than max allowed: %d", len(ids), maxLogprobTokenIDs))
+		x.vllmBadParam(fmt.Sprintf("Requested logprob_token_ids of length %d, which is greater than max allowed: %d", len(ids), maxLogprobTokenIDs),
+			"logprob_token_ids", len(ids))
 		return
 	}
 	if err := checkFields("/v1/chat/completions", m, chatRules); err != nil {
@@ -154,8 +193,10 @@ func (s *Server) vllmChat(x *exchange) {
 		x.vllmBad(fmt.Sprintf("At most %d image(s) may be provided in one prompt.", s.MaxImagesPerPrompt))
 		return
 	}
-	// The server applies its (Gemma 4) chat template with thinking off.
-	prompt := "<bos><|turn>user\n" + user + "<turn|>\n<|turn>model\n"
+	// The server applies its Gemma 4 chat template with thinking off:
+	// the generation prompt ends in an empty thought channel, as
+	// typevet's llama.cpp prompt does.
+	prompt := "<bos><|turn>user\n" + user + "<turn|>\n<|turn>model\n" + gemma4EmptyThought
 	textOnly := s.model.countTokens(strings.ReplaceAll(prompt, mediaMarker, ""), 0)
 	promptTokens := textOnly + len(images)*s.model.ImageTokens
 	if x.tamper == TamperDropImage {
@@ -171,17 +212,26 @@ func (s *Server) vllmChat(x *exchange) {
 	if !ok {
 		return
 	}
+	switch x.tamper {
+	case TamperFinishError:
+		x.json(http.StatusInternalServerError, vllmError(500, "Internal server error", "InternalServerError"))
+		return
+	case TamperNaNLogprob:
+		x.vllmBad("Out of range float values are not JSON compliant: nan")
+		return
+	}
 	d := s.model.distribution(prompt, images)
 	body := s.vllmChatBody(d, ids, promptTokens, x.tamper)
 	s.mu.Lock()
-	s.counters.add(s.model.ID, prompt, promptTokens, s.model.Delay)
+	s.counters.add(s.model.ID, prompt, promptTokens, images, s.model.Delay)
 	s.mu.Unlock()
 	x.raw(http.StatusOK, "application/json", body)
 }
 
-// userContent returns the user text as typevet composed it (its
-// content blocks reversed: each image block becomes "<__media__>" plus the "\n" the client
-// removed) and the decoded images.
+// userContent returns the user text as the server's template renders it
+// (each image block "<__media__>" plus the "\n" the client removed, each
+// text block trimmed as Gemma 4's template trims it) and the decoded
+// images.
 func userContent(v any) (string, [][]byte, error) {
 	if s, ok := v.(string); ok {
 		return s, nil, nil
@@ -200,7 +250,8 @@ func userContent(v any) (string, [][]byte, error) {
 			if !ok || len(blk) != 2 {
 				return "", nil, fmt.Errorf("judgmenttest: content[%d]: a text block is {type, text}", i)
 			}
-			b.WriteString(text)
+			// Gemma 4's template trims each text block.
+			b.WriteString(strings.TrimSpace(text))
 		case "image_url":
 			iu, _ := blk["image_url"].(map[string]any)
 			url, _ := iu["url"].(string)
@@ -249,6 +300,11 @@ func (s *Server) vllmChatBody(d dist, ids []int, promptTokens int, t Tamper) []b
 		if !dup {
 			list = append(list, entry{id, d.logprob(s.model, id)})
 		}
+	}
+	if s.NoLogprobTokenIDs {
+		// An older vLLM ignores logprob_token_ids and asks for the top
+		// 0 alternatives: top_logprobs is empty.
+		list = nil
 	}
 	id := fmt.Sprintf("chatcmpl-%032x", s.chatIDs.Add(1))
 

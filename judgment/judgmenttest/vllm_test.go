@@ -54,7 +54,9 @@ const userText = "state\n\nq: Is it so?\n\nOptions:\nControl 0 → False\nContro
 func tokenID(id int) string { return fmt.Sprintf("token_id:%d", id) }
 
 func TestVLLMChat(t *testing.T) {
-	chatPrompt := func(user string) string { return "<bos><|turn>user\n" + user + "<turn|>\n<|turn>model\n" }
+	chatPrompt := func(user string) string {
+		return "<bos><|turn>user\n" + user + "<turn|>\n<|turn>model\n<|channel>thought\n<channel|>"
+	}
 	tests := []struct {
 		name       string
 		content    any
@@ -215,8 +217,8 @@ func TestVLLMInfoRoutes(t *testing.T) {
 	}
 }
 
-// metricValue parses a /metrics page with expfmt and returns the value of
-// the first sample of family name.
+// metricValue parses a /metrics page with expfmt and returns the sum of
+// the values of family name's samples.
 func metricValue(t *testing.T, page, name string) float64 {
 	t.Helper()
 	p := expfmt.NewTextParser(pmodel.UTF8Validation)
@@ -228,17 +230,20 @@ func metricValue(t *testing.T, page, name string) float64 {
 	if !ok {
 		t.Fatalf("no family %s", name)
 	}
-	m := f.GetMetric()[0]
-	switch {
-	case m.Counter != nil:
-		return m.Counter.GetValue()
-	case m.Gauge != nil:
-		return m.Gauge.GetValue()
-	case m.Histogram != nil:
-		return float64(m.Histogram.GetSampleCount())
+	sum := 0.0
+	for _, m := range f.GetMetric() {
+		switch {
+		case m.Counter != nil:
+			sum += m.Counter.GetValue()
+		case m.Gauge != nil:
+			sum += m.Gauge.GetValue()
+		case m.Histogram != nil:
+			sum += float64(m.Histogram.GetSampleCount())
+		default:
+			t.Fatalf("family %s has no value", name)
+		}
 	}
-	t.Fatalf("family %s has no value", name)
-	return 0
+	return sum
 }
 
 func TestVLLMMetricsAdvance(t *testing.T) {
@@ -258,7 +263,7 @@ func TestVLLMMetricsAdvance(t *testing.T) {
 	// A refused request does not count.
 	do(t, s, "POST", "/v1/chat/completions", chatBody(userText))
 	after := read()
-	prompt := float64(utf8.RuneCountInString("<bos><|turn>user\n" + userText + "<turn|>\n<|turn>model\n"))
+	prompt := float64(utf8.RuneCountInString("<bos><|turn>user\n" + userText + "<turn|>\n<|turn>model\n<|channel>thought\n<channel|>"))
 	tests := []struct {
 		name          string
 		before, after float64
@@ -270,6 +275,12 @@ func TestVLLMMetricsAdvance(t *testing.T) {
 		{"vllm:prefix_cache_hits_total", 0, 2 * math.Floor(prompt/16) * 16},
 		{"vllm:e2e_request_latency_seconds", 0, 3},
 		{"vllm:num_requests_running", 0, 0},
+		{"vllm:request_queue_time_seconds", 0, 3},
+		{"vllm:request_prefill_time_seconds", 0, 3},
+		{"vllm:prompt_tokens_cached_total", 0, 2 * math.Floor(prompt/16) * 16},
+		{"vllm:mm_cache_queries_total", 0, 0},
+		{"vllm:num_preemptions_total", 0, 0},
+		{"vllm:cache_config_info", 1, 1},
 	}
 	for _, tt := range tests {
 		if b, a := metricValue(t, before, tt.name), metricValue(t, after, tt.name); b != tt.before || a != tt.after {

@@ -9,8 +9,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
@@ -44,11 +46,12 @@ type ClientOptions struct {
 // [judgment.Scorer] and is safe for concurrent use: one pooled HTTP
 // client, and the media-capability and vocabulary caches behind a mutex.
 type Client struct {
-	base    *url.URL
-	http    *http.Client
-	secrets judgment.Secrets // masked from every error a Session returns
-	nVocab  int
-	owned   bool // the connection pool is the client's own (no injected HTTPClient)
+	base      *url.URL
+	http      *http.Client
+	secrets   judgment.Secrets // masked from every error a Session returns
+	nVocab    int
+	owned     bool   // the connection pool is the client's own (no injected HTTPClient)
+	requestID string // the request-id header, "" for none
 
 	mu          sync.Mutex
 	caps        map[string]Props // vision-capable models only
@@ -68,9 +71,12 @@ func NewClient(s Settings, opts ClientOptions) (*Client, error) {
 	if nVocab == 0 {
 		nVocab = DefaultNVocab
 	}
+	hc := backendhttp.NewHTTPClient(opts.HTTPClient, s.Auth, s.Timeout)
+	backendhttp.SetKeepAliveExpiry(hc, s.KeepAliveExpiry)
 	return &Client{
 		base:        base,
-		http:        backendhttp.NewHTTPClient(opts.HTTPClient, s.Auth, s.Timeout),
+		requestID:   s.RequestIDHeader,
+		http:        hc,
 		secrets:     s.Auth.Secrets(),
 		nVocab:      nVocab,
 		owned:       opts.HTTPClient == nil,
@@ -141,29 +147,46 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 		}
 	}
 	nProbs := c.nProbs(req.Model)
-	resp, err := c.exchange(ctx, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
+	id := c.newRequestID()
+	resp, err := c.exchange(ctx, id, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
 	if len(req.Media) > 0 && staleMarker(err) {
 		if props, perr := c.capability(ctx, req.Model, true); perr == nil {
-			resp, err = c.exchange(ctx, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
+			id = c.newRequestID()
+			resp, err = c.exchange(ctx, id, http.MethodPost, "/completion", nil, completionBody(ctx, req, props.MediaMarker, nProbs))
 			err = staleAgain(err)
 		}
 	}
 	if err != nil {
 		return judgment.ScoringResult{}, err
 	}
-	return c.result(ctx, req, resp, nProbs)
+	res, err := c.result(ctx, req, resp, nProbs)
+	if err != nil {
+		return judgment.ScoringResult{}, withRequestID(err, id)
+	}
+	res.RequestID = id
+	return res, nil
+}
+
+// newRequestID returns the request id of a new request: "" when no
+// request-id header is configured, else a fresh UUID4 hex (typevet #411).
+func (c *Client) newRequestID() string {
+	if c.requestID == "" {
+		return ""
+	}
+	return backendhttp.UUID4Hex()
 }
 
 // do sends one request and returns the body of a 2xx answer (see
 // [Client.exchange]).
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in any) ([]byte, error) {
-	resp, err := c.exchange(ctx, method, path, query, in)
+	id := c.newRequestID()
+	resp, err := c.exchange(ctx, id, method, path, query, in)
 	if err != nil {
 		return nil, err
 	}
 	body, err := backendhttp.ReadBody(resp)
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, withRequestID(transportError(ctx, err), id)
 	}
 	return body, nil
 }
@@ -173,8 +196,10 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 // connection the server closed before answering is retried once on a
 // fresh connection (every call of this client is read-only).
 // Failures are [judgment.TransportError] and [judgment.BackendHTTPError]
-// values; the body of an error answer is read and closed here.
-func (c *Client) exchange(ctx context.Context, method, path string, query url.Values, in any) (*http.Response, error) {
+// values carrying the request id id (sent in the request-id header when
+// one is configured; "" for none); the body of an error answer is read
+// and closed here.
+func (c *Client) exchange(ctx context.Context, id, method, path string, query url.Values, in any) (*http.Response, error) {
 	var payload []byte
 	if raw, ok := in.(rawJSON); ok {
 		payload = raw
@@ -186,20 +211,20 @@ func (c *Client) exchange(ctx context.Context, method, path string, query url.Va
 	}
 	u := c.base.JoinPath(path)
 	u.RawQuery = query.Encode()
-	resp, err := c.send(ctx, method, u.String(), payload)
+	resp, err := c.send(ctx, id, method, u.String(), payload)
 	if err != nil && closedEarly(err) && ctx.Err() == nil {
 		c.http.CloseIdleConnections()
-		resp, err = c.send(ctx, method, u.String(), payload)
+		resp, err = c.send(ctx, id, method, u.String(), payload)
 	}
 	if err != nil {
-		return nil, transportError(ctx, err)
+		return nil, withRequestID(transportError(ctx, err), id)
 	}
 	if resp.StatusCode >= 300 {
 		body, err := backendhttp.ReadBody(resp)
 		if err != nil {
-			return nil, transportError(ctx, err)
+			return nil, withRequestID(transportError(ctx, err), id)
 		}
-		return nil, c.statusError(resp, body)
+		return nil, withRequestID(c.statusError(resp, body), id)
 	}
 	return resp, nil
 }
@@ -211,7 +236,7 @@ func (c *Client) exchange(ctx context.Context, method, path string, query url.Va
 // GET. So a GET carries an empty body without GetBody: not replayable, and
 // still sent without a body (the transport probes an empty body of a GET
 // and drops it). A POST's GetBody is cleared for the same reason.
-func (c *Client) send(ctx context.Context, method, u string, payload []byte) (*http.Response, error) {
+func (c *Client) send(ctx context.Context, id, method, u string, payload []byte) (*http.Response, error) {
 	var body io.Reader = emptyBody{}
 	if payload != nil {
 		body = bytes.NewReader(payload)
@@ -225,6 +250,9 @@ func (c *Client) send(ctx context.Context, method, u string, payload []byte) (*h
 		r.Header.Set("Content-Type", "application/json")
 	}
 	r.Header.Set("Accept", "application/json")
+	if id != "" {
+		r.Header.Set(c.requestID, id)
+	}
 	return c.http.Do(r)
 }
 
@@ -236,7 +264,9 @@ func (emptyBody) Read([]byte) (int, error) { return 0, io.EOF }
 
 // closedEarly reports whether err means the server closed the connection
 // after reading the request and before a status line (Python httpx
-// "Server disconnected without sending a response"). Timeouts and
+// "Server disconnected without sending a response"), or reset it, or
+// closed it as the request went out (a keep-alive connection the server
+// expired at that moment: [backendhttp.Unsent]). Timeouts and
 // cancellations never count.
 func closedEarly(err error) bool {
 	var ne net.Error
@@ -247,6 +277,7 @@ func closedEarly(err error) bool {
 		return false
 	}
 	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNRESET) || backendhttp.Unsent(err) ||
 		strings.Contains(err.Error(), "server closed idle connection")
 }
 
@@ -352,6 +383,30 @@ func (c *Client) knownNVocab(ctx context.Context, model string) int {
 	return n
 }
 
+// markerShape matches a media marker of llama-server's random form,
+// "<__media_" + letters and digits + "__>", which /props publishes per
+// process (or per router load).
+var markerShape = regexp.MustCompile(`<__media_[A-Za-z0-9]+__>`)
+
+// neutralizeMarkers returns text with every media marker of llama-server's
+// random form, and the live marker (the one /props published, which
+// LLAMA_MEDIA_MARKER may set to any text), escaped as typevet escapes
+// [judgment.MediaMarker] in caller text (typevet #433): each "_" as
+// "\_". Only real images then produce markers; a caller text holding the
+// live marker would otherwise make llama-server count one marker more
+// than images and refuse the prompt ("Failed to tokenize prompt"). The
+// constant [judgment.MediaMarker] is left for the caller to replace.
+func neutralizeMarkers(text, live string) string {
+	escape := func(m string) string { return strings.ReplaceAll(m, "_", `\_`) }
+	if live != "" && live != judgment.MediaMarker && strings.Contains(text, live) {
+		text = strings.ReplaceAll(text, live, escape(live))
+	}
+	if strings.Contains(text, "<__media_") {
+		text = markerShape.ReplaceAllStringFunc(text, escape)
+	}
+	return text
+}
+
 // rawJSON is a request body already encoded, passed to do as is.
 type rawJSON []byte
 
@@ -367,7 +422,7 @@ func completionBody(ctx context.Context, req judgment.ScoringRequest, marker str
 		b, _ := json.Marshal(r)
 		return b
 	}
-	r.Prompt = &MultimodalPrompt{PromptString: strings.ReplaceAll(req.Prefix, judgment.MediaMarker, marker)}
+	r.Prompt = &MultimodalPrompt{PromptString: strings.ReplaceAll(neutralizeMarkers(req.Prefix, marker), judgment.MediaMarker, marker)}
 	b, _ := json.Marshal(r)
 	// The encoded body holds "multimodal_data":null exactly once: the same
 	// bytes inside the prompt string would have escaped quotes.

@@ -2,7 +2,9 @@ package llamacpp
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"time"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
 	"github.com/typevet/typevet-go/judgment"
@@ -11,12 +13,13 @@ import (
 // backendName is the Backend of every [judgment.BackendHTTPError] here.
 const backendName = "llama.cpp"
 
-// ProbeError reports that [Open] refused the served model: it has no image
-// input, or its template is not the required family. It is not a
+// ProbeError reports that [Open] refused the served model: its template
+// is not the required family. It is not a
 // judgment.GenerationError (typevet raises ValueError): the session never
 // opened, so no run started.
 type ProbeError struct {
-	// Msg is typevet's message, e.g. "model reports text-only input modalities".
+	// Msg is typevet's message, e.g. "unsupported served template for
+	// native vision: degraded_chatml".
 	Msg string
 }
 
@@ -39,8 +42,32 @@ func transportError(ctx context.Context, err error) error {
 
 // statusError maps a non-2xx answer to a [judgment.BackendHTTPError]
 // ([backendhttp.StatusError]: redirects not followed, HTML bodies
-// withheld, else a redacted 500-character snippet). Retry-After and the
-// rate-limit headers are never recorded for llama.cpp.
+// withheld, else a redacted 500-character snippet) with the answer's
+// Retry-After ([backendhttp.RetryAfter]), which a retry honours (a
+// llama-server behind a proxy or a rate limiter sends one); the
+// rate-limit headers are not recorded for llama.cpp.
 func (c *Client) statusError(resp *http.Response, body []byte) error {
-	return backendhttp.StatusError(backendName, resp, body, c.secrets)
+	e := backendhttp.StatusError(backendName, resp, body, c.secrets)
+	if resp.StatusCode >= 400 {
+		e.RetryAfterSeconds = backendhttp.RetryAfter(resp.Header, time.Now())
+	}
+	return e
+}
+
+// withRequestID sets the request id id on err when it is a
+// [judgment.TransportError] or [judgment.BackendHTTPError] without one,
+// and returns err.
+func withRequestID(err error, id string) error {
+	if id == "" {
+		return err
+	}
+	var te *judgment.TransportError
+	var he *judgment.BackendHTTPError
+	switch {
+	case errors.As(err, &te) && te.RequestID == "":
+		te.RequestID = id
+	case errors.As(err, &he) && he.RequestID == "":
+		he.RequestID = id
+	}
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
+	"github.com/typevet/typevet-go/internal/pytext"
 	"github.com/typevet/typevet-go/judgment"
 )
 
@@ -38,14 +39,19 @@ type Session struct {
 
 // Open probes the server and returns a session:
 //
-//  1. GET /props?model=: the model must declare image input
-//     ([*ProbeError] "model reports text-only input modalities"); its media
-//     marker is cached for scoring;
+//  1. GET /props?model=: a vision model's media marker is cached for
+//     scoring; a text-only model opens too (typevet #438), and only a
+//     request with images is refused, as a
+//     [judgment.ScoringUnsupportedCapabilityError] before any scoring call;
 //  2. POST /apply-template: the rendered template is classified with
 //     [judgment.ClassifyTemplate]; anything but native_gemma4_turn is a
-//     [*ProbeError] "expected NATIVE_GEMMA4_TURN, got <family>", unless
-//     AllowGemma3 is set, when a non-native family is refused with
-//     "unsupported served template for native vision: <family>".
+//     [*ProbeError] "expected NATIVE_GEMMA4_TURN, got <family> for model
+//     '<model>' from <source>; name a Gemma 4 model whose template renders
+//     <|turn>" (typevet #425; the source is "the model argument" for
+//     OpenOptions.Model, else "settings.multimodal_model
+//     (TYPEVET_LLAMA__MULTIMODAL_MODEL)"), unless AllowGemma3 is set, when
+//     a non-native family is refused with "unsupported served template for
+//     native vision: <family>".
 //
 // Between the two, GET /v1/models is read: when neither it (ids and
 // aliases) nor the /props model_alias lists the model, Open returns an
@@ -65,7 +71,11 @@ func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
 	if model == "" {
 		model = s.withDefaults().MultimodalModel
 	}
-	sess, err := open(ctx, c, model, opts)
+	source := "the model argument"
+	if opts.Model == "" {
+		source = "settings.multimodal_model (TYPEVET_LLAMA__MULTIMODAL_MODEL)"
+	}
+	sess, err := open(ctx, c, model, source, opts)
 	if err != nil {
 		if c.owned {
 			c.http.CloseIdleConnections()
@@ -79,7 +89,9 @@ func Open(ctx context.Context, s Settings, opts OpenOptions) (*Session, error) {
 	return sess, nil
 }
 
-func open(ctx context.Context, c *Client, model string, opts OpenOptions) (*Session, error) {
+// open probes model, which source set (named in a template error as
+// typevet #425 names it), and returns its session.
+func open(ctx context.Context, c *Client, model, source string, opts OpenOptions) (*Session, error) {
 	props, err := c.Props(ctx, model)
 	if err != nil {
 		// A router refuses an unknown model on /props with HTTP 400
@@ -91,9 +103,8 @@ func open(ctx context.Context, c *Client, model string, opts OpenOptions) (*Sess
 		}
 		return nil, err
 	}
-	if !props.Vision {
-		return nil, &ProbeError{Msg: "model reports text-only input modalities"}
-	}
+	// A text-only model opens (typevet #438): only a request with images
+	// is refused, by the client's media capability check.
 	if err := c.checkServed(ctx, model, props); err != nil {
 		return nil, err
 	}
@@ -105,11 +116,14 @@ func open(ctx context.Context, c *Client, model string, opts OpenOptions) (*Sess
 	switch {
 	case family == judgment.FamilyGemma4Turn:
 	case !opts.AllowGemma3:
-		return nil, &ProbeError{Msg: "expected NATIVE_GEMMA4_TURN, got " + family.String()}
+		return nil, &ProbeError{Msg: "expected NATIVE_GEMMA4_TURN, got " + family.String() + " for model " + pytext.Repr(model) +
+			" from " + source + "; name a Gemma 4 model whose template renders <|turn>"}
 	case family != judgment.FamilyGemma3Turn:
 		return nil, &ProbeError{Msg: "unsupported served template for native vision: " + family.String()}
 	}
-	c.remember(model, props)
+	if props.Vision {
+		c.remember(model, props)
+	}
 	return &Session{
 		client: c,
 		judge:  judgment.NewJudge(c, judgment.JudgeOptions{Model: model, Family: family, TextParts: opts.TextParts}),

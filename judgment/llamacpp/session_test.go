@@ -44,9 +44,11 @@ func TestOpenRefusals(t *testing.T) {
 		want        string // "" = opens
 		reason      string
 	}{
-		{name: "text-only model", textOnly: true, want: "model reports text-only input modalities"},
-		{name: "gemma3 refused by default", template: judgmenttest.TemplateGemma3, want: "expected NATIVE_GEMMA4_TURN, got native_gemma3_turn"},
-		{name: "chatml refused by default", template: judgmenttest.TemplateChatML, want: "expected NATIVE_GEMMA4_TURN, got degraded_chatml"},
+		{name: "text-only model opens", textOnly: true, reason: "typevet #438: only image requests are refused"},
+		{name: "gemma3 refused by default", template: judgmenttest.TemplateGemma3, want: "expected NATIVE_GEMMA4_TURN, got native_gemma3_turn" +
+			" for model 'gemma-4-31b-it' from the model argument; name a Gemma 4 model whose template renders <|turn>"},
+		{name: "chatml refused by default", template: judgmenttest.TemplateChatML, want: "expected NATIVE_GEMMA4_TURN, got degraded_chatml" +
+			" for model 'gemma-4-31b-it' from the model argument; name a Gemma 4 model whose template renders <|turn>"},
 		{name: "gemma3 allowed", template: judgmenttest.TemplateGemma3, allowGemma3: true},
 		{name: "chatml not native", template: judgmenttest.TemplateChatML, allowGemma3: true, want: "unsupported served template for native vision: degraded_chatml"},
 		{name: "mixed markers", template: judgmenttest.TemplateMixed, allowGemma3: true, want: "unsupported served template for native vision: unsupported",
@@ -78,17 +80,40 @@ func TestOpenRefusals(t *testing.T) {
 
 // TestOpenRefusalWithKey checks that a configured key does not change the
 // class of a probe refusal: its text is fixed, so it is not masked into a
-// *judgment.MaskedError.
+// *judgment.MaskedError. Without a model argument the message names the
+// setting and its variable (typevet #425).
 func TestOpenRefusalWithKey(t *testing.T) {
+	m := judgmenttest.CheckModel()
+	m.ID = "gemma-3-custom-mm"
+	srv := newServer(t, m, func(s *judgmenttest.Server) { s.Template = judgmenttest.TemplateGemma3 })
+	s := llamacpp.Settings{BaseURL: srv.URL, MultimodalModel: "gemma-3-custom-mm", Auth: judgment.Auth{APIKey: "sk-live-SECRET",
+		Headers: []judgment.Header{{Name: "X-Team", Value: "text"}}}}
+	_, err := llamacpp.Open(context.Background(), s, llamacpp.OpenOptions{})
+	var pe *llamacpp.ProbeError
+	want := "expected NATIVE_GEMMA4_TURN, got native_gemma3_turn for model 'gemma-3-custom-mm' from settings.multimodal_model " +
+		"(TYPEVET_LLAMA__MULTIMODAL_MODEL); name a Gemma 4 model whose template renders <|turn>"
+	if !errors.As(err, &pe) || pe.Msg != want {
+		t.Fatalf("Open error = %#v, want *ProbeError %q", err, want)
+	}
+}
+
+// TestTextOnlyModel: a text-only model opens a session (typevet #438);
+// a request with an image is refused as unsupported before any scoring
+// call, and a request without one is judged.
+func TestTextOnlyModel(t *testing.T) {
 	m := judgmenttest.CheckModel()
 	m.TextOnly = true
 	srv := newServer(t, m, nil)
-	s := llamacpp.Settings{BaseURL: srv.URL, Auth: judgment.Auth{APIKey: "sk-live-SECRET",
-		Headers: []judgment.Header{{Name: "X-Team", Value: "text"}}}}
-	_, err := llamacpp.Open(context.Background(), s, llamacpp.OpenOptions{Model: judgmenttest.DefaultModelID})
-	var pe *llamacpp.ProbeError
-	if !errors.As(err, &pe) || pe.Msg != "model reports text-only input modalities" {
-		t.Fatalf("Open error = %#v, want *ProbeError", err)
+	sess := openSession(t, srv, llamacpp.Settings{}, llamacpp.OpenOptions{})
+	_, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(judgmenttest.CheckPNG()))
+	if got := judgment.ErrorClass(err); got != "ScoringUnsupportedCapabilityError" {
+		t.Fatalf("image request: error %v (class %s), want ScoringUnsupportedCapabilityError", err, got)
+	}
+	if n := srv.Count("/completion"); n != 0 {
+		t.Errorf("%d scoring calls for a refused image request", n)
+	}
+	if _, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil)); err != nil {
+		t.Fatalf("text request: %v", err)
 	}
 }
 

@@ -2,6 +2,7 @@ package llamacpp
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
@@ -26,11 +27,24 @@ type Settings struct {
 	// given; "" means "gemma-3-4b-it-q4km-mm" (which fails the Gemma 4
 	// requirement: set it). TYPEVET_LLAMA__MULTIMODAL_MODEL.
 	MultimodalModel string
+	// KeepAliveExpiry is how long the session's own connection pool keeps
+	// an idle connection; 0 means 4 s, under the 5 s after which
+	// llama-server's cpp-httplib closes one: set it below the server's
+	// keep-alive, or below a proxy's idle timeout in front of it. An
+	// injected HTTP client keeps its own. TYPEVET_LLAMA__KEEPALIVE_EXPIRY
+	// (seconds, finite, > 0).
+	KeepAliveExpiry time.Duration
 	// Auth holds the API key, the auth header and scheme, the extra
 	// headers and the user agent (TYPEVET_LLAMA__API_KEY, AUTH_HEADER,
 	// AUTH_SCHEME, HEADERS, USER_AGENT); its fields are promoted, so
 	// s.APIKey works. The key and header values are secrets, never printed.
 	judgment.Auth
+	// RequestIDHeader, when set, names a header that carries a fresh
+	// UUID4 hex on each request (typevet #411); a scoring call's id lands
+	// in judgment.Response.RequestIDs and every error carries its
+	// request's id. It must not name the auth header or an extra header.
+	// TYPEVET_LLAMA__REQUEST_ID_HEADER.
+	RequestIDHeader string
 }
 
 // Defaults of [Settings].
@@ -38,6 +52,7 @@ const (
 	DefaultBaseURL         = "http://127.0.0.1:8090"
 	DefaultTimeout         = 300 * time.Second
 	DefaultMultimodalModel = "gemma-3-4b-it-q4km-mm"
+	DefaultKeepAliveExpiry = backendhttp.DefaultKeepAliveExpiry
 )
 
 // DefaultSettings are the published defaults; the zero [Settings] means
@@ -46,6 +61,7 @@ var DefaultSettings = Settings{
 	BaseURL:         DefaultBaseURL,
 	Timeout:         DefaultTimeout,
 	MultimodalModel: DefaultMultimodalModel,
+	KeepAliveExpiry: DefaultKeepAliveExpiry,
 }
 
 // envPrefix is the prefix of every llama.cpp variable.
@@ -73,6 +89,13 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 		}
 		s.Timeout = d
 	}
+	if v, name, ok := l.Get(envPrefix + "KEEPALIVE_EXPIRY"); ok {
+		d, err := backendhttp.ParseSeconds(v, name)
+		if err != nil {
+			return Settings{}, err
+		}
+		s.KeepAliveExpiry = d
+	}
 	s.DefaultModel, _, _ = l.Get(envPrefix+"DEFAULT_MODEL", "TYPEVET_GEMMA_MODEL")
 	if v, _, ok := l.Get(envPrefix + "MULTIMODAL_MODEL"); ok {
 		s.MultimodalModel = v
@@ -82,6 +105,12 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 		return Settings{}, err
 	}
 	s.Auth = a
+	if v, name, ok := l.Get(envPrefix + "REQUEST_ID_HEADER"); ok {
+		if err := validateRequestIDHeader(s.Auth, v, name); err != nil {
+			return Settings{}, err
+		}
+		s.RequestIDHeader = v
+	}
 	return s, nil
 }
 
@@ -96,6 +125,9 @@ func (s Settings) withDefaults() Settings {
 	if s.MultimodalModel == "" {
 		s.MultimodalModel = DefaultMultimodalModel
 	}
+	if s.KeepAliveExpiry == 0 {
+		s.KeepAliveExpiry = DefaultKeepAliveExpiry
+	}
 	return s
 }
 
@@ -109,7 +141,32 @@ func (s Settings) Validate() error {
 	if s.Timeout < 0 {
 		return &judgment.SettingError{Variable: "llamacpp.Settings.Timeout", Rule: "must be greater than 0"}
 	}
-	return backendhttp.Validate(s.Auth, backendhttp.FieldNames("llamacpp.Settings"))
+	if s.KeepAliveExpiry < 0 {
+		return &judgment.SettingError{Variable: "llamacpp.Settings.KeepAliveExpiry", Rule: "must be greater than 0"}
+	}
+	if err := backendhttp.Validate(s.Auth, backendhttp.FieldNames("llamacpp.Settings")); err != nil {
+		return err
+	}
+	if s.RequestIDHeader != "" {
+		return validateRequestIDHeader(s.Auth, s.RequestIDHeader, "llamacpp.Settings.RequestIDHeader")
+	}
+	return nil
+}
+
+// validateRequestIDHeader checks the request-id header name set in name:
+// an HTTP token that is neither a header the client controls nor the
+// auth header ([backendhttp.ValidateHeaderName]) nor one of the extra
+// headers, as typevet refuses (#411).
+func validateRequestIDHeader(a judgment.Auth, header, name string) error {
+	if err := backendhttp.ValidateHeaderName(a, header, name); err != nil {
+		return err
+	}
+	for _, h := range a.Headers {
+		if strings.EqualFold(h.Name, header) {
+			return &judgment.SettingError{Variable: name, Rule: "names a header the client controls"}
+		}
+	}
+	return nil
 }
 
 // String returns s without secrets.
@@ -123,12 +180,12 @@ func (s Settings) GoString() string { return fmt.Sprintf("%#v", s) }
 func (s Settings) Format(f fmt.State, verb rune) {
 	switch {
 	case verb == 'v' && f.Flag('#'):
-		fmt.Fprintf(f, "llamacpp.Settings{BaseURL:%q, Timeout:%d, DefaultModel:%q, MultimodalModel:%q, Auth:%#v}",
-			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.Auth)
+		fmt.Fprintf(f, "llamacpp.Settings{BaseURL:%q, Timeout:%d, DefaultModel:%q, MultimodalModel:%q, KeepAliveExpiry:%d, Auth:%#v, RequestIDHeader:%q}",
+			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.KeepAliveExpiry, s.Auth, s.RequestIDHeader)
 	case verb == 'v' && f.Flag('+'):
-		fmt.Fprintf(f, "{BaseURL:%s Timeout:%s DefaultModel:%s MultimodalModel:%s Auth:%+v}",
-			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.Auth)
+		fmt.Fprintf(f, "{BaseURL:%s Timeout:%s DefaultModel:%s MultimodalModel:%s KeepAliveExpiry:%s Auth:%+v RequestIDHeader:%s}",
+			backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.KeepAliveExpiry, s.Auth, s.RequestIDHeader)
 	default:
-		fmt.Fprintf(f, "{%s %s %s %s %v}", backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.Auth)
+		fmt.Fprintf(f, "{%s %s %s %s %s %v %s}", backendhttp.PrintableURL(s.BaseURL), s.Timeout, s.DefaultModel, s.MultimodalModel, s.KeepAliveExpiry, s.Auth, s.RequestIDHeader)
 	}
 }

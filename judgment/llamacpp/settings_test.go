@@ -22,7 +22,8 @@ func TestSettingsFromEnv(t *testing.T) {
 		reason  string
 	}{
 		{name: "defaults", env: nil, check: func(s llamacpp.Settings) bool {
-			return s.BaseURL == "http://127.0.0.1:8090" && s.Timeout == 300*time.Second && s.MultimodalModel == "gemma-3-4b-it-q4km-mm" && s.DefaultModel == ""
+			return s.BaseURL == "http://127.0.0.1:8090" && s.Timeout == 300*time.Second && s.MultimodalModel == "gemma-3-4b-it-q4km-mm" && s.DefaultModel == "" &&
+				s.KeepAliveExpiry == 4*time.Second
 		}},
 		{name: "trailing slash stripped", env: map[string]string{"TYPEVET_LLAMA__BASE_URL": "http://gpu:8080/"},
 			check: func(s llamacpp.Settings) bool { return s.BaseURL == "http://gpu:8080" }},
@@ -45,6 +46,9 @@ func TestSettingsFromEnv(t *testing.T) {
 		{name: "userinfo in the legacy url", env: map[string]string{"TYPEVET_LLAMA_URL": "http://pw-SECRET@gpu"},
 			wantErr: "TYPEVET_LLAMA_URL must not hold a user name or password (user:password@)"},
 		{name: "bad legacy url names the alias", env: map[string]string{"TYPEVET_LLAMA_URL": "nope"}, wantErr: "TYPEVET_LLAMA_URL must be an http or https URL with a host"},
+		{name: "keep-alive expiry", env: map[string]string{"TYPEVET_LLAMA__KEEPALIVE_EXPIRY": "3"},
+			check: func(s llamacpp.Settings) bool { return s.KeepAliveExpiry == 3*time.Second }},
+		{name: "nan keep-alive expiry", env: map[string]string{"TYPEVET_LLAMA__KEEPALIVE_EXPIRY": "nan"}, wantErr: "TYPEVET_LLAMA__KEEPALIVE_EXPIRY must be a finite number of seconds greater than 0"},
 		{name: "zero timeout", env: map[string]string{"TYPEVET_LLAMA__TIMEOUT": "0"}, wantErr: "TYPEVET_LLAMA__TIMEOUT must be a finite number of seconds greater than 0"},
 		{name: "nan timeout", env: map[string]string{"TYPEVET_LLAMA__TIMEOUT": "nan"}, wantErr: "TYPEVET_LLAMA__TIMEOUT must be a finite number of seconds greater than 0"},
 		{name: "inf timeout", env: map[string]string{"TYPEVET_LLAMA__TIMEOUT": "inf"}, wantErr: "TYPEVET_LLAMA__TIMEOUT must be a finite number of seconds greater than 0"},

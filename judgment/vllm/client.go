@@ -2,8 +2,6 @@ package vllm
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
@@ -16,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/typevet/typevet-go/internal/backendhttp"
+	"github.com/typevet/typevet-go/internal/pytext"
 	"github.com/typevet/typevet-go/judgment"
 )
 
@@ -63,6 +62,7 @@ func NewClient(s Settings, hc *http.Client) (*Client, error) {
 		owned:     hc == nil,
 		timeout:   s.Timeout,
 	}
+	backendhttp.SetKeepAliveExpiry(c.http, s.KeepAliveExpiry)
 	c.headers = backendhttp.SessionHeaders(c.http)
 	calls := *c.http
 	calls.Timeout = 0
@@ -89,7 +89,7 @@ func (c *Client) Tokenize(ctx context.Context, model, text string) ([]int, error
 	if err != nil {
 		return nil, &judgment.GenerationError{Msg: "vLLM request could not be encoded"}
 	}
-	body, _, err := c.do(ctx, "/tokenize", oneJSON(b))
+	body, _, err := c.do(ctx, "/tokenize", func() *splicedReader { return oneJSON(b) })
 	if err != nil {
 		return nil, err
 	}
@@ -110,17 +110,39 @@ func (c *Client) ScoreCandidates(ctx context.Context, req judgment.ScoringReques
 	if err := req.Validate(); err != nil {
 		return judgment.ScoringResult{}, err
 	}
-	body, id, err := c.do(ctx, "/v1/chat/completions", chatBody(ctx, req))
+	body, id, err := c.do(ctx, "/v1/chat/completions", func() *splicedReader { return chatBody(ctx, req) })
 	if err != nil {
 		return judgment.ScoringResult{}, err
 	}
 	res, err := decodeChat(*body, req)
 	putBody(body)
 	if err != nil {
-		return judgment.ScoringResult{}, err
+		return judgment.ScoringResult{}, ignoredTokenIDs(err, req)
 	}
 	res.RequestID = id
 	return res, nil
+}
+
+// LogprobTokenIDsSince names the first vLLM that honours
+// logprob_token_ids on chat completions.
+const LogprobTokenIDsSince = "vLLM PR #43463 (merged 2026-07-13)"
+
+// ignoredTokenIDs returns err, or a [judgment.ScoringUnsupportedCapabilityError]
+// when err says that the answer scored none of req's candidates: a vLLM
+// from before logprob_token_ids on chat completions ignores the field and
+// answers with no requested id at all (a newer one lists every requested
+// id), so every judgment would fail the same way.
+func ignoredTokenIDs(err error, req judgment.ScoringRequest) error {
+	labels := make([]string, len(req.Candidates))
+	for i, c := range req.Candidates {
+		labels[i] = c.Label
+	}
+	var ve *judgment.ScoringValidationError
+	if len(labels) == 0 || !errors.As(err, &ve) || ve.Error() != "missing scores for requested candidates: "+pytext.ReprList(labels) {
+		return err
+	}
+	return &judgment.ScoringUnsupportedCapabilityError{Msg: "vLLM answered with none of the requested logprob_token_ids: the server " +
+		"predates logprob_token_ids on chat completions, which needs a vLLM built with " + LogprobTokenIDsSince + " or later; upgrade vLLM"}
 }
 
 // MaxResponseBytes bounds a vLLM response body: a real scoring answer (up
@@ -145,33 +167,27 @@ func putBody(b *[]byte) {
 	}
 }
 
-// do sends one POST of the JSON body sent and returns the body of a 2xx
-// answer, in a pooled buffer for [putBody] once decoded, and the request
-// id sent. Nothing is retried here. A body over [MaxResponseBytes] is a
+// do sends one POST of the JSON body makeBody makes and returns the body
+// of a 2xx answer, in a pooled buffer for [putBody] once decoded, and the
+// request id sent. A request the server cannot have served, because its
+// connection closed before any byte of an answer (a keep-alive connection
+// the server closed as the request went out), is sent once more with a
+// new body from makeBody and the same request id ([Client.post]); nothing
+// else is retried here. A body over [MaxResponseBytes] is a
 // [judgment.GenerationError]. Failures are [judgment.TransportError] and
 // [judgment.BackendHTTPError] values carrying the request id.
-func (c *Client) do(ctx context.Context, path string, sent *splicedReader) (*[]byte, string, error) {
-	size := sent.size()
+func (c *Client) do(ctx context.Context, path string, makeBody func() *splicedReader) (*[]byte, string, error) {
 	u, ok := c.urls[path]
 	if !ok {
 		u = c.base.JoinPath(path).String()
 	}
 	callCtx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
-	r, err := http.NewRequestWithContext(callCtx, http.MethodPost, u, sent)
-	if err != nil {
-		sent.Close()
-		return nil, "", &judgment.TransportError{Msg: "vLLM request failed: " + err.Error(), Err: err}
+	id := c.requestIDValue()
+	resp, resent, err := c.post(callCtx, u, makeBody, id)
+	if err != nil && !*resent && backendhttp.Unsent(err) && callCtx.Err() == nil {
+		resp, _, err = c.post(callCtx, u, makeBody, id)
 	}
-	r.ContentLength = size
-	// One send per call: the spliced body has no GetBody, so net/http
-	// never resends the request by itself (it would if an extra header
-	// named it idempotent).
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json")
-	id := c.stampRequestID(r)
-	backendhttp.AddSessionHeaders(r.Header, c.headers)
-	resp, err := c.calls.Do(r)
 	if err != nil {
 		return nil, id, c.transportError(ctx, callCtx, err, id)
 	}
@@ -204,28 +220,49 @@ func (c *Client) transportError(ctx, callCtx context.Context, err error, id stri
 	return &judgment.TransportError{Msg: "vLLM request failed: " + msg, RequestID: id, Err: cause}
 }
 
-// stampRequestID sets the request-id header to a fresh UUID4 hex and
-// returns the id ("" when no header is configured). An id fixed by the
-// extra headers is kept.
-func (c *Client) stampRequestID(r *http.Request) string {
+// post sends one POST of makeBody's JSON to u with the session headers
+// and the request id id ("" for none). net/http itself resends a request
+// that failed on a reused connection before it wrote a byte, or before it
+// read a byte of the answer, only when it can make the body again
+// (GetBody) and the request is idempotent: a POST is when its header map
+// holds an Idempotency-Key entry, which with no value is not sent
+// ((*http.Request).isReplayable). Scoring and tokenizing change nothing
+// on the server, and a request on a connection the server closed under
+// it was not served. A failure while writing after the first byte is
+// [Client.do]'s to resend; resent, read once post returns, tells whether
+// net/http resent the request already.
+func (c *Client) post(ctx context.Context, u string, makeBody func() *splicedReader, id string) (_ *http.Response, resent *bool, _ error) {
+	resent = new(bool)
+	sent := makeBody()
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, u, sent)
+	if err != nil {
+		sent.Close()
+		return nil, resent, err
+	}
+	r.ContentLength = sent.size()
+	r.GetBody = func() (io.ReadCloser, error) { *resent = true; return makeBody(), nil }
+	r.Header["Idempotency-Key"] = nil
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json")
+	if id != "" && c.fixedID == "" {
+		r.Header.Set(c.requestID, id)
+	}
+	backendhttp.AddSessionHeaders(r.Header, c.headers)
+	resp, err := c.calls.Do(r)
+	return resp, resent, err
+}
+
+// requestIDValue returns the request id of a new call: "" when no
+// request-id header is configured, the id the extra headers fix, else a
+// fresh UUID4 hex.
+func (c *Client) requestIDValue() string {
 	if c.requestID == "" {
 		return ""
 	}
 	if c.fixedID != "" {
 		return c.fixedID
 	}
-	id := uuid4Hex()
-	r.Header.Set(c.requestID, id)
-	return id
-}
-
-// uuid4Hex returns a random UUID version 4 as 32 lower-case hex digits.
-func uuid4Hex() string {
-	var u [16]byte
-	rand.Read(u[:])
-	u[6] = u[6]&0x0f | 0x40
-	u[8] = u[8]&0x3f | 0x80
-	return hex.EncodeToString(u[:])
+	return backendhttp.UUID4Hex()
 }
 
 // splicedJSON is a request body already encoded, in pieces: json[0],

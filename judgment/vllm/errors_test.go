@@ -54,8 +54,9 @@ func TestJudgeErrors(t *testing.T) {
 			wantClass: "BackendHttpError", wantRetry: ptr(0), wantCalls: 1},
 		{name: "retry-after repeated", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{"Retry-After": {"1", "2"}}},
 			wantClass: "BackendHttpError", wantRetry: nil, wantCalls: 1, reason: "a repeated header is ambiguous: null"},
-		{name: "retry-after over a year", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{"Retry-After": {"31536001"}}},
-			wantClass: "BackendHttpError", wantRetry: nil, wantCalls: 1},
+		{name: "retry-after over a year capped", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{"Retry-After": {"99999999999"}}},
+			wantClass: "BackendHttpError", wantRetry: ptr(31536000), wantCalls: 1,
+			reason: "a huge Retry-After is the longest wait, not an absent one (a retry then waits its own cap)"},
 		{name: "retry-after garbage", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{"Retry-After": {"1.5"}}},
 			wantClass: "BackendHttpError", wantRetry: nil, wantCalls: 1, reason: "delta-seconds are digits only"},
 		{name: "rate-limit headers", fault: judgmenttest.Fault{Path: chat, Status: 429, Body: "x", Header: http.Header{
@@ -80,9 +81,10 @@ func TestJudgeErrors(t *testing.T) {
 		{name: "non-finite logprob", fault: judgmenttest.Fault{Path: chat, Tamper: judgmenttest.TamperNonFiniteLogprob},
 			wantClass: "ScoringValidationError", wantMsg: "non-finite logprob for candidate 'False'", wantCalls: 1},
 		{name: "NaN logprob", fault: judgmenttest.Fault{Path: chat, Tamper: judgmenttest.TamperNaNLogprob},
-			wantClass: "ScoringValidationError", wantMsg: "non-finite logprob for candidate 'False'", wantCalls: 1},
-		{name: "early close not retried", fault: judgmenttest.Fault{Path: chat, Close: true},
-			wantClass: "TransportError", wantMsg: "vLLM request failed: ", wantCalls: 1, reason: "vLLM has no early-close resend"},
+			wantClass: "BackendHttpError", wantMsg: "vLLM HTTP 400: {\"error\":{\"message\":\"Out of range float values are not JSON compliant: nan\"", wantCalls: 1,
+			reason: "vLLM's JSON encoder refuses NaN: a 400, never a bare NaN in a 200"},
+		{name: "finish_reason error", fault: judgmenttest.Fault{Path: chat, Tamper: judgmenttest.TamperFinishError},
+			wantClass: "BackendHttpError", wantMsg: "vLLM HTTP 500: {\"error\":{\"message\":\"Internal server error\"", wantCalls: 1},
 		{name: "timeout", fault: judgmenttest.Fault{Path: chat, Delay: 2 * time.Second}, settings: vllm.Settings{Timeout: 150 * time.Millisecond},
 			wantClass: "TransportError", wantMsg: "vLLM request failed: context deadline exceeded (no answer within the session's timeout of 150ms)", wantCalls: 1},
 		{name: "tokenize error", fault: judgmenttest.Fault{Path: "/tokenize", Status: 500, Body: "down"},
@@ -157,4 +159,20 @@ func requestID(err error) string {
 		return te.RequestID
 	}
 	return ""
+}
+
+// TestServerWithoutLogprobTokenIDs: a vLLM from before logprob_token_ids
+// on chat completions ignores the field and answers with no requested
+// id; the judgment fails at once as unsupported, naming what vLLM needs,
+// not as a "missing scores" answer.
+func TestServerWithoutLogprobTokenIDs(t *testing.T) {
+	srv := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.NoLogprobTokenIDs = true })
+	sess := openSession(t, srv, vllm.Settings{})
+	_, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
+	if got := judgment.ErrorClass(err); got != "ScoringUnsupportedCapabilityError" || !strings.Contains(err.Error(), "vLLM PR #43463") {
+		t.Fatalf("error %v (class %s), want ScoringUnsupportedCapabilityError naming vLLM PR #43463", err, got)
+	}
+	if n := srv.Count("/v1/chat/completions"); n != 1 {
+		t.Errorf("scoring calls = %d, want 1", n)
+	}
 }

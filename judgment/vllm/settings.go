@@ -31,6 +31,13 @@ type Settings struct {
 	// hex on each request; scoring ids land in judgment.Response.RequestIDs.
 	// TYPEVET_VLLM__REQUEST_ID_HEADER.
 	RequestIDHeader string
+	// KeepAliveExpiry is how long the session's own connection pool keeps
+	// an idle connection; 0 means 4 s, under the 5 s after which vLLM's
+	// uvicorn closes one (VLLM_HTTP_TIMEOUT_KEEP_ALIVE): set it below the
+	// server's keep-alive, or below a proxy's idle timeout in front of it.
+	// An injected HTTP client keeps its own. TYPEVET_VLLM__KEEPALIVE_EXPIRY
+	// (seconds, finite, > 0).
+	KeepAliveExpiry time.Duration
 	// MaxConcurrency is typevet's async generation POST limit; 0 means 1.
 	// Judgment sessions do not use it (one pooled client serves any number
 	// of goroutines); it is parsed and kept for receipts and callers.
@@ -40,8 +47,9 @@ type Settings struct {
 
 // Defaults of [Settings].
 const (
-	DefaultTimeout        = 300 * time.Second
-	DefaultMaxConcurrency = 1
+	DefaultTimeout         = 300 * time.Second
+	DefaultMaxConcurrency  = 1
+	DefaultKeepAliveExpiry = backendhttp.DefaultKeepAliveExpiry
 )
 
 // envPrefix is the prefix of every vLLM variable.
@@ -69,6 +77,11 @@ func SettingsFromEnv(lookup func(string) (string, bool)) (Settings, error) {
 	}
 	if v, name, ok := l.Get(envPrefix + "TIMEOUT"); ok {
 		if s.Timeout, err = backendhttp.ParseSeconds(v, name); err != nil {
+			return Settings{}, err
+		}
+	}
+	if v, name, ok := l.Get(envPrefix + "KEEPALIVE_EXPIRY"); ok {
+		if s.KeepAliveExpiry, err = backendhttp.ParseSeconds(v, name); err != nil {
 			return Settings{}, err
 		}
 	}
@@ -102,6 +115,9 @@ func (s Settings) withDefaults() Settings {
 	if s.MaxConcurrency == 0 {
 		s.MaxConcurrency = DefaultMaxConcurrency
 	}
+	if s.KeepAliveExpiry == 0 {
+		s.KeepAliveExpiry = DefaultKeepAliveExpiry
+	}
 	return s
 }
 
@@ -119,6 +135,9 @@ func (s Settings) Validate() error {
 	}
 	if s.Timeout < 0 {
 		return &judgment.SettingError{Variable: "vllm.Settings.Timeout", Rule: "must be greater than 0"}
+	}
+	if s.KeepAliveExpiry < 0 {
+		return &judgment.SettingError{Variable: "vllm.Settings.KeepAliveExpiry", Rule: "must be greater than 0"}
 	}
 	if s.MaxConcurrency < 0 {
 		return &judgment.SettingError{Variable: "vllm.Settings.MaxConcurrency", Rule: "must be a whole number of at least 1"}
@@ -143,12 +162,12 @@ func (s Settings) GoString() string { return fmt.Sprintf("%#v", s) }
 func (s Settings) Format(f fmt.State, verb rune) {
 	switch {
 	case verb == 'v' && f.Flag('#'):
-		fmt.Fprintf(f, "vllm.Settings{BaseURL:%q, Model:%q, Timeout:%d, Auth:%#v, RequestIDHeader:%q, MaxConcurrency:%d}",
-			backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.MaxConcurrency)
+		fmt.Fprintf(f, "vllm.Settings{BaseURL:%q, Model:%q, Timeout:%d, Auth:%#v, RequestIDHeader:%q, KeepAliveExpiry:%d, MaxConcurrency:%d}",
+			backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.KeepAliveExpiry, s.MaxConcurrency)
 	case verb == 'v' && f.Flag('+'):
-		fmt.Fprintf(f, "{BaseURL:%s Model:%s Timeout:%s Auth:%+v RequestIDHeader:%s MaxConcurrency:%d}",
-			backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.MaxConcurrency)
+		fmt.Fprintf(f, "{BaseURL:%s Model:%s Timeout:%s Auth:%+v RequestIDHeader:%s KeepAliveExpiry:%s MaxConcurrency:%d}",
+			backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.KeepAliveExpiry, s.MaxConcurrency)
 	default:
-		fmt.Fprintf(f, "{%s %s %s %v %s %d}", backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.MaxConcurrency)
+		fmt.Fprintf(f, "{%s %s %s %v %s %s %d}", backendhttp.PrintableURL(s.BaseURL), s.Model, s.Timeout, s.Auth, s.RequestIDHeader, s.KeepAliveExpiry, s.MaxConcurrency)
 	}
 }

@@ -55,6 +55,9 @@ func TestSettingsFromEnv(t *testing.T) {
 		{name: "inf timeout", env: with("TYPEVET_VLLM__TIMEOUT", "Infinity"), wantErr: "TYPEVET_VLLM__TIMEOUT must be a finite number of seconds greater than 0"},
 		{name: "huge timeout", env: with("TYPEVET_VLLM__TIMEOUT", "1e300"), wantErr: "TYPEVET_VLLM__TIMEOUT must be a finite number of seconds greater than 0",
 			reason: "does not fit a time.Duration"},
+		{name: "keep-alive expiry", env: with("TYPEVET_VLLM__KEEPALIVE_EXPIRY", "2.5"), check: func(s vllm.Settings) bool { return s.KeepAliveExpiry == 2500*time.Millisecond }},
+		{name: "zero keep-alive expiry", env: with("TYPEVET_VLLM__KEEPALIVE_EXPIRY", "0"),
+			wantErr: "TYPEVET_VLLM__KEEPALIVE_EXPIRY must be a finite number of seconds greater than 0"},
 		{name: "zero concurrency", env: with("TYPEVET_VLLM__MAX_CONCURRENCY", "0"), wantErr: "TYPEVET_VLLM__MAX_CONCURRENCY must be a whole number of at least 1"},
 		{name: "request id header is auth header", env: with("TYPEVET_VLLM__REQUEST_ID_HEADER", "authorization"),
 			wantErr: "TYPEVET_VLLM__REQUEST_ID_HEADER names a header the client controls"},
@@ -117,12 +120,39 @@ func TestSecretsMaskedAndSent(t *testing.T) {
 		t.Errorf("unmasked: %#v", err)
 	}
 
-	ok := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "k1"; s.AuthHeader = "X-Api-Key"; s.BareKey = true })
-	sess = openSession(t, ok, vllm.Settings{Auth: judgment.Auth{APIKey: "k1", AuthHeader: "X-Api-Key", BareKey: true, UserAgent: "curl/8.9.1"}})
+	ok := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "k1" })
+	sess = openSession(t, ok, vllm.Settings{Auth: judgment.Auth{APIKey: "k1", UserAgent: "curl/8.9.1"}})
 	if _, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil)); err != nil {
-		t.Fatalf("bare key in X-Api-Key: %v", err)
+		t.Fatalf("Authorization: Bearer k1: %v", err)
 	}
-	if ua := ok.Requests()[0].Header.Get("User-Agent"); ua != "curl/8.9.1" {
-		t.Errorf("User-Agent = %q", ua)
+	if r := ok.Requests()[0]; r.Header.Get("User-Agent") != "curl/8.9.1" || r.Header.Get("Authorization") != "Bearer k1" {
+		t.Errorf("User-Agent %q, Authorization %q", r.Header.Get("User-Agent"), r.Header.Get("Authorization"))
+	}
+}
+
+// TestOnlyBearerAuth: vLLM's --api-key middleware accepts the key only as
+// "Authorization: Bearer <key>": a custom auth header or a bare key, which
+// the client sends as set (for a proxy in front of vLLM), gets HTTP 401
+// {"error":"Unauthorized"}.
+func TestOnlyBearerAuth(t *testing.T) {
+	for _, a := range []judgment.Auth{
+		{APIKey: "k1", AuthHeader: "X-Api-Key", BareKey: true},
+		{APIKey: "k1", BareKey: true},
+		{APIKey: "k1", AuthScheme: "Token"},
+	} {
+		srv := newServer(t, judgmenttest.CheckModel(), func(s *judgmenttest.Server) { s.APIKey = "k1" })
+		sess := openSession(t, srv, vllm.Settings{Auth: a})
+		_, err := sess.Judge(context.Background(), judgmenttest.CheckRequest(nil))
+		var he *judgment.BackendHTTPError
+		if !errors.As(err, &he) || he.StatusCode != 401 || he.BodySnippet != `{"error":"Unauthorized"}` {
+			t.Errorf("%+v: error %v, want HTTP 401 {\"error\":\"Unauthorized\"}", a, err)
+		}
+		header := a.AuthHeader
+		if header == "" {
+			header = "Authorization"
+		}
+		if got := srv.Requests()[0].Header.Get(header); !strings.HasSuffix(got, "k1") {
+			t.Errorf("%+v: the key went out as %q", a, got)
+		}
 	}
 }
