@@ -12,12 +12,23 @@
 // count), written with one write call and made durable (fsync) by
 // [Writer.Add] before the run counts the entry as done.
 //
+// In a version 2 journal every entry line ends with a "chain" key: the
+// SHA-256 of the previous line's chain (the header's SHA-256 for the
+// first entry) and the entry's own bytes. A line changed by a single
+// byte, moved, removed from the middle or copied from another journal
+// breaks the chain, and [Read] refuses it naming the file, the line and
+// what to do, before any run uses it. Version 1 journals (no chain) are
+// still read and resumed.
+//
 // [Read] reads a journal back. A last line that does not end in a newline
-// or is not valid JSON is what a process killed mid-write leaves: it is
-// ignored and reported ([Contents].Torn), never an error. Any other bad
-// line is an error. [Header.Check] compares the journal's pins with the
-// pins of the run about to resume it and names the first that differs
-// ([*MismatchError]), so a resume never mixes two experiments.
+// is what a process killed mid-write leaves: it is ignored and reported
+// ([Contents].Torn), never an error (version 1 also ignores a last line
+// that is not valid JSON). Any other bad line is an error. [Header.Check]
+// compares the journal's pins with the pins of the run about to resume it
+// and names the first that differs ([*MismatchError], both values in
+// full), so a resume never mixes two experiments; [Header.Compare] does
+// the same under an [Advisory], for pins (a git baseline, a working tree)
+// whose difference is a warning, not a refusal.
 //
 // The package knows nothing of what an entry holds: callers marshal their
 // own entry type (checkmatch's journal lines) and decode [Contents].Entries.
@@ -27,20 +38,34 @@ package journal
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
 // Schema is the schema key of every journal header.
 const Schema = "typevet-go.journal"
 
-// Version is the journal format version this package writes and reads.
-const Version = 1
+// Version is the journal format version this package writes. Version 2
+// binds every entry line to the header by a digest chain (see [Read]) and
+// may record the run's settings ([Header].Settings); version 1 journals,
+// whose lines carry no chain, are still read and resumed (their new lines
+// then stay unchained, as version 1 lines are).
+const Version = 2
+
+// chainKey is the key a version 2 entry line ends with: its chain digest.
+const chainKey = `,"chain":"`
+
+// chainTrailerLen is the length of a chain trailer: chainKey, 64 hex
+// digits, the closing quote and brace.
+const chainTrailerLen = len(chainKey) + 64 + 2
 
 // Suffix is appended to a receipt path to name its journal.
 const Suffix = ".journal.jsonl"
@@ -80,6 +105,32 @@ type Header struct {
 	Kind string `json:"kind"`
 	// Pins are the pins that decide the answers, in a fixed order.
 	Pins []Pin `json:"pins"`
+	// Settings are what the run was started with that a resume takes
+	// from the journal rather than from its caller (a base URL, a
+	// timeout, a retry count), in the run's own order; no secret. They are
+	// not the run's identity: [Header.Check] does not compare them.
+	// Absent from version 1 journals.
+	Settings []Pin `json:"settings,omitempty"`
+}
+
+// Pin returns the value of the pin name, false when h has none.
+func (h Header) Pin(name string) (json.RawMessage, bool) {
+	for _, p := range h.Pins {
+		if p.Name == name {
+			return p.Value, true
+		}
+	}
+	return nil, false
+}
+
+// Setting returns the value of the setting name, false when h has none.
+func (h Header) Setting(name string) (json.RawMessage, bool) {
+	for _, p := range h.Settings {
+		if p.Name == name {
+			return p.Value, true
+		}
+	}
+	return nil, false
 }
 
 // MismatchError is returned by [Header.Check] when the run about to resume
@@ -94,48 +145,149 @@ type MismatchError struct {
 }
 
 // Error returns "the journal is of another experiment: <pin> differs
-// (journal <a>, this run <b>)".
+// (journal <a>, this run <b>)", both values in full.
 func (e *MismatchError) Error() string {
+	return "the journal is of another experiment: " + e.Difference()
+}
+
+// Difference returns "<pin> differs (journal <a>, this run <b>)", both
+// values in full ("absent" for a missing one); when both are longer than
+// a line, it also says at which byte they first differ.
+func (e *MismatchError) Difference() string {
+	return e.Pin + " differs (" + ShowValues("journal", e.Journal, "this run", e.Now) + ")"
+}
+
+// ShowValues returns "<nameA> <a>, <nameB> <b>", each value in full
+// ("absent" when empty); when both are over 80 bytes it adds where they
+// first differ: "; they first differ at byte N: …<a's next bytes> vs
+// …<b's next bytes>", so a difference deep in a long value shows.
+func ShowValues(nameA, a, nameB, b string) string {
 	show := func(s string) string {
 		if s == "" {
 			return "absent"
 		}
-		if len(s) > 80 {
-			return s[:77] + "..."
-		}
 		return s
 	}
-	return fmt.Sprintf("the journal is of another experiment: %s differs (journal %s, this run %s)", e.Pin, show(e.Journal), show(e.Now))
+	out := fmt.Sprintf("%s %s, %s %s", nameA, show(a), nameB, show(b))
+	if len(a) <= 80 || len(b) <= 80 {
+		return out
+	}
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	excerpt := func(s string) string {
+		return "…" + s[i:min(len(s), i+40)]
+	}
+	return fmt.Sprintf("%s; they first differ at byte %d: %s vs %s", out, i, excerpt(a), excerpt(b))
+}
+
+// Advisory says which differences between a journal's header and the
+// run now starting are warnings rather than refusals: pins that record
+// where the run was made (a git baseline, a working tree) but do not
+// decide its answers.
+type Advisory struct {
+	// Pins are the pins whose difference is a warning.
+	Pins []string
+	// Keys maps a pin whose value is a JSON object to the object keys
+	// whose difference is a warning ("renderer": "module_version"): the
+	// rest of the object must be equal.
+	Keys map[string][]string
+	// Derived are pins computed over an advisory pin among others (an
+	// identity digest over the working tree): their difference is a
+	// warning when one of Pins differs too, else a refusal.
+	Derived []string
 }
 
 // Check returns nil when now has the same kind and pins as h (the
 // journal's), else a *[MismatchError] naming the first difference in h's
-// pin order (a pin only now has comes after).
+// pin order (a pin only now has comes after). Every pin counts: see
+// [Header.Compare] for pins whose difference is only a warning.
 func (h Header) Check(now Header) error {
+	_, err := h.Compare(now, Advisory{})
+	return err
+}
+
+// Compare is [Header.Check] under adv: a difference in an advisory pin
+// (or key, or a derived pin explained by an advisory pin) is returned as
+// a warning, one *[MismatchError] each, in h's pin order, and only the
+// other pins can refuse.
+func (h Header) Compare(now Header, adv Advisory) ([]*MismatchError, error) {
 	if h.Kind != now.Kind {
-		return &MismatchError{Pin: "kind", Journal: h.Kind, Now: now.Kind}
+		return nil, &MismatchError{Pin: "kind", Journal: h.Kind, Now: now.Kind}
 	}
 	nowPins := make(map[string]json.RawMessage, len(now.Pins))
 	for _, p := range now.Pins {
 		nowPins[p.Name] = p.Value
 	}
+	var warnings, derived []*MismatchError
 	seen := make(map[string]bool, len(h.Pins))
 	for _, p := range h.Pins {
 		seen[p.Name] = true
 		v, ok := nowPins[p.Name]
 		if !ok {
-			return &MismatchError{Pin: p.Name, Journal: string(p.Value)}
+			return nil, &MismatchError{Pin: p.Name, Journal: string(p.Value)}
 		}
-		if !jsonEqual(p.Value, v) {
-			return &MismatchError{Pin: p.Name, Journal: string(p.Value), Now: string(v)}
+		if jsonEqual(p.Value, v) {
+			continue
+		}
+		m := &MismatchError{Pin: p.Name, Journal: string(p.Value), Now: string(v)}
+		switch {
+		case slices.Contains(adv.Pins, p.Name):
+			warnings = append(warnings, m)
+		case slices.Contains(adv.Derived, p.Name):
+			derived = append(derived, m)
+		case len(adv.Keys[p.Name]) > 0:
+			w, err := compareKeys(p.Name, p.Value, v, adv.Keys[p.Name])
+			if err != nil {
+				return nil, err
+			}
+			warnings = append(warnings, w...)
+		default:
+			return nil, m
 		}
 	}
 	for _, p := range now.Pins {
 		if !seen[p.Name] {
-			return &MismatchError{Pin: p.Name, Now: string(p.Value)}
+			return nil, &MismatchError{Pin: p.Name, Now: string(p.Value)}
 		}
 	}
-	return nil
+	if len(derived) > 0 {
+		explained := false
+		for _, w := range warnings {
+			explained = explained || slices.Contains(adv.Pins, w.Pin)
+		}
+		if !explained {
+			return nil, derived[0]
+		}
+		warnings = append(warnings, derived...)
+	}
+	return warnings, nil
+}
+
+// compareKeys compares two JSON objects: a difference in one of keys is a
+// warning named "<pin>.<key>", any other difference a refusal naming the
+// pin.
+func compareKeys(pin string, a, b json.RawMessage, keys []string) ([]*MismatchError, error) {
+	var oa, ob map[string]json.RawMessage
+	whole := &MismatchError{Pin: pin, Journal: string(a), Now: string(b)}
+	if json.Unmarshal(a, &oa) != nil || json.Unmarshal(b, &ob) != nil {
+		return nil, whole
+	}
+	var warnings []*MismatchError
+	for _, k := range keys {
+		if !jsonEqual(oa[k], ob[k]) {
+			warnings = append(warnings, &MismatchError{Pin: pin + "." + k, Journal: string(oa[k]), Now: string(ob[k])})
+		}
+		delete(oa, k)
+		delete(ob, k)
+	}
+	ca, _ := json.Marshal(oa) // map keys are sorted: equal maps, equal text
+	cb, _ := json.Marshal(ob)
+	if !jsonEqual(ca, cb) {
+		return nil, whole
+	}
+	return warnings, nil
 }
 
 // jsonEqual compares two JSON texts after compacting them.
@@ -170,22 +322,45 @@ type Contents struct {
 	// Size is the length in bytes of the complete lines (the header and
 	// Entries): where [Resume] truncates a torn tail.
 	Size int64
+	// chain is the chain digest of the last complete line (version 2).
+	chain [sha256.Size]byte
 }
 
 // FormatError reports a journal that cannot be read: a bad header, an
-// unknown schema or version, or a bad line that is not the last.
+// unknown schema or version, a bad line that is not the last, or (version
+// 2) a line whose chain digest is not its own: a line changed, removed,
+// moved or copied from another journal after it was written.
 type FormatError struct {
+	// Path is the journal's path when known ([ReadFile]), else "".
+	Path string
 	// Line is the 1-based line number (0 for an empty journal).
 	Line int
 	// Msg says what is wrong.
 	Msg string
 }
 
-// Error returns "journal line <n>: <msg>".
-func (e *FormatError) Error() string { return fmt.Sprintf("journal line %d: %s", e.Line, e.Msg) }
+// Error returns "journal <path> line <n>: <msg>" ("journal line <n>: …"
+// without a path).
+func (e *FormatError) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("journal line %d: %s", e.Line, e.Msg)
+	}
+	return fmt.Sprintf("journal %s line %d: %s", e.Path, e.Line, e.Msg)
+}
+
+// changedHint ends the message of a line the chain refuses.
+const changedHint = "the journal was changed after it was written: restore it from a copy, or remove it and start the run over"
 
 // Read reads a journal from r (see the package comment for the torn-line
 // rule). Lines longer than [MaxLine] are refused.
+//
+// Version 2 journals bind each entry line to the header: a line is the
+// entry's JSON object with a last key "chain", the SHA-256 hex of the
+// previous line's chain digest (the header line's SHA-256 for the first
+// entry) followed by the entry's bytes without that key. Read checks
+// every link and returns the entries without the key; a line whose link
+// does not hold is refused, naming the line. Only a last line without its
+// newline counts as torn: a complete line that fails is an error.
 func Read(r io.Reader) (Contents, error) {
 	var c Contents
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -205,9 +380,12 @@ func Read(r io.Reader) (Contents, error) {
 		}
 		body := bytes.TrimSuffix(b, []byte("\n"))
 		valid := json.Valid(body)
+		chained := line > 1 && c.Header.Version >= 2
 		if !complete || !valid {
 			// Only the last line may be torn; peek whether anything follows.
-			if _, perr := br.Peek(1); perr == io.EOF && line > 1 {
+			// A chained journal's complete line is never torn: its one
+			// write ends with the newline.
+			if _, perr := br.Peek(1); perr == io.EOF && line > 1 && (!complete || !chained) {
 				c.Torn = &Torn{Line: line, Bytes: len(b)}
 				break
 			}
@@ -217,20 +395,31 @@ func Read(r io.Reader) (Contents, error) {
 				}
 				return Contents{}, &FormatError{Line: 1, Msg: "header is not a JSON value"}
 			}
+			if chained {
+				return Contents{}, &FormatError{Line: line, Msg: "not a JSON value; " + changedHint}
+			}
 			return Contents{}, &FormatError{Line: line, Msg: "not a JSON value"}
 		}
 		if line == 1 {
-			if err := json.Unmarshal(body, &c.Header); err != nil {
+			if err := decodeHeader(body, &c.Header); err != nil {
 				return Contents{}, &FormatError{Line: 1, Msg: "header: " + err.Error()}
 			}
 			if c.Header.Schema != Schema {
 				return Contents{}, &FormatError{Line: 1, Msg: fmt.Sprintf("schema %q is not %q", c.Header.Schema, Schema)}
 			}
-			if c.Header.Version != Version {
-				return Contents{}, &FormatError{Line: 1, Msg: fmt.Sprintf("version %d is not %d", c.Header.Version, Version)}
+			if c.Header.Version != 1 && c.Header.Version != Version {
+				return Contents{}, &FormatError{Line: 1, Msg: fmt.Sprintf("version %d is not 1 or %d: a journal of another typevet-go version", c.Header.Version, Version)}
 			}
+			c.chain = sha256.Sum256(body)
 		} else {
-			c.Entries = append(c.Entries, json.RawMessage(bytes.Clone(body)))
+			entry := body
+			if chained {
+				var ok bool
+				if entry, c.chain, ok = unchain(body, c.chain); !ok {
+					return Contents{}, &FormatError{Line: line, Msg: "its chain digest does not match the header and the lines before it; " + changedHint}
+				}
+			}
+			c.Entries = append(c.Entries, json.RawMessage(bytes.Clone(entry)))
 		}
 		c.Size += int64(len(b))
 		if err == io.EOF {
@@ -241,6 +430,63 @@ func Read(r io.Reader) (Contents, error) {
 		return Contents{}, &FormatError{Msg: "empty journal"}
 	}
 	return c, nil
+}
+
+// decodeHeader decodes a header line strictly: every key known and
+// spelled as written, none missing.
+func decodeHeader(b []byte, h *Header) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(h); err != nil {
+		return err
+	}
+	again, err := json.Marshal(h)
+	if err != nil {
+		return err
+	}
+	if !jsonEqual(again, b) {
+		return errors.New("not a header as this package writes it (a key missing, misspelt or repeated)")
+	}
+	return nil
+}
+
+// link returns the chain digest of an entry after prev.
+func link(prev [sha256.Size]byte, entry []byte) [sha256.Size]byte {
+	h := sha256.New()
+	h.Write([]byte(hex.EncodeToString(prev[:])))
+	h.Write(entry)
+	var out [sha256.Size]byte
+	h.Sum(out[:0])
+	return out
+}
+
+// chain returns entry, a JSON object, with its chain key after prev.
+func chain(entry []byte, prev [sha256.Size]byte) ([]byte, [sha256.Size]byte, error) {
+	if len(entry) < 3 || entry[0] != '{' || entry[len(entry)-1] != '}' {
+		return nil, prev, errors.New("journal: an entry must be a JSON object with at least one key")
+	}
+	next := link(prev, entry)
+	out := make([]byte, 0, len(entry)+chainTrailerLen)
+	out = append(out, entry[:len(entry)-1]...)
+	out = append(out, chainKey...)
+	out = hex.AppendEncode(out, next[:])
+	out = append(out, '"', '}')
+	return out, next, nil
+}
+
+// unchain checks line's chain key after prev and returns the entry
+// without it and the line's digest.
+func unchain(line []byte, prev [sha256.Size]byte) ([]byte, [sha256.Size]byte, bool) {
+	n := len(line) - chainTrailerLen
+	if n < 2 || !bytes.HasPrefix(line[n:], []byte(chainKey)) || !bytes.HasSuffix(line, []byte(`"}`)) {
+		return nil, prev, false
+	}
+	entry := append(bytes.Clone(line[:n]), '}')
+	got := link(prev, entry)
+	if hex.EncodeToString(got[:]) != string(line[n+len(chainKey):len(line)-2]) {
+		return nil, prev, false
+	}
+	return entry, got, true
 }
 
 // ErrTornHeader is returned by [Read] for a journal whose only line, the
@@ -275,7 +521,12 @@ func ReadFile(path string) (Contents, error) {
 		return Contents{}, err
 	}
 	defer f.Close()
-	return Read(f)
+	c, err := Read(f)
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		fe.Path = path
+	}
+	return c, err
 }
 
 // Writer appends entries to a journal. Its methods are safe for
@@ -293,6 +544,8 @@ type Writer struct {
 	buf     []byte
 	written uint64 // lines written (header included)
 	err     error  // the first write or sync failure: every later Add fails
+	chained bool   // version 2: lines carry their chain digest
+	chain   [sha256.Size]byte
 
 	syncMu sync.Mutex // one flush at a time
 	synced uint64     // lines a finished flush made durable (under syncMu)
@@ -313,7 +566,9 @@ func Create(path string, h Header) (*Writer, error) {
 		return nil, err
 	}
 	w := &Writer{f: f, path: path}
-	if err := w.writeLine(b); err != nil {
+	err = w.writeLine(b)
+	w.chained, w.chain = true, sha256.Sum256(b)
+	if err != nil {
 		f.Close()
 		os.Remove(path)
 		return nil, err
@@ -346,19 +601,24 @@ func Resume(path string, c Contents) (*Writer, error) {
 		f.Close()
 		return nil, err
 	}
-	return &Writer{f: f, path: path}, nil
+	return &Writer{f: f, path: path, chained: c.Header.Version >= 2, chain: c.chain}, nil
 }
 
 // Path returns the journal's path.
 func (w *Writer) Path() string { return w.path }
 
-// Add appends v as one JSON line with a single write and syncs the file's
-// data before returning: once Add returns nil the entry survives a
-// SIGKILL or a power loss. A failed write leaves at most a torn last line.
+// Add appends v, which must marshal to a JSON object, as one JSON line
+// (with its chain key in a version 2 journal) with a single write and
+// syncs the file's data before returning: once Add returns nil the entry
+// survives a SIGKILL or a power loss. A failed write leaves at most a
+// torn last line.
 func (w *Writer) Add(v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("journal: encoding an entry: %w", err)
+	}
+	if len(b) < 3 || b[0] != '{' {
+		return errors.New("journal: an entry must be a JSON object with at least one key")
 	}
 	return w.writeLine(b)
 }
@@ -383,6 +643,12 @@ func (w *Writer) write(b []byte) (uint64, error) {
 	}
 	if w.f == nil {
 		return 0, errors.New("journal: write after close")
+	}
+	if w.chained {
+		var err error
+		if b, w.chain, err = chain(b, w.chain); err != nil {
+			return 0, err
+		}
 	}
 	w.buf = append(append(w.buf[:0], b...), '\n')
 	if _, err := w.f.Write(w.buf); err != nil {

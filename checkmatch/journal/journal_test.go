@@ -107,8 +107,8 @@ func TestTornLastLine(t *testing.T) {
 }
 
 func TestReadRefuses(t *testing.T) {
-	h, _ := json.Marshal(Header{Schema: Schema, Version: Version, Kind: "k"})
-	good := string(h) + "\n"
+	h, _ := json.Marshal(Header{Schema: Schema, Version: 1, Kind: "k"})
+	good := string(h) + "\n" // a version 1 header: lines without a chain
 	tests := []struct {
 		name, text string
 		want       error
@@ -116,7 +116,10 @@ func TestReadRefuses(t *testing.T) {
 		{"empty", "", &FormatError{}},
 		{"torn header", `{"schema":"typev`, ErrTornHeader},
 		{"other schema", `{"schema":"x","version":1}` + "\n", &FormatError{}},
-		{"other version", `{"schema":"typevet-go.journal","version":2}` + "\n", &FormatError{}},
+		{"other version", `{"schema":"typevet-go.journal","version":3,"kind":"k","pins":[]}` + "\n", &FormatError{}},
+		{"unknown header key", `{"schema":"typevet-go.journal","version":2,"kind":"k","pins":[],"x":1}` + "\n", &FormatError{}},
+		{"miscased header key", `{"schema":"typevet-go.journal","version":2,"Kind":"k","pins":[]}` + "\n", &FormatError{}},
+		{"missing header key", `{"schema":"typevet-go.journal","version":2,"kind":"k"}` + "\n", &FormatError{}},
 		{"bad middle line", good + "{nope\n" + `{"a":1}` + "\n", &FormatError{}},
 		{"header not an object", "[1]\n", &FormatError{}},
 	}
@@ -132,8 +135,9 @@ func TestReadRefuses(t *testing.T) {
 			}
 		})
 	}
-	// A complete but invalid last line is torn too (a write cut short at
-	// a newline inside a value is impossible, but be lenient at the end).
+	// In a version 1 journal a complete but invalid last line is torn too
+	// (a write cut short at a newline inside a value is impossible, but
+	// version 1 is lenient at the end); version 2 refuses it (below).
 	c, err := Read(strings.NewReader(good + `{"a":1}` + "\n" + "{nope\n"))
 	if err != nil || c.Torn == nil || c.Torn.Line != 3 {
 		t.Errorf("invalid last line: %+v %v", c.Torn, err)

@@ -7,9 +7,11 @@
 package lines
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -54,6 +56,58 @@ func (l *Raw) UnmarshalJSON(b []byte) error {
 // RawMeta is the meta function of [Decode] for [Raw] lines.
 func RawMeta(l *Raw) Meta { return l.Meta }
 
+// maxSeconds bounds a part's finished_seconds and a latency: a year.
+const maxSeconds = 365 * 24 * 3600
+
+// check refuses meta values no run writes: a part below 1, a time that is
+// negative, not finite or over a year.
+func (m Meta) check() error {
+	if m.Part < 1 {
+		return fmt.Errorf("part %d is not a part number (1 or more)", m.Part)
+	}
+	if !(m.FinishedSeconds >= 0 && m.FinishedSeconds <= maxSeconds) {
+		return fmt.Errorf("finished_seconds %v is not a time from 0 to a year", m.FinishedSeconds)
+	}
+	return nil
+}
+
+// Seconds refuses a duration of name that is negative, not finite or over
+// a year.
+func Seconds(name string, v float64) error {
+	if !(v >= 0 && v <= maxSeconds) {
+		return fmt.Errorf("%s %v is not a time from 0 to a year", name, v)
+	}
+	return nil
+}
+
+// Strict decodes the journal line b into v (a pointer to a line type)
+// strictly: the line must be exactly the JSON text encoding/json writes
+// for the value it decodes to, so an unknown, missing, repeated or
+// miscased key, a reordered line or a number written another way is
+// refused, never read as a zero value. A [Raw] line is kept as it is,
+// for the run that knows its answers to decode strictly.
+func Strict(b []byte, v any) error {
+	if r, ok := v.(*Raw); ok {
+		return r.UnmarshalJSON(b)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("more than one JSON value")
+	}
+	again, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(again, b) {
+		return errors.New("not a line as the run writes it (a key missing, misspelt, miscased, repeated or out of order, or a value written another way)")
+	}
+	return nil
+}
+
 // Error reports a journal line that does not fit the slice of the run: an
 // index out of range, a case id or render digest that is not the slice's,
 // or a line that is not a case.
@@ -83,7 +137,7 @@ func Decode[T any](entries []json.RawMessage, ids, digests []string, meta func(*
 	last := 0
 	for n, raw := range entries {
 		var line T
-		if err := json.Unmarshal(raw, &line); err != nil {
+		if err := Strict(raw, &line); err != nil {
 			return nil, nil, 0, &Error{Line: n + 1, Msg: "not a case line: " + err.Error()}
 		}
 		m := meta(&line)
@@ -92,6 +146,9 @@ func Decode[T any](entries []json.RawMessage, ids, digests []string, meta func(*
 		}
 		if m.CaseID != ids[m.Index] {
 			return nil, nil, 0, &Error{Line: n + 1, Msg: fmt.Sprintf("case %q is not case %d of the slice (%s)", m.CaseID, m.Index, ids[m.Index])}
+		}
+		if err := m.check(); err != nil {
+			return nil, nil, 0, &Error{Line: n + 1, Msg: err.Error()}
 		}
 		_, dup := out[m.Index]
 		if check != nil && !dup {
@@ -147,17 +204,7 @@ type MismatchError struct {
 // (first shard <a>, this shard <b>)".
 func (e *MismatchError) Error() string {
 	m := e.Mismatch
-	return fmt.Sprintf("%s is a shard of another experiment: %s differs (first shard %s, this shard %s)", e.Path, m.Pin, orAbsent(m.Journal), orAbsent(m.Now))
-}
-
-func orAbsent(s string) string {
-	if s == "" {
-		return "absent"
-	}
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
+	return fmt.Sprintf("%s is a shard of another experiment: %s differs (%s)", e.Path, m.Pin, journal.ShowValues("first shard", m.Journal, "this shard", m.Now))
 }
 
 // SetError refuses a set of shards that is not one whole run: a missing
