@@ -265,7 +265,7 @@ func (sf ShardFile) lineShard() lines.Shard {
 // shard of another run type) and one whole set of shards (a
 // *lines.SetError), and returns them by shard index.
 func shardSet(shards []ShardFile, kind string) ([]*ShardFile, error) {
-	order, err := lines.Order(lineShards(shards), kind)
+	order, _, err := lines.OrderAdvisory(lineShards(shards), kind, IdentityAdvisory())
 	if err != nil {
 		return nil, err
 	}
@@ -316,6 +316,18 @@ func MergeReceipt(shards []ShardFile) (Receipt, error) {
 		return Receipt{}, err
 	}
 	return BuildReceipt(run, parts)
+}
+
+// ShardNotes returns what a merge of shards of kind ("check_match", or a
+// study's kind) does not refuse but the user should know: each shard
+// whose git baseline commit, working tree or renderer module_version
+// differs from the first shard's ([IdentityAdvisory]), as "<record path>:
+// <pin> differs (first shard <a>, this shard <b>)". The merged receipt
+// records the first shard's. It returns the error the merge would give
+// for shards that are not one experiment.
+func ShardNotes(shards []ShardFile, kind string) ([]string, error) {
+	_, notes, err := lines.OrderAdvisory(lineShards(shards), kind, IdentityAdvisory())
+	return notes, err
 }
 
 // ReadingsDelta returns the server block of one run from its readings,

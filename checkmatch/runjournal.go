@@ -149,7 +149,8 @@ type Journal struct {
 	study    map[int]lines.Raw   // a study's cases, as its journal holds them
 	prior    float64             // wall seconds of the earlier parts
 	torn     *journal.Torn
-	added    atomic.Int64 // cases this part recorded
+	warnings []*journal.MismatchError // advisory pins that differ on resume
+	added    atomic.Int64             // cases this part recorded
 }
 
 // CreateJournal creates the journal of a new run at path with header h
@@ -311,11 +312,11 @@ func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, e
 	if err != nil {
 		return nil, err
 	}
-	now.Schema, now.Version = journal.Schema, journal.Version
-	if err := c.Header.Check(now); err != nil {
+	warnings, err := c.Header.Compare(now, IdentityAdvisory())
+	if err != nil {
 		return nil, err
 	}
-	j := &Journal{kind: now.Kind, torn: c.Torn, finished: map[int]journalCase{}, study: map[int]lines.Raw{}}
+	j := &Journal{kind: now.Kind, torn: c.Torn, warnings: warnings, finished: map[int]journalCase{}, study: map[int]lines.Raw{}}
 	cases, ids, digests := requestCases(reqs)
 	var partWall map[int]float64
 	if now.Kind == journalKind {
@@ -324,6 +325,10 @@ func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, e
 		j.study, partWall, j.part, err = lines.Decode(c.Entries, ids, digests, lines.RawMeta, nil)
 	}
 	if err != nil {
+		var le *lines.Error
+		if errors.As(err, &le) {
+			le.Path = path
+		}
 		return nil, err
 	}
 	for _, w := range partWall {
@@ -352,6 +357,34 @@ func (j *Journal) PriorWallSeconds() float64 {
 		return 0
 	}
 	return j.prior
+}
+
+// IdentityAdvisory is how a resume and a merge compare journal headers
+// (check-match runs and studies alike): a different git baseline commit
+// or working tree, the renderer's module_version that follows them, and
+// the identity digest taken over them are warnings, never refusals. They
+// say where the code was built, not what decides the answers: the code
+// path digests, prompt digests, renderer font, image library, blur and
+// PNG encoding, the slice digest, the model and the server pins do, and
+// any of those that differs still refuses. An identity digest that
+// differs while the baseline and working tree are equal refuses too.
+func IdentityAdvisory() journal.Advisory {
+	return journal.Advisory{
+		Pins:    []string{"baseline_commit", "working_tree"},
+		Keys:    map[string][]string{"renderer": {"module_version"}},
+		Derived: []string{"identity_digest"},
+	}
+}
+
+// Warnings returns the advisory pins ([IdentityAdvisory]) in which the
+// resumed journal differs from the run now resuming it, each with both
+// values; nil for a new journal or when none differs. The receipt records
+// the resuming run's values.
+func (j *Journal) Warnings() []*journal.MismatchError {
+	if j == nil {
+		return nil
+	}
+	return j.warnings
 }
 
 // Torn returns the torn last line the resume cut off, nil when none.

@@ -233,7 +233,7 @@ func MergeReceipt(shards []checkmatch.ShardFile) (Receipt, error) {
 	for k, sf := range shards {
 		set[k] = lines.Shard{Path: sf.Path, Header: sf.Journal.Header, Index: sf.Record.Shard.Index, Count: sf.Record.Shard.Count, Entries: sf.Journal.Entries}
 	}
-	order, err := lines.Order(set, JournalKind)
+	order, _, err := lines.OrderAdvisory(set, JournalKind, checkmatch.IdentityAdvisory())
 	if err != nil {
 		return Receipt{}, err
 	}

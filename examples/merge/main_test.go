@@ -120,9 +120,9 @@ func comparable(t *testing.T, path string) (string, checkmatch.Receipt) {
 }
 
 func mergeCmd(t *testing.T, args ...string) (string, error) {
-	var out bytes.Buffer
-	err := run(&out, args)
-	return out.String(), err
+	var out, errOut bytes.Buffer
+	err := run(&out, &errOut, args)
+	return out.String() + errOut.String(), err
 }
 
 // TestShardsMergeLikeOneRun runs a whole run and the same run as 3 shards

@@ -112,14 +112,22 @@ func Strict(b []byte, v any) error {
 // index out of range, a case id or render digest that is not the slice's,
 // or a line that is not a case.
 type Error struct {
+	// Path is the journal's path when the caller knows it, else "".
+	Path string
 	// Line is the entry's 1-based position after the header.
 	Line int
 	// Msg says what does not fit.
 	Msg string
 }
 
-// Error returns "journal entry <n>: <msg>".
-func (e *Error) Error() string { return fmt.Sprintf("journal entry %d: %s", e.Line, e.Msg) }
+// Error returns "journal entry <n>: <msg>", or with a path "journal
+// <path> line <n+1>: <msg>; …" and what to do.
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("journal entry %d: %s", e.Line, e.Msg)
+	}
+	return fmt.Sprintf("journal %s line %d: %s; the line is not one this run wrote: restore the journal from a copy, or remove it and start the run over", e.Path, e.Line+1, e.Msg)
+}
 
 // Decode decodes a journal's entries as lines of type T and checks each
 // against the slice's case ids and renders (digests[i] is case i's render
@@ -223,13 +231,22 @@ func (e *SetError) Error() string { return "merge refused: " + e.Msg }
 // and one whole set of shards (a *SetError), and returns their positions
 // in shards by shard index.
 func Order(shards []Shard, kind string) ([]int, error) {
+	order, _, err := OrderAdvisory(shards, kind, journal.Advisory{})
+	return order, err
+}
+
+// OrderAdvisory is [Order] comparing headers under adv: it also returns,
+// per shard after the first, the advisory pins in which it differs from
+// the first shard, each as "<path>: <difference>".
+func OrderAdvisory(shards []Shard, kind string, adv journal.Advisory) ([]int, []string, error) {
 	if len(shards) == 0 {
-		return nil, &SetError{Msg: "no shards given"}
+		return nil, nil, &SetError{Msg: "no shards given"}
 	}
 	first := shards[0]
 	if k := first.Header.Kind; k != kind {
-		return nil, &SetError{Msg: fmt.Sprintf("%s is a shard of a %s run, not of a %s run", first.Path, k, kind)}
+		return nil, nil, &SetError{Msg: fmt.Sprintf("%s is a shard of a %s run, not of a %s run", first.Path, k, kind)}
 	}
+	var notes []string
 	base := DropPin(first.Header, ShardPin)
 	n := first.Count
 	byIndex := make([]int, n)
@@ -237,27 +254,31 @@ func Order(shards []Shard, kind string) ([]int, error) {
 		byIndex[i] = -1
 	}
 	for k, sf := range shards {
-		if err := base.Check(DropPin(sf.Header, ShardPin)); err != nil {
+		warnings, err := base.Compare(DropPin(sf.Header, ShardPin), adv)
+		if err != nil {
 			me, ok := err.(*journal.MismatchError)
 			if !ok {
-				return nil, fmt.Errorf("%s: %w", sf.Path, err)
+				return nil, nil, fmt.Errorf("%s: %w", sf.Path, err)
 			}
-			return nil, &MismatchError{Path: sf.Path, Mismatch: me}
+			return nil, nil, &MismatchError{Path: sf.Path, Mismatch: me}
+		}
+		for _, w := range warnings {
+			notes = append(notes, fmt.Sprintf("%s: %s differs (%s)", sf.Path, w.Pin, journal.ShowValues("first shard", w.Journal, "this shard", w.Now)))
 		}
 		if sf.Count != n {
-			return nil, &SetError{Msg: fmt.Sprintf("%s is shard %s but %s is of %d shards", sf.Path, sf.name(), first.Path, n)}
+			return nil, nil, &SetError{Msg: fmt.Sprintf("%s is shard %s but %s is of %d shards", sf.Path, sf.name(), first.Path, n)}
 		}
 		if prev := byIndex[sf.Index]; prev >= 0 {
-			return nil, &SetError{Msg: fmt.Sprintf("shard %s is given twice (%s and %s)", sf.name(), shards[prev].Path, sf.Path)}
+			return nil, nil, &SetError{Msg: fmt.Sprintf("shard %s is given twice (%s and %s)", sf.name(), shards[prev].Path, sf.Path)}
 		}
 		byIndex[sf.Index] = k
 	}
 	for i, k := range byIndex {
 		if k < 0 {
-			return nil, &SetError{Msg: fmt.Sprintf("shard %d/%d is missing: run it and give its record", i, n)}
+			return nil, nil, &SetError{Msg: fmt.Sprintf("shard %d/%d is missing: run it and give its record", i, n)}
 		}
 	}
-	return byIndex, nil
+	return byIndex, notes, nil
 }
 
 // Gather reads every case's line (of type T, checked by check) from the

@@ -53,6 +53,9 @@ func (f RunFiles) OpenJournalReporting(stderr io.Writer, prog, verb string, h jo
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range j.Warnings() {
+		fmt.Fprintf(stderr, "%s: warning: %s; recorded, not refused: it does not decide the answers (the receipt records this run's)\n", prog, w.Difference())
+	}
 	if t := j.Torn(); t != nil {
 		fmt.Fprintf(stderr, "%s: the journal's last line (%d bytes) was torn by the stopped process and is ignored; that case is %sd again\n", prog, t.Bytes, verb)
 	}
