@@ -145,7 +145,7 @@ var help = cli.Help{
 	About: "Judge the synthetic check slice with a served vision model (or offline) and write a check-match receipt.",
 	Flags: append(append([]cli.Flag{
 		{Name: "receipt", Arg: "PATH", Vars: []string{envReceipt}, Usage: "receipt path; must name a new file (required)"},
-		{Name: "resume", Bool: true, Usage: "finish the run journaled at PATH.journal.jsonl, judging only the cases it lacks"},
+		cli.ResumeFlag(),
 		{Name: "shard", Arg: "I/N", Usage: "judge only shard I of N (I from 0) and write a shard record for examples/merge instead of a receipt"},
 		{Name: "metrics-urls", Arg: "URLS", Vars: []string{cli.EnvMetricsURLs}, Usage: "comma-separated replica /metrics URLs behind the base URL (vLLM)"},
 		{Name: "retries", Arg: "N", Default: "0", Usage: "retry a judgment after a transport error or HTTP 429/502/503/504 (0: stop at the first failure, as typevet does)"},
@@ -176,12 +176,18 @@ type config struct {
 	stated      *string  // TYPEVET_VLLM_SERVER_ARGS; nil when unset
 	notes       []string // git and warning lines for stderr
 	name        func(string) string
-	json        bool // -json: the summary as key-value lines
+	json        bool          // -json: the summary as key-value lines
+	journaled   []journal.Pin // the settings a -resume takes from the journal
 }
 
 // run is the whole command: flags and environment (lookup; flags win),
 // validation, the run, the receipt and the summary on stdout.
 func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, bool)) error {
+	// A -resume takes every setting from its journal.
+	args, err := cli.ResumeArgs(help, args, lookup, envReceipt)
+	if err != nil {
+		return err
+	}
 	env, _, ok, err := cli.Parse(help, args, stdout, lookup, cli.LiveDefaults, false)
 	if err != nil || !ok {
 		return err
@@ -202,7 +208,7 @@ func configure(env *cli.Env) (config, error) {
 	var cfg config
 	var err error
 	resume := env.Flag("resume") == "true"
-	if cfg.files, err = cli.NewRunFiles(env.Lookup, envReceipt, resume, isStoppedReceipt); err != nil {
+	if cfg.files, err = cli.NewRunFiles(env.Lookup, envReceipt, resume, checkmatch.ReceiptOfJournal); err != nil {
 		return cfg, env.Err(err)
 	}
 	if cfg.retries, err = cli.ParseRetries(env); err != nil {
@@ -241,19 +247,8 @@ func configure(env *cli.Env) (config, error) {
 	if len(cfg.replicas) > 0 && cfg.settings.Backend != backend.VLLM {
 		return cfg, cli.Usagef("%s is for vLLM replicas; the backend is %s", cfg.replicaName, cfg.settings.Backend)
 	}
+	cfg.journaled = cli.JournalSettings(env, help, cfg.settings, "retries", "metrics-urls", "server-args")
 	return cfg, nil
-}
-
-// isStoppedReceipt reports whether path holds a check-match receipt of a
-// run that stopped: one a resumed run may complete and replace.
-func isStoppedReceipt(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	r, err := checkmatch.ReadReceipt(f)
-	return err == nil && r.Stopped != nil
 }
 
 // execute opens the session and runs; from here on a failure is exit 1,
@@ -267,6 +262,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	snap, err := checkmatch.TakeSnapshot(cli.RepoRoot(), cfg.porcelain)
 	if err != nil {
 		return err
+	}
+	if cfg.files.Resume {
+		// Another build's prompts or code are refused before any request.
+		if err := snap.CheckJournal(cfg.files.Header); err != nil {
+			return cli.Usagef("-resume refused: %v; resume with the build that started the run, or start a new run with another %s", err, cfg.name(envReceipt))
+		}
 	}
 	// A key that is a word of every receipt of this run ("vllm" on vLLM)
 	// is refused before any request, on the slice's case ids and words
@@ -310,6 +311,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	head.Settings = cfg.journaled
 	if ctx.Err() != nil {
 		return cli.ErrInterrupted
 	}

@@ -136,7 +136,7 @@ var help = cli.Help{
 	About: "Run the option-order study (typevet #105): the seed-1 verdict scored once per balanced ordering, compared with a single-order check-match receipt; write its receipt.",
 	Flags: append([]cli.Flag{
 		{Name: "receipt", Arg: "PATH", Vars: []string{envReceipt}, Usage: "receipt path; must name a new file (required)"},
-		{Name: "resume", Bool: true, Usage: "finish the study journaled at PATH.journal.jsonl, scoring only the cases it lacks"},
+		cli.ResumeFlag(),
 		{Name: "retries", Arg: "N", Default: "0", Usage: "retry a verdict call after a transport error or HTTP 429/502/503/504 (0: stop at the first failure, as typevet does)"},
 		{Name: "shard", Arg: "I/N", Usage: "score only shard I of N (I from 0) and write a shard record for examples/merge instead of a receipt"},
 		{Name: "rows", Arg: "N", Vars: []string{envRows}, Default: "3: 21 cases, 126 requests", Usage: "register rows, 1 to 20"},
@@ -185,11 +185,17 @@ type config struct {
 	stated     *string // TYPEVET_VLLM_SERVER_ARGS; nil when unset
 	notes      []string
 	name       func(string) string
+	journaled  []journal.Pin // the settings a -resume takes from the journal
 }
 
 // run is the whole command: flags and environment (lookup; flags win),
 // validation, the study, the receipt and the summary on stdout.
 func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, bool)) error {
+	// A -resume takes every setting from its journal.
+	args, err := cli.ResumeArgs(help, args, lookup, envReceipt)
+	if err != nil {
+		return err
+	}
 	env, _, ok, err := cli.Parse(help, args, stdout, lookup, cli.LiveDefaults, false)
 	if err != nil || !ok {
 		return err
@@ -211,7 +217,7 @@ func configure(env *cli.Env) (config, error) {
 	var err error
 	cfg.name = env.Name
 	resume := env.Flag("resume") == "true"
-	if cfg.files, err = cli.NewRunFiles(env.Lookup, envReceipt, resume, isStoppedReceipt); err != nil {
+	if cfg.files, err = cli.NewRunFiles(env.Lookup, envReceipt, resume, checkmatch.ReceiptOfJournal); err != nil {
 		return cfg, env.Err(err)
 	}
 	if cfg.retries, err = cli.ParseRetries(env); err != nil {
@@ -270,24 +276,13 @@ func configure(env *cli.Env) (config, error) {
 	cfg.porcelain, note = cli.WorkingTreeText(env.Lookup, cli.RepoRoot())
 	cfg.notes = append([]string{note}, cli.Warnings(env.Environ, cfg.settings)...)
 	cfg.stated = serving.StatedServerArgs(env.Lookup)
+	cfg.journaled = cli.JournalSettings(env, help, cfg.settings, "single", "retries", "server-args")
 	// The receipt records the stated server arguments on every backend and
 	// the single-order receipt's file name.
 	return cfg, env.Err(cli.CheckKeyFree(cfg.settings, cli.Recorded{
 		Porcelain: cfg.porcelain, Stated: cfg.stated,
 		Extra: []checkmatch.Input{{Name: envSingle, Text: filepath.Base(cfg.singlePath)}},
 	}))
-}
-
-// isStoppedReceipt reports whether path holds an option-order receipt of
-// a study that stopped: one a resumed study may complete and replace.
-func isStoppedReceipt(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	r, err := orderings.ReadReceipt(f)
-	return err == nil && r.Stopped != nil
 }
 
 // execute renders the slice, pairs it with the single-order receipt, runs
@@ -350,6 +345,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	head.Settings = cfg.journaled
 	if ctx.Err() != nil {
 		return cli.ErrInterrupted
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/typevet/typevet-go/checkmatch"
@@ -27,6 +28,9 @@ type RunFiles struct {
 	// ReplaceStopped is true when Resume found a stopped receipt of the
 	// run at Receipt: the completed receipt replaces it.
 	ReplaceStopped bool
+	// Header is the resumed journal's header (zero for a new run): the
+	// settings a resume takes from it ([ResumeArgs]).
+	Header journal.Header
 	// name is the receipt variable, for messages.
 	name string
 	// taken, when set, is how to finish when the receipt path was taken
@@ -49,11 +53,16 @@ func LevelFiles(path, name string, resume, replaceStopped bool, taken string) Ru
 //
 // A new run needs a new receipt path and no journal beside it (a journal
 // there is an unfinished run: "add -resume to finish it"). A -resume run
-// needs the journal; its receipt path must be new or hold a receipt that
-// stopped reports as a stopped run's (one the resumed run completes and
-// replaces). Either way the directory must take a file
-// ([receipt.CheckWritable]).
-func NewRunFiles(env func(string) (string, bool), name string, resume bool, stopped func(path string) bool) (RunFiles, error) {
+// needs the journal, read whole here (a line changed since it was written
+// is refused now, before any session opens); its receipt path must be
+// new or hold a stopped receipt of the journal's own run, which ofRun
+// decides ([checkmatch.ReceiptOfJournal]): another run's receipt is never
+// replaced. A finished receipt of the journal's run means a run killed
+// after its receipt was written and before its journal was removed: the
+// journal is removed and [*CompleteError] returned. Temporary files a
+// killed receipt write left beside the path are removed. Either way the
+// directory must take a file ([receipt.CheckWritable]).
+func NewRunFiles(env func(string) (string, bool), name string, resume bool, ofRun func(receipt []byte, h journal.Header) (stopped bool, err error)) (RunFiles, error) {
 	f := RunFiles{Resume: resume, name: name}
 	if !resume {
 		path, err := NewReceiptPath(env, name)
@@ -64,26 +73,81 @@ func NewRunFiles(env func(string) (string, bool), name string, resume bool, stop
 		if _, err := os.Lstat(f.Journal); err == nil {
 			return f, Usagef("a journal of an unfinished run is at %s: add -resume to finish that run, or remove the journal to start over", f.Journal)
 		}
-	} else {
-		path, err := receiptPathSet(env, name)
-		if err != nil {
-			return f, err
-		}
-		f.Receipt, f.Journal = path, journal.Path(path)
-		if _, err := os.Lstat(f.Journal); err != nil {
-			return f, Usagef("-resume: no journal at %s to resume (%s names the receipt of the run to finish)", f.Journal, name)
-		}
-		if _, err := os.Lstat(path); err == nil {
-			if stopped == nil || !stopped(path) {
-				return f, Usagef("-resume: %s holds a finished receipt: the run it journals is complete", path)
+		return f, nil
+	}
+	path, err := receiptPathSet(env, name)
+	if err != nil {
+		return f, err
+	}
+	f.Receipt, f.Journal = path, journal.Path(path)
+	if _, err := os.Lstat(f.Journal); err != nil {
+		return f, Usagef("-resume: no journal at %s to resume (%s names the receipt of the run to finish)", f.Journal, name)
+	}
+	c, err := journal.ReadFile(f.Journal)
+	if errors.Is(err, journal.ErrTornHeader) {
+		c, err = journal.Contents{}, nil // nothing finished: OpenJournal starts over
+	}
+	if err != nil {
+		return f, Usagef("-resume: %v", err)
+	}
+	f.Header = c.Header
+	removeTemps(path)
+	if b, err := os.ReadFile(path); err == nil {
+		stopped, err := ofRun(b, c.Header)
+		switch {
+		case errors.Is(err, checkmatch.ErrShardRecord):
+			return f, Usagef("-resume: %s holds a finished receipt: the run it journals is complete (%v)", path, err)
+		case err != nil:
+			return f, Usagef("-resume: %s is not the receipt of the run journaled at %s: %v; it is left as it is: move the journal to NEW%s and rerun with %s=NEW and -resume",
+				path, f.Journal, err, journal.Suffix, name)
+		case !stopped:
+			if err := journal.Remove(f.Journal); err != nil {
+				return f, err
 			}
-			f.ReplaceStopped = true
+			return f, &CompleteError{Receipt: path, Journal: f.Journal}
 		}
-		if err := receipt.CheckWritable(f.Receipt); err != nil {
-			return f, Usagef("%s: no receipt can be written at %s: %v", name, f.Receipt, errors.Unwrap(err))
-		}
+		f.ReplaceStopped = true
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return f, Usagef("%s: %v", name, err)
+	}
+	if err := receipt.CheckWritable(f.Receipt); err != nil {
+		return f, Usagef("%s: no receipt can be written at %s: %v", name, f.Receipt, errors.Unwrap(err))
 	}
 	return f, nil
+}
+
+// CompleteError reports a -resume of a run that had finished: its
+// receipt was written, but it was stopped before removing its journal,
+// which [NewRunFiles] then removed. Nothing is left to do.
+type CompleteError struct {
+	// Receipt and Journal are the paths.
+	Receipt, Journal string
+}
+
+// Error says the run is complete.
+func (e *CompleteError) Error() string {
+	return fmt.Sprintf("the run is complete: %s is its finished receipt; its leftover journal %s was removed", e.Receipt, e.Journal)
+}
+
+// removeTemps removes the temporary files (".<name>.tmp-*") a receipt
+// write killed before it finished left beside path.
+func removeTemps(path string) {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".tmp-*"))
+	for _, m := range matches {
+		os.Remove(m)
+	}
+}
+
+// globEscape escapes the glob metacharacters of a file name.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // OpenJournal creates the journal of a new run with header h, or resumes
