@@ -217,7 +217,9 @@ func configure(env *cli.Env) (config, error) {
 	var err error
 	cfg.name = env.Name
 	resume := env.Flag("resume") == "true"
-	if cfg.files, err = cli.NewRunFiles(env.Lookup, envReceipt, resume, checkmatch.ReceiptOfJournal); err != nil {
+	// Messages name the receipt setting as the user gave it (-receipt or
+	// the variable).
+	if cfg.files, err = cli.NewRunFiles(func(string) (string, bool) { return env.Lookup(envReceipt) }, env.Name(envReceipt), resume, checkmatch.ReceiptOfJournal); err != nil {
 		return cfg, env.Err(err)
 	}
 	if cfg.retries, err = cli.ParseRetries(env); err != nil {
