@@ -180,7 +180,7 @@ func journaledLines(j *checkmatch.Journal, reqs []checkmatch.Request, orders [][
 			continue
 		}
 		var l orderingsLine
-		err := json.Unmarshal(raw, &l)
+		err := lines.Strict(raw, &l)
 		if err == nil {
 			err = check(l, r.Case)
 		}
