@@ -56,7 +56,7 @@ var codeFiles = []struct {
 	}},
 	{"request", checkRun | studyRun, []string{"checkmatch/request.go", "checkmatch/slice.go"}},
 	{"runner", checkRun, []string{
-		"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/internal/lines/lines.go", "checkmatch/merge.go", "checkmatch/retry.go",
+		"checkmatch/attempts.go", "checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/internal/lines/lines.go", "checkmatch/merge.go", "checkmatch/retry.go",
 		"checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/session.go", "checkmatch/setup.go",
 		"checkmatch/shard.go", "judgment/stopclass.go", "receipt/withhold.go",
 	}},

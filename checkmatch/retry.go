@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/typevet/typevet-go/judgment"
@@ -29,6 +30,36 @@ type RetryPolicy struct {
 	// MaxDelay caps every back-off and a server's Retry-After; 0 means
 	// 30 s.
 	MaxDelay time.Duration
+	// Budget bounds the back-off time all retries of one run wait
+	// together; once a retry's delay would overrun it, the failure stops
+	// the run as it would without retries. 0 means no bound.
+	Budget time.Duration
+
+	// waited is the back-off time spent so far, shared by the copies of
+	// the policy one run makes ([RetryPolicy.ForRun]); nil counts per call.
+	waited *atomic.Int64
+}
+
+// ForRun returns p with one back-off account for a whole run, so that every
+// judgment of the run draws on one [RetryPolicy.Budget].
+func (p RetryPolicy) ForRun() RetryPolicy {
+	p.waited = new(atomic.Int64)
+	return p
+}
+
+// spend draws d from the run's budget; false when it would overrun it.
+func (p RetryPolicy) spend(d time.Duration) bool {
+	if p.Budget <= 0 {
+		return true
+	}
+	if p.waited == nil {
+		p.waited = new(atomic.Int64)
+	}
+	if p.waited.Add(int64(d)) > int64(p.Budget) {
+		p.waited.Add(-int64(d))
+		return false
+	}
+	return true
 }
 
 // Check refuses a policy that [Run] (and a study that retries as Run
@@ -37,8 +68,8 @@ func (p RetryPolicy) Check() error {
 	if p.Retries < 0 {
 		return fmt.Errorf("retries must not be negative, got %d", p.Retries)
 	}
-	if p.BaseDelay < 0 || p.MaxDelay < 0 {
-		return errors.New("retry delays must not be negative")
+	if p.BaseDelay < 0 || p.MaxDelay < 0 || p.Budget < 0 {
+		return errors.New("retry delays and budget must not be negative")
 	}
 	return nil
 }
@@ -98,7 +129,8 @@ func (p RetryPolicy) Delay(retry int, err error) time.Duration {
 // Judge sends req to port, as [Run] sends each judgment: up to 1+Retries
 // attempts, retrying only a failure that may succeed when sent again (a
 // *[judgment.TransportError], HTTP 429, 502, 503 or 504; never a cancelled
-// ctx), after [RetryPolicy.Delay]. It returns the response, the attempts
+// ctx), after [RetryPolicy.Delay] while the [RetryPolicy.Budget] lasts.
+// It returns the response, the attempts
 // made, the latency of the last attempt and clock's reading at its end
 // (clock is read before and after each attempt, in seconds; nil counts
 // from the call), or the last attempt's error.
@@ -121,7 +153,11 @@ func (p RetryPolicy) Judge(ctx context.Context, port judgment.Port, req judgment
 		if attempts > p.Retries || ctx.Err() != nil || !retryable(err) {
 			return judgment.Response{}, attempts, 0, 0, err
 		}
-		t := time.NewTimer(p.Delay(attempts, err))
+		d := p.Delay(attempts, err)
+		if !p.spend(d) {
+			return judgment.Response{}, attempts, 0, 0, err
+		}
+		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():
 			t.Stop()

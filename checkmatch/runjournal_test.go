@@ -329,3 +329,22 @@ func TestJournalKeepsCasesAfterTheFailure(t *testing.T) {
 	_, err = os.Stat(path)
 	require.NoError(t, err)
 }
+
+// TestRetryBudget: retries of one run draw on one back-off budget; once a
+// delay would overrun it, the failure is returned as without retries.
+func TestRetryBudget(t *testing.T) {
+	fails := 0
+	port := &replayPort{reply: func(i int, req judgment.Request) (judgment.Response, error) {
+		fails++
+		return judgment.Response{}, &judgment.BackendHTTPError{StatusCode: 503}
+	}}
+	p := RetryPolicy{Retries: 10, BaseDelay: 10 * time.Millisecond, MaxDelay: 10 * time.Millisecond, Budget: 25 * time.Millisecond}.ForRun()
+	_, attempts, _, _, err := p.Judge(context.Background(), port, judgment.Request{}, nil)
+	require.Error(t, err)
+	assert.Equal(t, 3, attempts, "two 10 ms back-offs fit in 25 ms, a third does not")
+	_, attempts, _, _, err = p.Judge(context.Background(), port, judgment.Request{}, nil)
+	require.Error(t, err)
+	assert.Equal(t, 1, attempts, "the run's budget is spent: the next failure is not retried")
+	assert.Equal(t, 4, fails)
+	assert.Error(t, RetryPolicy{Budget: -1}.Check())
+}

@@ -264,3 +264,27 @@ func TestResumeLeavesForeignStoppedReceipt(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, before, after, "the foreign receipt is left as it is")
 }
+
+// TestRetriedRunKeepsItsAttempts: a complete run that retried writes its
+// attempts and retry policy beside the receipt (PATH.attempts.json, its
+// own schema): the journal, removed once the receipt is written, no
+// longer takes the only record of them with it.
+func TestRetriedRunKeepsItsAttempts(t *testing.T) {
+	srv := judgmenttest.NewVLLM(nil)
+	srv.Inject(judgmenttest.Fault{Path: "/v1/chat/completions", Nth: 3*4 + 1, Status: 503, Body: `{"error": "overloaded"}`})
+	env := vllmEnv(t, srv)
+	path := filepath.Join(t.TempDir(), "retried.json")
+	env[envReceipt], env[envRows] = path, "1"
+	r := runCmd(t, []string{"-retries", "2", "-retry-budget", "60"}, env)
+	require.NoError(t, r.err, r.stderr)
+	assert.NoFileExists(t, path+journal.Suffix)
+	b, err := os.ReadFile(path + checkmatch.AttemptsSuffix)
+	require.NoError(t, err)
+	var a checkmatch.Attempts
+	require.NoError(t, json.Unmarshal(b, &a))
+	assert.Equal(t, checkmatch.AttemptsSchema, a.Schema)
+	assert.Equal(t, checkmatch.AttemptsPolicy{Retries: 2, BudgetSeconds: 60}, a.Retry)
+	assert.Equal(t, 7, a.Cases)
+	assert.Equal(t, 8, a.Calls)
+	assert.Equal(t, []checkmatch.CaseAttempts{{CaseID: "r00:both_amounts_changed", Attempts: 2}}, a.Retried)
+}

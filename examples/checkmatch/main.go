@@ -18,6 +18,7 @@
 //	-receipt PATH      TYPEVET_CHECK_MATCH_RECEIPT   receipt path; must name a new file (required)
 //	-resume                                          finish the run journaled at PATH.journal.jsonl
 //	-retries N                                       retry a judgment after a transport error or HTTP 429/502/503/504 (default 0)
+//	-retry-budget SECONDS                            the most back-off time all retries may wait together
 //	-shard I/N                                       judge only shard I of N (I from 0); write a shard record, not a receipt
 //	-metrics-urls URLS  TYPEVET_VLLM__METRICS_URLS  comma-separated replica /metrics URLs behind the base URL (vLLM)
 //	-rows N            TYPEVET_CHECK_MATCH_ROWS      register rows, 1 to 20 (default 20; 7 cases each)
@@ -106,7 +107,7 @@ import (
 
 const (
 	prog      = "checkmatch"
-	usageLine = "usage: checkmatch -receipt PATH [-resume] [-retries N] [-shard I/N] [-metrics-urls URLS] [-rows N] [-seed N] [-concurrency N] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT] [-json]"
+	usageLine = "usage: checkmatch -receipt PATH [-resume] [-retries N] [-retry-budget SECONDS] [-shard I/N] [-metrics-urls URLS] [-rows N] [-seed N] [-concurrency N] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT] [-json]"
 
 	// ConfidenceLine ends every summary.
 	confidenceLine = cli.ConfidenceLine
@@ -143,16 +144,15 @@ func exitCode(err error, stderr io.Writer) int {
 var help = cli.Help{
 	Usage: usageLine,
 	About: "Judge the synthetic check slice with a served vision model (or offline) and write a check-match receipt.",
-	Flags: append(append([]cli.Flag{
+	Flags: append(append(append([]cli.Flag{
 		{Name: "receipt", Arg: "PATH", Vars: []string{envReceipt}, Usage: "receipt path; must name a new file (required)"},
 		cli.ResumeFlag(),
 		{Name: "shard", Arg: "I/N", Usage: "judge only shard I of N (I from 0) and write a shard record for examples/merge instead of a receipt"},
 		{Name: "metrics-urls", Arg: "URLS", Vars: []string{cli.EnvMetricsURLs}, Usage: "comma-separated replica /metrics URLs behind the base URL (vLLM)"},
-		{Name: "retries", Arg: "N", Default: "0", Usage: "retry a judgment after a transport error or HTTP 429/502/503/504 (0: stop at the first failure, as typevet does)"},
 		{Name: "rows", Arg: "N", Vars: []string{envRows}, Default: "20", Usage: "register rows, 1 to 20, 7 cases each"},
 		{Name: "seed", Arg: "N", Vars: []string{envSeed}, Default: "0, the #316 slice", Usage: "generator seed"},
 		{Name: "concurrency", Arg: "N", Vars: []string{envConcurrency}, Default: "1", Usage: "judgments in flight"},
-	}, cli.BackendFlags(cli.AllBackends, true)...),
+	}, cli.RetryFlags()...), cli.BackendFlags(cli.AllBackends, true)...),
 		cli.Flag{Name: "json", Bool: true, Usage: "print the summary as key-value JSON lines, for scripts"}),
 	Vars: cli.BackendVars(cli.AllBackends),
 	Notes: []string{cli.BackendNote(cli.AllBackends),
@@ -166,7 +166,7 @@ type config struct {
 	shard       checkmatch.Shard // zero: the whole slice
 	replicas    []cli.Replica    // replica /metrics URLs; none: the base URL's /metrics
 	replicaName string           // the flag or variable that named them
-	retries     int
+	retry       checkmatch.RetryPolicy
 	rows        int
 	seed        uint64
 	concurrency int
@@ -213,9 +213,10 @@ func configure(env *cli.Env) (config, error) {
 	if cfg.files, err = cli.NewRunFiles(func(string) (string, bool) { return env.Lookup(envReceipt) }, env.Name(envReceipt), resume, checkmatch.ReceiptOfJournal); err != nil {
 		return cfg, env.Err(err)
 	}
-	if cfg.retries, err = cli.ParseRetries(env); err != nil {
+	if cfg.retry, err = cli.ParseRetryPolicy(env); err != nil {
 		return cfg, err
 	}
+	cfg.files.Retry = cfg.retry
 	cfg.rows = checkmatch.RowCount
 	if raw, ok := env.Lookup(envRows); ok {
 		if cfg.rows, err = cli.ParseRows(raw, env.Name(envRows)); err != nil {
@@ -249,7 +250,7 @@ func configure(env *cli.Env) (config, error) {
 	if len(cfg.replicas) > 0 && cfg.settings.Backend != backend.VLLM {
 		return cfg, cli.Usagef("%s is for vLLM replicas; the backend is %s", cfg.replicaName, cfg.settings.Backend)
 	}
-	cfg.journaled = cli.JournalSettings(env, help, cfg.settings, "retries", "metrics-urls", "server-args")
+	cfg.journaled = cli.JournalSettings(env, help, cfg.settings, "retries", "retry-budget", "metrics-urls", "server-args")
 	return cfg, nil
 }
 
@@ -323,7 +324,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	}
 
 	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: checkmatch.MetricsReader(sess), Journal: j,
-		Retry: checkmatch.RetryPolicy{Retries: cfg.retries}, Shard: cfg.shard}
+		Retry: cfg.retry, Shard: cfg.shard}
 	prog := cli.NewProgress(stderr, "judging", cli.ShardSize(slice.Requests, cfg.shard)-j.Finished(), "cases")
 	port := prog.Wrap(sess.Port)
 	var replicas *cli.ReplicaReadings

@@ -31,6 +31,9 @@ type RunFiles struct {
 	// Header is the resumed journal's header (zero for a new run): the
 	// settings a resume takes from it ([ResumeArgs]).
 	Header journal.Header
+	// Retry is the run's retry policy: a complete run that may retry
+	// writes its attempts beside the receipt ([checkmatch.Attempts]).
+	Retry checkmatch.RetryPolicy
 	// name is the receipt variable, for messages.
 	name string
 	// taken, when set, is how to finish when the receipt path was taken
@@ -199,6 +202,18 @@ func (f RunFiles) WriteReceipt(rec any, secrets []NamedSecret, complete bool) (s
 	write := receipt.Write
 	if f.ReplaceStopped {
 		write = receipt.Replace
+	}
+	if complete && f.Retry.Retries > 0 {
+		// The attempts go first (replaced whole if an earlier part wrote
+		// them): the journal, their only other record, goes after the
+		// receipt.
+		a, err := checkmatch.AttemptsOf(f.Journal, f.Retry)
+		if err != nil {
+			return "", err
+		}
+		if _, err := receipt.Replace(f.Receipt+checkmatch.AttemptsSuffix, a, judgment.Secrets{Keys: values}); err != nil {
+			return "", f.finishHint(rec, secrets, err)
+		}
 	}
 	// The key-free check looks for every value alike (judgment.Secrets.Values).
 	sum, err := write(f.Receipt, rec, judgment.Secrets{Keys: values})
