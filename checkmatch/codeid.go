@@ -57,6 +57,7 @@ var codeFiles = []struct {
 	{"request", checkRun | studyRun, []string{"checkmatch/request.go", "checkmatch/slice.go"}},
 	{"runner", checkRun, []string{
 		"checkmatch/attempts.go", "checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/internal/lines/lines.go", "checkmatch/merge.go", "checkmatch/retry.go",
+		"evalrun/journal.go", "evalrun/retry.go", "evalrun/sync_linux.go", "evalrun/sync_other.go",
 		"checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/session.go", "checkmatch/setup.go",
 		"checkmatch/shard.go", "judgment/stopclass.go", "receipt/withhold.go",
 	}},

@@ -2,7 +2,6 @@ package checkmatch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -265,21 +264,6 @@ func TestRetryAttemptsJournaled(t *testing.T) {
 	assert.Contains(t, string(c.Entries[1]), `"attempts":1`)
 }
 
-func TestRetryDelay(t *testing.T) {
-	p := RetryPolicy{BaseDelay: time.Second, MaxDelay: 10 * time.Second}
-	assert.Equal(t, time.Second, p.Delay(1, nil))
-	assert.Equal(t, 4*time.Second, p.Delay(3, nil))
-	assert.Equal(t, 10*time.Second, p.Delay(30, nil), "capped")
-	ra := func(s float64) error { return &judgment.BackendHTTPError{StatusCode: 429, RetryAfterSeconds: &s} }
-	assert.Equal(t, 7*time.Second, p.Delay(1, ra(7)), "Retry-After honoured")
-	assert.Equal(t, 10*time.Second, p.Delay(1, ra(3600)), "Retry-After capped")
-	assert.Equal(t, 2*time.Second, p.Delay(2, ra(0.5)), "a shorter Retry-After does not shorten the back-off")
-	assert.False(t, retryable(&judgment.TransportError{Msg: "x", Err: context.Canceled}))
-	assert.False(t, retryable(&judgment.SchemaValidationError{Msg: "bad answer"}))
-	assert.False(t, retryable(errors.New("plain")))
-	assert.Error(t, RetryPolicy{Retries: -1}.Check())
-}
-
 // TestRunCancelledMidCall: a Ctrl-C that lands mid-call is recorded as
 // Canceled, not as the TransportError the port wraps it in.
 func TestRunCancelledMidCall(t *testing.T) {
@@ -328,23 +312,4 @@ func TestJournalKeepsCasesAfterTheFailure(t *testing.T) {
 	assert.Len(t, c.Entries, 3)
 	_, err = os.Stat(path)
 	require.NoError(t, err)
-}
-
-// TestRetryBudget: retries of one run draw on one back-off budget; once a
-// delay would overrun it, the failure is returned as without retries.
-func TestRetryBudget(t *testing.T) {
-	fails := 0
-	port := &replayPort{reply: func(i int, req judgment.Request) (judgment.Response, error) {
-		fails++
-		return judgment.Response{}, &judgment.BackendHTTPError{StatusCode: 503}
-	}}
-	p := RetryPolicy{Retries: 10, BaseDelay: 10 * time.Millisecond, MaxDelay: 10 * time.Millisecond, Budget: 25 * time.Millisecond}.ForRun()
-	_, attempts, _, _, err := p.Judge(context.Background(), port, judgment.Request{}, nil)
-	require.Error(t, err)
-	assert.Equal(t, 3, attempts, "two 10 ms back-offs fit in 25 ms, a third does not")
-	_, attempts, _, _, err = p.Judge(context.Background(), port, judgment.Request{}, nil)
-	require.Error(t, err)
-	assert.Equal(t, 1, attempts, "the run's budget is spent: the next failure is not retried")
-	assert.Equal(t, 4, fails)
-	assert.Error(t, RetryPolicy{Budget: -1}.Check())
 }

@@ -1,4 +1,4 @@
-package journal
+package evalrun
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 func writeJournal(t *testing.T, seed, n int) (string, []byte) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "j.jsonl")
-	w, err := Create(path, header(t, seed))
+	w, err := CreateJournal(path, header(t, seed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,14 +45,14 @@ func TestChainRefusesEveryByteFlip(t *testing.T) {
 		for _, flip := range []byte{0x01, 0x20} {
 			bad := bytes.Clone(b)
 			bad[i] ^= flip
-			_, err := Read(bytes.NewReader(bad))
-			var fe *FormatError
+			_, err := ReadJournal(bytes.NewReader(bad))
+			var fe *JournalError
 			if !errors.As(err, &fe) || fe.Line != 3 {
 				t.Fatalf("byte %d ^ %#x (%q): err %v, want a refusal of line 3", i-start, flip, bad[start:end], err)
 			}
 		}
 	}
-	if _, err := ReadFile(path); err != nil {
+	if _, err := ReadJournalFile(path); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -61,8 +61,8 @@ func TestChainRefusesEveryByteFlip(t *testing.T) {
 func TestChainRefusesAChangedHeader(t *testing.T) {
 	_, b := writeJournal(t, 0, 1)
 	bad := bytes.Replace(b, []byte(`"value":"m"`), []byte(`"value":"n"`), 1)
-	_, err := Read(bytes.NewReader(bad))
-	var fe *FormatError
+	_, err := ReadJournal(bytes.NewReader(bad))
+	var fe *JournalError
 	if !errors.As(err, &fe) || fe.Line != 2 {
 		t.Fatalf("err %v", err)
 	}
@@ -81,8 +81,8 @@ func TestChainRefusesForeignAndMovedLines(t *testing.T) {
 		"lines moved":  {m[0], m[2], m[1], m[3]},
 	}
 	for name, ls := range cases {
-		_, err := Read(bytes.NewReader(bytes.Join(ls, nil)))
-		var fe *FormatError
+		_, err := ReadJournal(bytes.NewReader(bytes.Join(ls, nil)))
+		var fe *JournalError
 		if !errors.As(err, &fe) || !strings.Contains(fe.Msg, "restore it from a copy") {
 			t.Errorf("%s: err %v", name, err)
 		}
@@ -96,7 +96,7 @@ func TestFormatErrorNamesFileLineAndRemedy(t *testing.T) {
 	if err := os.WriteFile(path, bad, 0o666); err != nil {
 		t.Fatal(err)
 	}
-	_, err := ReadFile(path)
+	_, err := ReadJournalFile(path)
 	if err == nil || !strings.Contains(err.Error(), path+" line 3:") || !strings.Contains(err.Error(), "start the run over") {
 		t.Fatalf("err %v", err)
 	}
@@ -106,18 +106,18 @@ func TestFormatErrorNamesFileLineAndRemedy(t *testing.T) {
 // 2) is still read, and a resume keeps appending version 1 lines.
 func TestVersion1StillReadAndResumed(t *testing.T) {
 	h := header(t, 0)
-	h.Schema, h.Version = Schema, 1
+	h.Schema, h.Version = JournalSchema, 1
 	hb, _ := json.Marshal(h)
 	text := string(hb) + "\n" + `{"index":0,"p":0.5}` + "\n"
 	path := filepath.Join(t.TempDir(), "v1.jsonl")
 	if err := os.WriteFile(path, []byte(text), 0o666); err != nil {
 		t.Fatal(err)
 	}
-	c, err := ReadFile(path)
+	c, err := ReadJournalFile(path)
 	if err != nil || c.Header.Version != 1 || len(c.Entries) != 1 {
 		t.Fatalf("%+v %v", c, err)
 	}
-	w, err := Resume(path, c)
+	w, err := ResumeJournal(path, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestVersion1StillReadAndResumed(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	c, err = ReadFile(path)
+	c, err = ReadJournalFile(path)
 	if err != nil || len(c.Entries) != 2 || string(c.Entries[1]) != `{"index":1,"p":0.25}` {
 		t.Fatalf("%+v %v", c, err)
 	}
@@ -134,11 +134,11 @@ func TestVersion1StillReadAndResumed(t *testing.T) {
 // A chained journal resumed keeps its chain.
 func TestChainContinuesOnResume(t *testing.T) {
 	path, _ := writeJournal(t, 0, 2)
-	c, err := ReadFile(path)
+	c, err := ReadJournalFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := Resume(path, c)
+	w, err := ResumeJournal(path, c)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +146,7 @@ func TestChainContinuesOnResume(t *testing.T) {
 		t.Fatal(err)
 	}
 	w.Close()
-	c, err = ReadFile(path)
+	c, err = ReadJournalFile(path)
 	if err != nil || len(c.Entries) != 3 || string(c.Entries[2]) != `{"index":2,"p":0.5}` {
 		t.Fatalf("%+v %v", c, err)
 	}
