@@ -7,16 +7,13 @@
 package lines
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/evalrun"
 )
 
 // ShardPin is the name of the journal pin that records a shard run's
@@ -90,22 +87,7 @@ func Strict(b []byte, v any) error {
 	if r, ok := v.(*Raw); ok {
 		return r.UnmarshalJSON(b)
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if dec.More() {
-		return errors.New("more than one JSON value")
-	}
-	again, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if !bytes.Equal(again, b) {
-		return errors.New("not a line as the run writes it (a key missing, misspelt, miscased, repeated or out of order, or a value written another way)")
-	}
-	return nil
+	return evalrun.DecodeLine(b, v)
 }
 
 // Error reports a journal line that does not fit the slice of the run: an
@@ -179,10 +161,7 @@ func Decode[T any](entries []json.RawMessage, ids, digests []string, meta func(*
 // Of returns the shard, 0 to count-1, of the case with id caseID: the
 // first 8 bytes of SHA-256(case id), read as a big-endian unsigned
 // integer, modulo count; count must be at least 1.
-func Of(caseID string, count int) int {
-	sum := sha256.Sum256([]byte(caseID))
-	return int(binary.BigEndian.Uint64(sum[:8]) % uint64(count))
-}
+func Of(caseID string, count int) int { return evalrun.ShardOf(caseID, count) }
 
 // Shard is one shard of a set, as its record and journal give it.
 type Shard struct {

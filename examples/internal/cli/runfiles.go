@@ -1,18 +1,16 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/evalrun"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 )
@@ -94,7 +92,7 @@ func NewRunFiles(env func(string) (string, bool), name string, resume bool, ofRu
 		return f, Usagef("-resume: %v", err)
 	}
 	f.Header = c.Header
-	removeTemps(path)
+	evalrun.RemoveTemps(path)
 	if b, err := os.ReadFile(path); err == nil {
 		stopped, err := ofRun(b, c.Header)
 		switch {
@@ -130,27 +128,6 @@ type CompleteError struct {
 // Error says the run is complete.
 func (e *CompleteError) Error() string {
 	return fmt.Sprintf("the run is complete: %s is its finished receipt; its leftover journal %s was removed", e.Receipt, e.Journal)
-}
-
-// removeTemps removes the temporary files (".<name>.tmp-*") a receipt
-// write killed before it finished left beside path.
-func removeTemps(path string) {
-	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(path), "."+globEscape(filepath.Base(path))+".tmp-*"))
-	for _, m := range matches {
-		os.Remove(m)
-	}
-}
-
-// globEscape escapes the glob metacharacters of a file name.
-func globEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(`*?[\`, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // OpenJournal creates the journal of a new run with header h, or resumes
@@ -199,10 +176,6 @@ func (f RunFiles) WriteReceipt(rec any, secrets []NamedSecret, complete bool) (s
 	for i, s := range secrets {
 		values[i] = s.Value
 	}
-	write := receipt.Write
-	if f.ReplaceStopped {
-		write = receipt.Replace
-	}
 	if complete && f.Retry.Retries > 0 {
 		// The attempts go first (replaced whole if an earlier part wrote
 		// them): the journal, their only other record, goes after the
@@ -216,23 +189,13 @@ func (f RunFiles) WriteReceipt(rec any, secrets []NamedSecret, complete bool) (s
 		}
 	}
 	// The key-free check looks for every value alike (judgment.Secrets.Values).
-	sum, err := write(f.Receipt, rec, judgment.Secrets{Keys: values})
-	if err != nil {
+	files := evalrun.Files{Receipt: f.Receipt, Journal: f.Journal, Resume: f.Resume, ReplaceStopped: f.ReplaceStopped}
+	sum, err := files.WriteReceipt(rec, judgment.Secrets{Keys: values}, complete)
+	var fe *evalrun.FilesError
+	if err != nil && !errors.As(err, &fe) {
 		return "", f.finishHint(rec, secrets, err)
 	}
-	b, err := os.ReadFile(f.Receipt)
-	if err != nil {
-		return "", fmt.Errorf("read back the receipt %s: %w; the journal %s keeps every finished case", f.Receipt, err, f.Journal)
-	}
-	if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != sum {
-		return "", fmt.Errorf("the receipt %s read back differs from what was written; the journal %s keeps every finished case: rerun with -resume", f.Receipt, f.Journal)
-	}
-	if complete {
-		if err := journal.Remove(f.Journal); err != nil {
-			return sum, fmt.Errorf("remove the journal %s of the finished run: %w", f.Journal, err)
-		}
-	}
-	return sum, nil
+	return sum, err
 }
 
 // WriteShardRecord writes the record of a finished shard run at the
