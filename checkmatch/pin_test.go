@@ -83,3 +83,19 @@ func TestSnapshotRendererPin(t *testing.T) {
 		})
 	}
 }
+
+func TestSameRenderer(t *testing.T) {
+	a := RendererPin()
+	b := a
+	b.ModuleVersion = a.ModuleVersion + "+dirty"
+	if !SameRenderer(&a, &b) {
+		t.Error("a module_version alone makes another renderer")
+	}
+	b.FontSHA256 = "00"
+	if SameRenderer(&a, &b) {
+		t.Error("another font is the same renderer")
+	}
+	if !SameRenderer(nil, nil) || SameRenderer(&a, nil) {
+		t.Error("nil renderers")
+	}
+}
