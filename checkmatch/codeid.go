@@ -56,8 +56,8 @@ var codeFiles = []struct {
 	}},
 	{"request", checkRun | studyRun, []string{"checkmatch/request.go", "checkmatch/slice.go"}},
 	{"runner", checkRun, []string{
-		"checkmatch/attempts.go", "checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/internal/lines/lines.go", "checkmatch/merge.go", "checkmatch/retry.go",
-		"evalrun/files.go", "evalrun/journal.go", "evalrun/retry.go", "evalrun/run.go", "evalrun/sync_linux.go", "evalrun/sync_other.go",
+		"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/internal/lines/lines.go", "checkmatch/merge.go", "checkmatch/retry.go",
+		"evalrun/attempts.go", "evalrun/files.go", "evalrun/journal.go", "evalrun/receiptof.go", "evalrun/retry.go", "evalrun/run.go", "evalrun/sync_linux.go", "evalrun/sync_other.go",
 		"checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/session.go", "checkmatch/setup.go",
 		"checkmatch/shard.go", "judgment/stopclass.go", "receipt/withhold.go",
 	}},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch/internal/lines"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/evalrun"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
@@ -285,7 +286,7 @@ func (sf ShardFile) lineShard() lines.Shard {
 // shard of another run type) and one whole set of shards (a
 // *lines.SetError), and returns them by shard index.
 func shardSet(shards []ShardFile, kind string) ([]*ShardFile, error) {
-	order, _, err := lines.OrderAdvisory(lineShards(shards), kind, IdentityAdvisory())
+	order, _, err := lines.OrderAdvisory(lineShards(shards), kind, evalrun.WhereBuilt())
 	if err != nil {
 		return nil, err
 	}
@@ -338,16 +339,18 @@ func MergeReceipt(shards []ShardFile) (Receipt, error) {
 	return BuildReceipt(run, parts)
 }
 
-// ShardNotes returns what a merge of shards of kind ("check_match", or a
-// study's kind) does not refuse but the user should know: each shard
-// whose git baseline commit, working tree or renderer module_version
-// differs from the first shard's ([IdentityAdvisory]), as "<record path>:
-// <pin> differs (first shard <a>, this shard <b>)". The merged receipt
-// records the first shard's. It returns the error the merge would give
-// for shards that are not one experiment.
-func ShardNotes(shards []ShardFile, kind string) ([]string, error) {
-	_, notes, err := lines.OrderAdvisory(lineShards(shards), kind, IdentityAdvisory())
-	return notes, err
+// Notes returns what a merge does not refuse but the user should know:
+// each pin in which sf's journal header differs from the first shard's
+// only by [evalrun.WhereBuilt] (a git baseline commit, working tree or
+// renderer module_version), as "<record path>: <pin> differs (first shard
+// <a>, this shard <b>)". The merged receipt records the first shard's.
+func (sf ShardFile) Notes(first ShardFile) []string {
+	w, _ := dropShard(first.Journal.Header).Compare(dropShard(sf.Journal.Header), evalrun.WhereBuilt())
+	var notes []string
+	for _, m := range w {
+		notes = append(notes, fmt.Sprintf("%s: %s differs (%s)", sf.Path, m.Pin, journal.ShowValues("first shard", m.Journal, "this shard", m.Now)))
+	}
+	return notes
 }
 
 // ReadingsDelta returns the server block of one run from its readings,

@@ -116,19 +116,18 @@ func (s Snapshot) RendererPin() RendererInfo {
 	return info
 }
 
-// SameRenderer reports whether a and b describe renderers that draw the
-// same images: every field but ModuleVersion equal (the font and its
-// digest, the image library, blur and PNG encoding). ModuleVersion says
-// where the code was built (a commit, "+dirty" for an untracked file,
-// "(devel)" under a replace) and the code digests decide the rest, so a
-// comparison of two runs of one slice names it as a note, not a
-// difference of slice. Both nil (typevet's receipts) is the same; one nil
-// is not.
-func SameRenderer(a, b *RendererInfo) bool {
-	if a == nil || b == nil {
-		return a == nil && b == nil
+// SameAs reports whether r and o describe renderers that draw the same
+// images: every field but ModuleVersion equal (the font and its digest,
+// the image library, blur and PNG encoding). ModuleVersion says where the
+// code was built (a commit, "+dirty" for an untracked file, "(devel)"
+// under a replace) and the code digests decide the rest, so a comparison
+// of two runs of one slice names it as a note, not a difference of slice.
+// Both nil (typevet's receipts) is the same; one nil is not.
+func (r *RendererInfo) SameAs(o *RendererInfo) bool {
+	if r == nil || o == nil {
+		return r == nil && o == nil
 	}
-	x, y := *a, *b
+	x, y := *r, *o
 	x.ModuleVersion, y.ModuleVersion = "", ""
 	return x == y
 }

@@ -84,18 +84,18 @@ func TestSnapshotRendererPin(t *testing.T) {
 	}
 }
 
-func TestSameRenderer(t *testing.T) {
+func TestRendererSameAs(t *testing.T) {
 	a := RendererPin()
 	b := a
 	b.ModuleVersion = a.ModuleVersion + "+dirty"
-	if !SameRenderer(&a, &b) {
+	if !(&a).SameAs(&b) {
 		t.Error("a module_version alone makes another renderer")
 	}
 	b.FontSHA256 = "00"
-	if SameRenderer(&a, &b) {
+	if (&a).SameAs(&b) {
 		t.Error("another font is the same renderer")
 	}
-	if !SameRenderer(nil, nil) || SameRenderer(&a, nil) {
+	if !(*RendererInfo)(nil).SameAs(nil) || (&a).SameAs(nil) {
 		t.Error("nil renderers")
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch/internal/lines"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/evalrun"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 )
@@ -313,7 +314,7 @@ func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, e
 	if err != nil {
 		return nil, err
 	}
-	warnings, err := c.Header.Compare(now, IdentityAdvisory())
+	warnings, err := c.Header.Compare(now, evalrun.WhereBuilt())
 	if err != nil {
 		return nil, err
 	}
@@ -360,24 +361,8 @@ func (j *Journal) PriorWallSeconds() float64 {
 	return j.prior
 }
 
-// IdentityAdvisory is how a resume and a merge compare journal headers
-// (check-match runs and studies alike): a different git baseline commit
-// or working tree, the renderer's module_version that follows them, and
-// the identity digest taken over them are warnings, never refusals. They
-// say where the code was built, not what decides the answers: the code
-// path digests, prompt digests, renderer font, image library, blur and
-// PNG encoding, the slice digest, the model and the server pins do, and
-// any of those that differs still refuses. An identity digest that
-// differs while the baseline and working tree are equal refuses too.
-func IdentityAdvisory() journal.Advisory {
-	return journal.Advisory{
-		Pins:    []string{"baseline_commit", "working_tree"},
-		Keys:    map[string][]string{"renderer": {"module_version"}},
-		Derived: []string{"identity_digest"},
-	}
-}
 
-// Warnings returns the advisory pins ([IdentityAdvisory]) in which the
+// Warnings returns the advisory pins ([evalrun.WhereBuilt]) in which the
 // resumed journal differs from the run now resuming it, each with both
 // values; nil for a new journal or when none differs. The receipt records
 // the resuming run's values.
@@ -459,95 +444,6 @@ func (j *Journal) checkKind(kind string) error {
 		return fmt.Errorf("the journal is of a %s run, not of a %s run", j.kind, kind)
 	}
 	return nil
-}
-
-// receiptPinPaths maps a journal pin to where a receipt holds it: the
-// receipt key path ("" for a pin a receipt does not hold as such).
-func receiptPinPath(pin string) []string {
-	switch {
-	case pin == "backend" || pin == "model":
-		return []string{pin}
-	case pin == "served_template":
-		return []string{"identity", "runtime", "served_template"}
-	case pin == "pins.server":
-		return []string{"pins", "server"}
-	case pin == "baseline_commit" || pin == "working_tree":
-		return []string{"identity", pin}
-	case pin == "identity_digest" || pin == lines.ShardPin:
-		return nil // over the whole slice; a receipt's counts only its cases
-	}
-	for _, block := range []string{"prompt_digests", "code_path_digests"} {
-		if name, ok := strings.CutPrefix(pin, block+"."); ok {
-			return []string{"identity", block, name}
-		}
-	}
-	return []string{"pins", pin}
-}
-
-// ErrShardRecord is returned by [ReceiptOfJournal] for a shard record
-// ([ShardRecord]) at the receipt path: a shard that finished, whose
-// journal stays beside it for the merge.
-var ErrShardRecord = errors.New("a finished shard's record: its journal stays beside it for examples/merge")
-
-// ReceiptOfJournal reports whether the receipt text b (a check-match
-// receipt, a study's or a sweep level's) is a receipt of the run
-// journaled under h, and whether that receipt stopped: every pin of h that
-// a receipt holds (backend, model, the slice, renderer, server, revision,
-// prompt and code digests, concurrency, a study's own pins) must be the
-// receipt's, under [IdentityAdvisory]. A -resume replaces a stopped
-// receipt only when it is the journal's run: otherwise the error names
-// the first pin that differs, with both values.
-func ReceiptOfJournal(b []byte, h journal.Header) (stopped bool, err error) {
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(b, &doc); err != nil {
-		return false, fmt.Errorf("not a receipt: %w", err)
-	}
-	if string(doc["schema"]) == `"`+shardSchema+`"` {
-		return false, ErrShardRecord
-	}
-	lookup := func(path []string) (json.RawMessage, bool) {
-		v, ok := json.RawMessage(nil), true
-		m := doc
-		for k, key := range path {
-			if v, ok = m[key]; !ok {
-				return nil, false
-			}
-			if k < len(path)-1 {
-				var next map[string]json.RawMessage
-				if json.Unmarshal(v, &next) != nil {
-					return nil, false
-				}
-				m = next
-			}
-		}
-		return v, true
-	}
-	journalPins := journal.Header{Kind: h.Kind}
-	fromReceipt := journal.Header{Kind: h.Kind}
-	for _, p := range h.Pins {
-		path := receiptPinPath(p.Name)
-		if path == nil {
-			continue
-		}
-		v, ok := lookup(path)
-		if !ok {
-			if p.Name != "model_revision" {
-				return false, fmt.Errorf("the receipt has no %s", strings.Join(path, "."))
-			}
-			v = json.RawMessage(`""`) // left out when blank
-		}
-		journalPins.Pins = append(journalPins.Pins, p)
-		fromReceipt.Pins = append(fromReceipt.Pins, journal.Pin{Name: p.Name, Value: v})
-	}
-	if _, err := journalPins.Compare(fromReceipt, IdentityAdvisory()); err != nil {
-		var me *journal.MismatchError
-		if errors.As(err, &me) {
-			return false, fmt.Errorf("the receipt is of another run: %s differs (%s)", me.Pin, journal.ShowValues("journal", me.Journal, "receipt", me.Now))
-		}
-		return false, err
-	}
-	s, ok := doc["stopped"]
-	return ok && string(s) != "null", nil
 }
 
 // CheckJournal refuses, before any session opens, a journal whose

@@ -164,6 +164,22 @@ type Advisory struct {
 	Derived []string
 }
 
+// WhereBuilt is the [Advisory] of typevet's run journals: a different
+// git baseline commit or working tree, the renderer's module_version that
+// follows them, and the identity digest taken over them are warnings,
+// never refusals. They say where the code was built, not what decides the
+// answers: the code path digests, prompt digests, the rest of the
+// renderer pin, the slice digest, the model and the server pins do, and
+// any of those that differs still refuses. An identity digest that
+// differs while the baseline and working tree are equal refuses too.
+func WhereBuilt() Advisory {
+	return Advisory{
+		Pins:    []string{"baseline_commit", "working_tree"},
+		Keys:    map[string][]string{"renderer": {"module_version"}},
+		Derived: []string{"identity_digest"},
+	}
+}
+
 // Check returns nil when now has the same kind and pins as h (the
 // journal's), else a *[MismatchError] naming the first difference in h's
 // pin order (a pin only now has comes after). Every pin counts: see

@@ -17,6 +17,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/evalrun"
 	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 )
@@ -278,13 +279,13 @@ func TestRetriedRunKeepsItsAttempts(t *testing.T) {
 	r := runCmd(t, []string{"-retries", "2", "-retry-budget", "60"}, env)
 	require.NoError(t, r.err, r.stderr)
 	assert.NoFileExists(t, path+journal.Suffix)
-	b, err := os.ReadFile(path + checkmatch.AttemptsSuffix)
+	b, err := os.ReadFile(path + evalrun.AttemptsSuffix)
 	require.NoError(t, err)
-	var a checkmatch.Attempts
+	var a evalrun.Attempts
 	require.NoError(t, json.Unmarshal(b, &a))
-	assert.Equal(t, checkmatch.AttemptsSchema, a.Schema)
-	assert.Equal(t, checkmatch.AttemptsPolicy{Retries: 2, BudgetSeconds: 60}, a.Retry)
+	assert.Equal(t, evalrun.AttemptsSchema, a.Schema)
+	assert.Equal(t, evalrun.AttemptsPolicy{Retries: 2, BudgetSeconds: 60}, a.Retry)
 	assert.Equal(t, 7, a.Cases)
 	assert.Equal(t, 8, a.Calls)
-	assert.Equal(t, []checkmatch.CaseAttempts{{CaseID: "r00:both_amounts_changed", Attempts: 2}}, a.Retried)
+	assert.Equal(t, []evalrun.CaseAttempts{{CaseID: "r00:both_amounts_changed", Attempts: 2}}, a.Retried)
 }

@@ -101,6 +101,7 @@ import (
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/checkmatch/stats"
+	"github.com/typevet/typevet-go/evalrun"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/backend"
 )
@@ -210,7 +211,7 @@ func configure(env *cli.Env) (config, error) {
 	resume := env.Flag("resume") == "true"
 	// Messages name the receipt setting as the user gave it (-receipt or
 	// the variable).
-	if cfg.files, err = cli.NewRunFiles(func(string) (string, bool) { return env.Lookup(envReceipt) }, env.Name(envReceipt), resume, checkmatch.ReceiptOfJournal); err != nil {
+	if cfg.files, err = cli.NewRunFiles(func(string) (string, bool) { return env.Lookup(envReceipt) }, env.Name(envReceipt), resume, evalrun.ReceiptOfJournal); err != nil {
 		return cfg, env.Err(err)
 	}
 	if cfg.retry, err = cli.ParseRetryPolicy(env); err != nil {

@@ -95,8 +95,8 @@ func run(stdout, stderr io.Writer, args []string) error {
 	}
 	// A git baseline or working tree that differs between shards is a
 	// note, not a refusal: it does not decide the answers.
-	if notes, err := checkmatch.ShardNotes(shards, shards[0].Record.Identity.Kind); err == nil {
-		for _, n := range notes {
+	for _, sf := range shards[1:] {
+		for _, n := range sf.Notes(shards[0]) {
 			fmt.Fprintf(stderr, "merge: note: %s; the receipt records the first shard's\n", n)
 		}
 	}

@@ -116,6 +116,7 @@ import (
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/checkmatch/orderings"
+	"github.com/typevet/typevet-go/evalrun"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
@@ -124,7 +125,7 @@ import (
 
 const (
 	prog      = "orderings"
-	usageLine = "usage: orderings -single PATH -receipt PATH [-resume] [-retries N] [-shard I/N] [-rows N] [-seed 1] [-backend llama_cpp|fake|reader] [-base-url URL] [-model ID] [-timeout SECONDS] [-server-args TEXT]"
+	usageLine = "usage: orderings -single PATH -receipt PATH [-resume] [-retries N] [-shard I/N] [-rows N] [-seed 1] [-backend llama_cpp|fake|reader] [-base-url URL] [-model ID] [-timeout SECONDS] [-server-args TEXT] [-json]"
 )
 
 // backends are the backends the study runs on.
@@ -142,7 +143,8 @@ var help = cli.Help{
 		{Name: "rows", Arg: "N", Vars: []string{envRows}, Default: "3: 21 cases, 126 requests", Usage: "register rows, 1 to 20"},
 		{Name: "seed", Arg: "N", Vars: []string{envSeed}, Default: "1", Usage: "must be 1, the single-order receipt's seed"},
 		{Name: "single", Arg: "PATH", Vars: []string{envSingle}, Usage: "the single-order check-match receipt of seed 1, by this renderer (required)"},
-	}, cli.BackendFlags(backends, true)...),
+	}, append(cli.BackendFlags(backends, true),
+		cli.Flag{Name: "json", Bool: true, Usage: "print the summary as key-value JSON lines, for scripts"})...),
 	Vars:  cli.BackendVars(backends),
 	Notes: []string{cli.BackendNote(backends), cli.ExitNote},
 }
@@ -173,6 +175,7 @@ func exitCode(err error, stderr io.Writer) int {
 
 // config is everything checked before the first network call.
 type config struct {
+	json       bool // -json: the summary as key-value lines
 	files      cli.RunFiles
 	shard      checkmatch.Shard // zero: the whole slice
 	retries    int
@@ -216,10 +219,11 @@ func configure(env *cli.Env) (config, error) {
 	var cfg config
 	var err error
 	cfg.name = env.Name
+	cfg.json = env.Flag("json") == "true"
 	resume := env.Flag("resume") == "true"
 	// Messages name the receipt setting as the user gave it (-receipt or
 	// the variable).
-	if cfg.files, err = cli.NewRunFiles(func(string) (string, bool) { return env.Lookup(envReceipt) }, env.Name(envReceipt), resume, checkmatch.ReceiptOfJournal); err != nil {
+	if cfg.files, err = cli.NewRunFiles(func(string) (string, bool) { return env.Lookup(envReceipt) }, env.Name(envReceipt), resume, evalrun.ReceiptOfJournal); err != nil {
 		return cfg, env.Err(err)
 	}
 	if cfg.retries, err = cli.ParseRetries(env); err != nil {
@@ -394,7 +398,11 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	if err := summary(stdout, cfg.files.Receipt, sum, rec); err != nil {
+	write := cli.OrderingsTable
+	if cfg.json {
+		write = summary
+	}
+	if err := write(stdout, cfg.files.Receipt, sum, rec); err != nil {
 		return err
 	}
 	if s := rec.Stopped; s != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -30,7 +31,7 @@ type RunFiles struct {
 	// settings a resume takes from it ([ResumeArgs]).
 	Header journal.Header
 	// Retry is the run's retry policy: a complete run that may retry
-	// writes its attempts beside the receipt ([checkmatch.Attempts]).
+	// writes its attempts beside the receipt ([evalrun.Attempts]).
 	Retry checkmatch.RetryPolicy
 	// name is the receipt variable, for messages.
 	name string
@@ -94,10 +95,14 @@ func NewRunFiles(env func(string) (string, bool), name string, resume bool, ofRu
 	f.Header = c.Header
 	evalrun.RemoveTemps(path)
 	if b, err := os.ReadFile(path); err == nil {
+		var doc struct {
+			Schema string `json:"schema"`
+		}
+		if json.Unmarshal(b, &doc) == nil && doc.Schema == "typevet-go.shard" { // a checkmatch.ShardRecord
+			return f, Usagef("-resume: %s holds a finished receipt: the run it journals is complete (a finished shard's record: its journal stays beside it for examples/merge)", path)
+		}
 		stopped, err := ofRun(b, c.Header)
 		switch {
-		case errors.Is(err, checkmatch.ErrShardRecord):
-			return f, Usagef("-resume: %s holds a finished receipt: the run it journals is complete (%v)", path, err)
 		case err != nil:
 			return f, Usagef("-resume: %s is not the receipt of the run journaled at %s: %v; it is left as it is: move the journal to NEW%s and rerun with %s=NEW and -resume",
 				path, f.Journal, err, journal.Suffix, name)
@@ -180,11 +185,11 @@ func (f RunFiles) WriteReceipt(rec any, secrets []NamedSecret, complete bool) (s
 		// The attempts go first (replaced whole if an earlier part wrote
 		// them): the journal, their only other record, goes after the
 		// receipt.
-		a, err := checkmatch.AttemptsOf(f.Journal, f.Retry)
+		a, err := evalrun.AttemptsOf(f.Journal, f.Retry)
 		if err != nil {
 			return "", err
 		}
-		if _, err := receipt.Replace(f.Receipt+checkmatch.AttemptsSuffix, a, judgment.Secrets{Keys: values}); err != nil {
+		if _, err := receipt.Replace(f.Receipt+evalrun.AttemptsSuffix, a, judgment.Secrets{Keys: values}); err != nil {
 			return "", f.finishHint(rec, secrets, err)
 		}
 	}

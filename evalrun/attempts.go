@@ -1,10 +1,8 @@
-package checkmatch
+package evalrun
 
 import (
 	"encoding/json"
 	"fmt"
-
-	"github.com/typevet/typevet-go/checkmatch/journal"
 )
 
 // AttemptsSchema is the schema key of an [Attempts] document.
@@ -51,11 +49,11 @@ type CaseAttempts struct {
 }
 
 // AttemptsOf returns the [Attempts] document of the run journaled at
-// journalPath (a check-match run's or a study's: every line holds its
-// case_id and attempts) under policy p. A case journaled twice counts
+// journalPath (a run whose every line holds its case_id and attempts, as
+// check-match and option-order journals do) under policy p. A case journaled twice counts
 // once, by its first line, as a resume keeps it.
 func AttemptsOf(journalPath string, p RetryPolicy) (Attempts, error) {
-	c, err := journal.ReadFile(journalPath)
+	c, err := ReadJournalFile(journalPath)
 	if err != nil {
 		return Attempts{}, err
 	}
