@@ -361,7 +361,6 @@ func (j *Journal) PriorWallSeconds() float64 {
 	return j.prior
 }
 
-
 // Warnings returns the advisory pins ([evalrun.WhereBuilt]) in which the
 // resumed journal differs from the run now resuming it, each with both
 // values; nil for a new journal or when none differs. The receipt records

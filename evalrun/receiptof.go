@@ -87,4 +87,3 @@ func ReceiptOfJournal(b []byte, h Header) (stopped bool, err error) {
 	s, ok := doc["stopped"]
 	return ok && string(s) != "null", nil
 }
-
