@@ -84,10 +84,14 @@
 // Ctrl-C, SIGTERM or SIGHUP stops sending: calls in flight end, then (on
 // vLLM) /metrics is read once more, for at most 10 s, and the receipt is
 // written. A second signal quits at once. Every finished case is in the
-// journal beside the receipt (PATH.journal.jsonl) either way, so -resume
-// finishes a stopped or killed run, judging only what never finished; it
-// refuses, naming the first differing pin, a run that is not the same
-// experiment. See examples/README.md and package checkmatch's "Journals,
+// journal beside the receipt (PATH.journal.jsonl) either way, so
+// `checkmatch -receipt PATH -resume` finishes a stopped or killed run,
+// judging only what never finished: every other setting comes from the
+// journal (a flag or variable given with another value is refused, naming
+// it and both values), secrets from the environment. It refuses, naming
+// the first differing pin, a build whose prompts or code differ; a
+// different git baseline or working tree is a warning. A complete run
+// with -retries writes its attempts to PATH.attempts.json. See examples/README.md and package checkmatch's "Journals,
 // resume and retry".
 package main
 

@@ -307,6 +307,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	if cfg.files.Resume {
+		// Another build's prompts or code are refused before any request.
+		if err := snap.CheckJournal(cfg.files.Header); err != nil {
+			return cli.Usagef("-resume refused: %v; resume with the build that started the study, or start a new study with another %s", err, cfg.name(envReceipt))
+		}
+	}
 	// A key that is a word of every receipt of the study is refused before
 	// any request, on the slice's case ids and words (its checks not yet
 	// rendered: [checkmatch.PlannedSlice]).
