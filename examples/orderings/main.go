@@ -229,6 +229,7 @@ func configure(env *cli.Env) (config, error) {
 	if cfg.retries, err = cli.ParseRetries(env); err != nil {
 		return cfg, err
 	}
+	cfg.files.Retry = checkmatch.RetryPolicy{Retries: cfg.retries} // attempts beside a complete study's receipt
 	if cfg.shard, err = cli.ParseShard(env); err != nil {
 		return cfg, err
 	}
