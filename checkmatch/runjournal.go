@@ -205,9 +205,12 @@ func checkCaseLine(jc journalCase, c Case) error {
 	if top := labels[firstMax(ps)]; top != jc.Verdict {
 		return fmt.Errorf("verdict %q is not the most probable label (%q)", jc.Verdict, top)
 	}
-	for name, v := range map[string]float64{"payee_confidence": jc.PayeeConfidence, "amounts_confidence": jc.AmountsConfidence} {
-		if !(v >= 0 && v <= 1) {
-			return fmt.Errorf("%s %v is not a probability", name, v)
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"payee_confidence", jc.PayeeConfidence}, {"amounts_confidence", jc.AmountsConfidence}} {
+		if !(c.v >= 0 && c.v <= 1) {
+			return fmt.Errorf("%s %v is not a probability", c.name, c.v)
 		}
 	}
 	lp := jc.LegibilityProbabilities
