@@ -15,7 +15,7 @@ import (
 // directories' test files, which no digest reads.
 //
 //go:embed checkmatch/*.go checkmatch/orderings/*.go checkmatch/internal/resample/*.go checkmatch/internal/lines/*.go internal/checkform/*.go internal/pymath/*.go internal/pytext/*.go internal/serverblock/*.go
-//go:embed pool/*.go serving/*.go receipt/throughput.go receipt/withhold.go judgment/stopclass.go
+//go:embed evalrun/*.go pool/*.go serving/*.go receipt/throughput.go receipt/withhold.go judgment/stopclass.go
 var sources embed.FS
 
 // Sources returns the source files of the check-match run and the

@@ -58,6 +58,7 @@ var codeFiles = []struct {
 	{"request", checkRun | studyRun, []string{"checkmatch/request.go", "checkmatch/slice.go"}},
 	{"runner", checkRun, []string{
 		"checkmatch/checkreceipt.go", "checkmatch/codeid.go", "checkmatch/internal/lines/lines.go", "checkmatch/merge.go", "checkmatch/retry.go",
+		"evalrun/attempts.go", "evalrun/files.go", "evalrun/journal.go", "evalrun/receiptof.go", "evalrun/retry.go", "evalrun/run.go", "evalrun/sync_linux.go", "evalrun/sync_other.go",
 		"checkmatch/run_receipt.go", "checkmatch/runjournal.go", "checkmatch/runner.go", "checkmatch/session.go", "checkmatch/setup.go",
 		"checkmatch/shard.go", "judgment/stopclass.go", "receipt/withhold.go",
 	}},
@@ -68,7 +69,7 @@ var codeFiles = []struct {
 	}},
 	{"words", checkRun | studyRun, []string{"checkmatch/words.go"}},
 	{"", 0, []string{ // path.Match patterns
-		"checkmatch/doc.go", "checkmatch/orderings/doc.go", "checkmatch/sheet.go",
+		"checkmatch/doc.go", "checkmatch/orderings/doc.go", "checkmatch/sheet.go", "evalrun/doc.go",
 		"internal/pytext/doc.go",
 		"internal/pymath/exp*.go", "internal/pymath/log*.go", "internal/pymath/pow*.go",
 	}},

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/typevet/typevet-go/checkmatch/internal/lines"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/evalrun"
 	"github.com/typevet/typevet-go/receipt"
 	"github.com/typevet/typevet-go/serving"
 )
@@ -230,7 +232,16 @@ func mergeShards(cases []Case, byIndex []*ShardFile) (RunResult, ReceiptParts, e
 	for i, jc := range found {
 		run.Outcomes[i] = jc.outcome(Request{Case: cases[i]})
 	}
-	run.Concurrency = first.Record.Pins.Concurrency
+	parts, err := verifiedParts(first.Path, dropShard(first.Journal.Header), len(cases), first.Record)
+	if err != nil {
+		return RunResult{}, ReceiptParts{}, err
+	}
+	for _, sf := range byIndex[1:] {
+		if _, err := verifiedParts(sf.Path, dropShard(sf.Journal.Header), len(cases), sf.Record); err != nil {
+			return RunResult{}, ReceiptParts{}, err
+		}
+	}
+	run.Concurrency = parts.Pins.Concurrency
 	rec := first.Record
 	if len(readings) > 0 {
 		d, err := serving.MergeRunDelta(readings)
@@ -240,11 +251,21 @@ func mergeShards(cases []Case, byIndex []*ShardFile) (RunResult, ReceiptParts, e
 		run.Server = &d
 		run.Warnings = append(run.Warnings, d.Warnings...)
 	}
-	pins := *rec.Pins
-	pins.FinishedUTC = finished
-	id := rec.ReceiptIdentity
-	id.RunID = receipt.NewRunID()
-	return run, ReceiptParts{Backend: rec.Backend, Model: rec.Model, Pins: pins, Identity: id, ServerArgs: rec.ServerArgs}, nil
+	parts.Pins.FinishedUTC = finished
+	parts.Identity.RunID = receipt.NewRunID()
+	// server_args: cache_config from the readings the record keeps, as a
+	// single run takes it; caller_stated as the shard recorded it.
+	parts.ServerArgs = rec.ServerArgs
+	if rec.ServerArgs != nil {
+		var rs []serving.Reading
+		for _, r := range rec.Readings {
+			rs = append(rs, r.Readings()...)
+		}
+		cache, _ := serving.FirstCacheConfig(rs...)
+		b := serving.ServerArgs(cache, rec.ServerArgs.CallerStated)
+		parts.ServerArgs = &b
+	}
+	return run, parts, nil
 }
 
 // lineShards returns shards as package lines reads them.
@@ -265,7 +286,7 @@ func (sf ShardFile) lineShard() lines.Shard {
 // shard of another run type) and one whole set of shards (a
 // *lines.SetError), and returns them by shard index.
 func shardSet(shards []ShardFile, kind string) ([]*ShardFile, error) {
-	order, err := lines.Order(lineShards(shards), kind)
+	order, _, err := lines.OrderAdvisory(lineShards(shards), kind, evalrun.WhereBuilt())
 	if err != nil {
 		return nil, err
 	}
@@ -318,6 +339,20 @@ func MergeReceipt(shards []ShardFile) (Receipt, error) {
 	return BuildReceipt(run, parts)
 }
 
+// Notes returns what a merge does not refuse but the user should know:
+// each pin in which sf's journal header differs from the first shard's
+// only by [evalrun.WhereBuilt] (a git baseline commit, working tree or
+// renderer module_version), as "<record path>: <pin> differs (first shard
+// <a>, this shard <b>)". The merged receipt records the first shard's.
+func (sf ShardFile) Notes(first ShardFile) []string {
+	w, _ := dropShard(first.Journal.Header).Compare(dropShard(sf.Journal.Header), evalrun.WhereBuilt())
+	var notes []string
+	for _, m := range w {
+		notes = append(notes, fmt.Sprintf("%s: %s differs (%s)", sf.Path, m.Pin, journal.ShowValues("first shard", m.Journal, "this shard", m.Now)))
+	}
+	return notes
+}
+
 // ReadingsDelta returns the server block of one run from its readings,
 // one per replica ([serving.MergeRunDelta]).
 func ReadingsDelta(readings []ShardReading) (serving.RunDelta, error) {
@@ -333,3 +368,86 @@ func (r ShardReading) Readings() []serving.Reading {
 	iv := r.interval()
 	return []serving.Reading{iv.Before, iv.After}
 }
+
+// verifiedParts returns the receipt parts of a check-match merge built
+// from the journal header h alone (its chain binds it to the journal's
+// lines): backend, model, the pins and the identity of the whole slice
+// of n cases, its identity digest recomputed and checked against the
+// header's. rec, the shard's record, must agree with them: a record
+// whose model, pins or identity were edited is refused, naming the first
+// field that differs.
+func verifiedParts(path string, h journal.Header, n int, rec ShardRecord) (ReceiptParts, error) {
+	var parts ReceiptParts
+	var p Pins
+	var tmpl string
+	id := receipt.Identity{PromptDigests: receipt.Digests{}, CodePathDigests: receipt.Digests{}, FixtureDigests: receipt.Digests{}}
+	var want string
+	fields := []struct {
+		pin string
+		v   any
+	}{
+		{"backend", &parts.Backend}, {"model", &parts.Model}, {"served_template", &tmpl},
+		{"generator_seed", &p.GeneratorSeed}, {"register_rows", &p.RegisterRows},
+		{"variants_per_row", &p.VariantsPerRow}, {"slice_sha256", &p.SliceSHA256},
+		{"renderer", &p.Renderer}, {"pins.server", &p.Server}, {"model_revision", &p.ModelRevision},
+		{"baseline_commit", &id.BaselineCommit}, {"working_tree", &id.WorkingTree},
+		{"concurrency", &p.Concurrency}, {"identity_digest", &want},
+	}
+	for _, f := range fields {
+		raw, ok := h.Pin(f.pin)
+		if !ok {
+			return ReceiptParts{}, fmt.Errorf("%s: the journal's header has no %s pin", path, f.pin)
+		}
+		if err := json.Unmarshal(raw, f.v); err != nil {
+			return ReceiptParts{}, fmt.Errorf("%s: the journal's %s pin: %w", path, f.pin, err)
+		}
+	}
+	for _, pin := range h.Pins {
+		var v string
+		if name, ok := strings.CutPrefix(pin.Name, "prompt_digests."); ok && json.Unmarshal(pin.Value, &v) == nil {
+			id.PromptDigests = append(id.PromptDigests, receipt.Entry[string]{Name: name, Value: v})
+		}
+		if name, ok := strings.CutPrefix(pin.Name, "code_path_digests."); ok && json.Unmarshal(pin.Value, &v) == nil {
+			id.CodePathDigests = append(id.CodePathDigests, receipt.Entry[string]{Name: name, Value: v})
+		}
+	}
+	p.Dataset = dataset
+	build := receipt.Unknown
+	if p.Server != nil {
+		build = p.Server.BuildInfo
+	}
+	id.Runtime = receipt.NewRuntime(parts.Model, tmpl, build)
+	id.ArmCallCounts = receipt.Counts{{Name: "judgments", Value: n}}
+	id.IdentityDigest = receipt.IdentityDigest(id)
+	if id.IdentityDigest != want {
+		return ReceiptParts{}, fmt.Errorf("%s: the journal's identity_digest %s is not the digest of its pins (%s): the journal was changed", path, want, id.IdentityDigest)
+	}
+	parts.Pins, parts.Identity = p, id
+	// The record's copies must be the journal's.
+	if rec.Pins == nil {
+		return ReceiptParts{}, fmt.Errorf("%s: a check_match shard record without its pins", path)
+	}
+	recPins := *rec.Pins
+	recPins.FinishedUTC = ""
+	recID := rec.ReceiptIdentity
+	recID.RunID = ""
+	for _, c := range []struct {
+		name       string
+		got, wantV any
+	}{
+		{"backend", rec.Backend, parts.Backend}, {"model", rec.Model, parts.Model},
+		{"pins", recPins, p}, {"receipt_identity", recID, id},
+	} {
+		a, _ := json.Marshal(c.got)
+		b, _ := json.Marshal(c.wantV)
+		if !bytes.Equal(a, b) {
+			return ReceiptParts{}, fmt.Errorf("%s: the record's %s is not its journal's (%s): the record was edited; restore it, or run the shard again", path, c.name,
+				journal.ShowValues("record", string(a), "journal", string(b)))
+		}
+	}
+	return parts, nil
+}
+
+// dropShard returns h without its shard pin: the identity every shard of
+// one run shares.
+func dropShard(h journal.Header) journal.Header { return lines.DropPin(h, shardPin) }

@@ -115,3 +115,19 @@ func (s Snapshot) RendererPin() RendererInfo {
 	}
 	return info
 }
+
+// SameAs reports whether r and o describe renderers that draw the same
+// images: every field but ModuleVersion equal (the font and its digest,
+// the image library, blur and PNG encoding). ModuleVersion says where the
+// code was built (a commit, "+dirty" for an untracked file, "(devel)"
+// under a replace) and the code digests decide the rest, so a comparison
+// of two runs of one slice names it as a note, not a difference of slice.
+// Both nil (typevet's receipts) is the same; one nil is not.
+func (r *RendererInfo) SameAs(o *RendererInfo) bool {
+	if r == nil || o == nil {
+		return r == nil && o == nil
+	}
+	x, y := *r, *o
+	x.ModuleVersion, y.ModuleVersion = "", ""
+	return x == y
+}

@@ -83,3 +83,19 @@ func TestSnapshotRendererPin(t *testing.T) {
 		})
 	}
 }
+
+func TestRendererSameAs(t *testing.T) {
+	a := RendererPin()
+	b := a
+	b.ModuleVersion = a.ModuleVersion + "+dirty"
+	if !(&a).SameAs(&b) {
+		t.Error("a module_version alone makes another renderer")
+	}
+	b.FontSHA256 = "00"
+	if (&a).SameAs(&b) {
+		t.Error("another font is the same renderer")
+	}
+	if !(*RendererInfo)(nil).SameAs(nil) || (&a).SameAs(nil) {
+		t.Error("nil renderers")
+	}
+}

@@ -5,10 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/typevet/typevet-go/checkmatch/internal/lines"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/evalrun"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 )
@@ -147,7 +151,8 @@ type Journal struct {
 	study    map[int]lines.Raw   // a study's cases, as its journal holds them
 	prior    float64             // wall seconds of the earlier parts
 	torn     *journal.Torn
-	added    atomic.Int64 // cases this part recorded
+	warnings []*journal.MismatchError // advisory pins that differ on resume
+	added    atomic.Int64             // cases this part recorded
 }
 
 // CreateJournal creates the journal of a new run at path with header h
@@ -162,16 +167,109 @@ func CreateJournal(path string, h journal.Header) (*Journal, error) {
 	return &Journal{w: w, kind: h.Kind, part: 1, finished: map[int]journalCase{}, study: map[int]lines.Raw{}}, nil
 }
 
-// checkCaseLine checks a check-match line's answers.
+// checkCaseLine checks a check-match line's values by the rules every
+// outcome a run records keeps: the verdict one of the six labels and the
+// most probable of its distribution (ties to the first), that
+// distribution one probability per label in [0, 1] summing to 1, the two
+// confidences and every legibility probability in [0, 1], the legibility
+// probabilities one per level summing to 1 with legibility_level their
+// most probable level and legibility_score their expected level, the
+// latency a time from 0 to a year, attempts at least 1 and input_tokens
+// not negative. A line that breaks one was changed after it was written.
 func checkCaseLine(jc journalCase, c Case) error {
 	o := jc.outcome(Request{Case: c})
 	if err := checkVerdict(o.Verdict); err != nil {
 		return err
 	}
-	if len(o.LegibilityProbabilities) != LegibilityLevels {
+	if jc.Attempts < 1 {
+		return fmt.Errorf("attempts %d is below 1", jc.Attempts)
+	}
+	if err := lines.Seconds("latency", jc.Latency); err != nil {
+		return err
+	}
+	if t := jc.InputTokens; t != nil && *t < 0 {
+		return fmt.Errorf("input_tokens %d is negative", *t)
+	}
+	vp := jc.VerdictProbabilities
+	labels := make([]string, len(vp))
+	ps := make([]float64, len(vp))
+	for k, p := range vp {
+		labels[k], ps[k] = p.Label, p.P
+	}
+	if len(vp) != len(VerdictLabels) || !sameSet(labels, VerdictLabels[:]) {
+		return fmt.Errorf("verdict_probabilities labels %q are not the six verdict labels", labels)
+	}
+	if err := distribution("verdict_probabilities", ps); err != nil {
+		return err
+	}
+	if top := labels[firstMax(ps)]; top != jc.Verdict {
+		return fmt.Errorf("verdict %q is not the most probable label (%q)", jc.Verdict, top)
+	}
+	for _, c := range []struct {
+		name string
+		v    float64
+	}{{"payee_confidence", jc.PayeeConfidence}, {"amounts_confidence", jc.AmountsConfidence}} {
+		if !(c.v >= 0 && c.v <= 1) {
+			return fmt.Errorf("%s %v is not a probability", c.name, c.v)
+		}
+	}
+	lp := jc.LegibilityProbabilities
+	if len(lp) != LegibilityLevels {
 		return errors.New("legibility probabilities are not one per level")
 	}
+	if err := distribution("legibility_probabilities", lp); err != nil {
+		return err
+	}
+	if lvl := firstMax(lp); jc.LegibilityLevel != lvl {
+		return fmt.Errorf("legibility_level %d is not the most probable level (%d)", jc.LegibilityLevel, lvl)
+	}
+	want := 0.0
+	for k, p := range lp {
+		want += float64(k) * p
+	}
+	if math.Abs(want-jc.LegibilityScore) > 1e-6 {
+		return fmt.Errorf("legibility_score %v is not the expected level of its probabilities (%v)", jc.LegibilityScore, want)
+	}
 	return nil
+}
+
+// distribution refuses ps unless each is in [0, 1] and they sum to 1
+// (within 1e-6).
+func distribution(name string, ps []float64) error {
+	sum := 0.0
+	for _, p := range ps {
+		if !(p >= 0 && p <= 1) {
+			return fmt.Errorf("%s holds %v, not a probability", name, p)
+		}
+		sum += p
+	}
+	if math.Abs(sum-1) > 1e-6 {
+		return fmt.Errorf("%s sum to %v, not 1", name, sum)
+	}
+	return nil
+}
+
+// firstMax returns the index of the first largest value.
+func firstMax(ps []float64) int {
+	best := 0
+	for k, p := range ps {
+		if p > ps[best] {
+			best = k
+		}
+	}
+	return best
+}
+
+// sameSet reports whether a and b hold the same strings, each once.
+func sameSet(a, b []string) bool {
+	seen := map[string]bool{}
+	for _, s := range a {
+		if seen[s] || !slices.Contains(b, s) {
+			return false
+		}
+		seen[s] = true
+	}
+	return len(a) == len(b)
 }
 
 func journalCaseMeta(jc *journalCase) lines.Meta {
@@ -219,11 +317,11 @@ func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, e
 	if err != nil {
 		return nil, err
 	}
-	now.Schema, now.Version = journal.Schema, journal.Version
-	if err := c.Header.Check(now); err != nil {
+	warnings, err := c.Header.Compare(now, evalrun.WhereBuilt())
+	if err != nil {
 		return nil, err
 	}
-	j := &Journal{kind: now.Kind, torn: c.Torn, finished: map[int]journalCase{}, study: map[int]lines.Raw{}}
+	j := &Journal{kind: now.Kind, torn: c.Torn, warnings: warnings, finished: map[int]journalCase{}, study: map[int]lines.Raw{}}
 	cases, ids, digests := requestCases(reqs)
 	var partWall map[int]float64
 	if now.Kind == journalKind {
@@ -232,6 +330,10 @@ func ResumeJournal(path string, now journal.Header, reqs []Request) (*Journal, e
 		j.study, partWall, j.part, err = lines.Decode(c.Entries, ids, digests, lines.RawMeta, nil)
 	}
 	if err != nil {
+		var le *lines.Error
+		if errors.As(err, &le) {
+			le.Path = path
+		}
 		return nil, err
 	}
 	for _, w := range partWall {
@@ -260,6 +362,17 @@ func (j *Journal) PriorWallSeconds() float64 {
 		return 0
 	}
 	return j.prior
+}
+
+// Warnings returns the advisory pins ([evalrun.WhereBuilt]) in which the
+// resumed journal differs from the run now resuming it, each with both
+// values; nil for a new journal or when none differs. The receipt records
+// the resuming run's values.
+func (j *Journal) Warnings() []*journal.MismatchError {
+	if j == nil {
+		return nil
+	}
+	return j.warnings
 }
 
 // Torn returns the torn last line the resume cut off, nil when none.
@@ -333,4 +446,31 @@ func (j *Journal) checkKind(kind string) error {
 		return fmt.Errorf("the journal is of a %s run, not of a %s run", j.kind, kind)
 	}
 	return nil
+}
+
+// CheckJournal refuses, before any session opens, a journal whose
+// prompt or code digests are not this build's: the pins
+// prompt_digests.<question> and code_path_digests.<path> of h must be
+// s's. It names the first that differs with both values.
+func (s Snapshot) CheckJournal(h journal.Header) error {
+	now := journal.Header{Kind: h.Kind}
+	then := journal.Header{Kind: h.Kind}
+	for _, d := range []struct {
+		block   string
+		digests receipt.Digests
+	}{{"prompt_digests.", s.PromptDigests}, {"code_path_digests.", s.CodePathDigests}} {
+		for _, e := range d.digests {
+			p, err := journal.NewPin(d.block+e.Name, e.Value)
+			if err != nil {
+				return err
+			}
+			now.Pins = append(now.Pins, p)
+		}
+		for _, p := range h.Pins {
+			if strings.HasPrefix(p.Name, d.block) {
+				then.Pins = append(then.Pins, p)
+			}
+		}
+	}
+	return then.Check(now)
 }

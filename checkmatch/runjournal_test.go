@@ -2,7 +2,6 @@ package checkmatch
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -263,21 +262,6 @@ func TestRetryAttemptsJournaled(t *testing.T) {
 	require.Len(t, c.Entries, 2)
 	assert.Contains(t, string(c.Entries[0]), `"attempts":2`)
 	assert.Contains(t, string(c.Entries[1]), `"attempts":1`)
-}
-
-func TestRetryDelay(t *testing.T) {
-	p := RetryPolicy{BaseDelay: time.Second, MaxDelay: 10 * time.Second}
-	assert.Equal(t, time.Second, p.Delay(1, nil))
-	assert.Equal(t, 4*time.Second, p.Delay(3, nil))
-	assert.Equal(t, 10*time.Second, p.Delay(30, nil), "capped")
-	ra := func(s float64) error { return &judgment.BackendHTTPError{StatusCode: 429, RetryAfterSeconds: &s} }
-	assert.Equal(t, 7*time.Second, p.Delay(1, ra(7)), "Retry-After honoured")
-	assert.Equal(t, 10*time.Second, p.Delay(1, ra(3600)), "Retry-After capped")
-	assert.Equal(t, 2*time.Second, p.Delay(2, ra(0.5)), "a shorter Retry-After does not shorten the back-off")
-	assert.False(t, retryable(&judgment.TransportError{Msg: "x", Err: context.Canceled}))
-	assert.False(t, retryable(&judgment.SchemaValidationError{Msg: "bad answer"}))
-	assert.False(t, retryable(errors.New("plain")))
-	assert.Error(t, RetryPolicy{Retries: -1}.Check())
 }
 
 // TestRunCancelledMidCall: a Ctrl-C that lands mid-call is recorded as

@@ -166,9 +166,10 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []Request, 
 		before = readMetrics(ctx, opts.Metrics)
 	}
 	var calls atomic.Int64
+	retry := opts.Retry.ForRun()
 	started := clock()
 	res, err := pool.JudgeInOrder(ctx, todo, n, func(ctx context.Context, _ int, i int) (judged, error) {
-		resp, attempts, latency, end, err := opts.Retry.Judge(ctx, port, reqs[i].Judgment(model), clock)
+		resp, attempts, latency, end, err := retry.Judge(ctx, port, reqs[i].Judgment(model), clock)
 		calls.Add(int64(attempts))
 		if err != nil {
 			return judged{}, err

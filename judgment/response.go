@@ -218,10 +218,11 @@ type TextPartsReceipt struct {
 
 // Response is the typed result of one judgment.
 //
-// Response and its answer types are not wire types: the Response itself
-// has no json tags and is never written as it is. Runs copy what their
-// receipts need into the receipt's own records, whose field order and
-// json tags are the receipt schema.
+// Response and its answer types are not wire types: receipts never write
+// a Response as it is. Runs copy what their receipts need into the
+// receipt's own records, whose field order and json tags are the receipt
+// schema. For journals, caches and tools a Response has its own JSON form
+// ([Response.MarshalJSON]), which gives back the same typed answers.
 type Response struct {
 	// Model is the model id the scorer reported for the last question
 	// (the requested id).

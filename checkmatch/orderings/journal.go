@@ -9,6 +9,7 @@ import (
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/internal/lines"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/evalrun"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 )
@@ -180,7 +181,7 @@ func journaledLines(j *checkmatch.Journal, reqs []checkmatch.Request, orders [][
 			continue
 		}
 		var l orderingsLine
-		err := json.Unmarshal(raw, &l)
+		err := lines.Strict(raw, &l)
 		if err == nil {
 			err = check(l, r.Case)
 		}
@@ -233,7 +234,7 @@ func MergeReceipt(shards []checkmatch.ShardFile) (Receipt, error) {
 	for k, sf := range shards {
 		set[k] = lines.Shard{Path: sf.Path, Header: sf.Journal.Header, Index: sf.Record.Shard.Index, Count: sf.Record.Shard.Count, Entries: sf.Journal.Entries}
 	}
-	order, err := lines.Order(set, JournalKind)
+	order, _, err := lines.OrderAdvisory(set, JournalKind, evalrun.WhereBuilt())
 	if err != nil {
 		return Receipt{}, err
 	}

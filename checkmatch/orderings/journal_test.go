@@ -128,7 +128,15 @@ func TestOrderingsJournalRefusesBadLines(t *testing.T) {
 	// The bad line replaces the case's own (a case journaled twice keeps
 	// its first line).
 	head := bytes.SplitAfter(b, []byte("\n"))[:2]
-	require.NoError(t, os.WriteFile(path, append(bytes.Join(head, nil), append(extra, '\n')...), 0o644))
+	// Written through the journal's writer, so the line's chain holds and
+	// only the study's own check can refuse it.
+	require.NoError(t, os.WriteFile(path, bytes.Join(head, nil), 0o644))
+	jc, err := journal.ReadFile(path)
+	require.NoError(t, err)
+	w, err := journal.Resume(path, jc)
+	require.NoError(t, err)
+	require.NoError(t, w.Add(json.RawMessage(extra)))
+	require.NoError(t, w.Close())
 	j, err = checkmatch.ResumeJournal(path, h, sl.Requests)
 	require.NoError(t, err, "the line's index, case id and render fit the slice")
 	defer j.Close()

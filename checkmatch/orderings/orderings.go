@@ -446,6 +446,7 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []checkmatc
 	if err := opts.Retry.Check(); err != nil {
 		return Result{}, err
 	}
+	retry := opts.Retry.ForRun() // one retry budget for the whole study
 	j := opts.Journal
 	if k := j.Kind(); j != nil && k != JournalKind {
 		return Result{}, fmt.Errorf("the journal is of a %s run, not of a %s run", k, JournalKind)
@@ -513,7 +514,7 @@ func Run(ctx context.Context, port judgment.Port, model string, reqs []checkmatc
 				return stop(i, o, judgment.StopClass(ctx, err), "run cancelled: "+err.Error())
 			}
 			reordered, _ := reorderedChoice(choices[i], order) // order checked above
-			resp, n, _, t, err := opts.Retry.Judge(ctx, port, judgment.Request{
+			resp, n, _, t, err := retry.Judge(ctx, port, judgment.Request{
 				State:     r.State,
 				Questions: []judgment.NamedQuestion{{Name: checkmatch.QuestionVerdict, Question: reordered}},
 				Model:     model,

@@ -487,7 +487,7 @@ func TestREADMECommands(t *testing.T) {
 		"go run ./examples/checkmatch -backend fake -seed 1 -rows 3 -receipt receipts/check_seed1.json": {
 			want: []string{"cases judged      21 of 21 (fake, fake-model)"}},
 		"go run ./examples/orderings -backend fake -single receipts/check_seed1.json -receipt receipts/orderings_fake.json": {
-			want: []string{"receipt receipts/orderings_fake.json sha256 ", "statistics {"}},
+			want: []string{"receipt               receipts/orderings_fake.json", "position spread       "}},
 	}
 	llamaUp := false
 	if c, err := net.DialTimeout("tcp", "127.0.0.1:8090", time.Second); err == nil {

@@ -18,6 +18,7 @@
 //	-receipt PATH      TYPEVET_CHECK_MATCH_RECEIPT   receipt path; must name a new file (required)
 //	-resume                                          finish the run journaled at PATH.journal.jsonl
 //	-retries N                                       retry a judgment after a transport error or HTTP 429/502/503/504 (default 0)
+//	-retry-budget SECONDS                            the most back-off time all retries may wait together
 //	-shard I/N                                       judge only shard I of N (I from 0); write a shard record, not a receipt
 //	-metrics-urls URLS  TYPEVET_VLLM__METRICS_URLS  comma-separated replica /metrics URLs behind the base URL (vLLM)
 //	-rows N            TYPEVET_CHECK_MATCH_ROWS      register rows, 1 to 20 (default 20; 7 cases each)
@@ -83,10 +84,14 @@
 // Ctrl-C, SIGTERM or SIGHUP stops sending: calls in flight end, then (on
 // vLLM) /metrics is read once more, for at most 10 s, and the receipt is
 // written. A second signal quits at once. Every finished case is in the
-// journal beside the receipt (PATH.journal.jsonl) either way, so -resume
-// finishes a stopped or killed run, judging only what never finished; it
-// refuses, naming the first differing pin, a run that is not the same
-// experiment. See examples/README.md and package checkmatch's "Journals,
+// journal beside the receipt (PATH.journal.jsonl) either way, so
+// `checkmatch -receipt PATH -resume` finishes a stopped or killed run,
+// judging only what never finished: every other setting comes from the
+// journal (a flag or variable given with another value is refused, naming
+// it and both values), secrets from the environment. It refuses, naming
+// the first differing pin, a build whose prompts or code differ; a
+// different git baseline or working tree is a warning. A complete run
+// with -retries writes its attempts to PATH.attempts.json. See examples/README.md and package checkmatch's "Journals,
 // resume and retry".
 package main
 
@@ -100,13 +105,14 @@ import (
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/checkmatch/stats"
+	"github.com/typevet/typevet-go/evalrun"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment/backend"
 )
 
 const (
 	prog      = "checkmatch"
-	usageLine = "usage: checkmatch -receipt PATH [-resume] [-retries N] [-shard I/N] [-metrics-urls URLS] [-rows N] [-seed N] [-concurrency N] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT] [-json]"
+	usageLine = "usage: checkmatch -receipt PATH [-resume] [-retries N] [-retry-budget SECONDS] [-shard I/N] [-metrics-urls URLS] [-rows N] [-seed N] [-concurrency N] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT] [-json]"
 
 	// ConfidenceLine ends every summary.
 	confidenceLine = cli.ConfidenceLine
@@ -143,16 +149,15 @@ func exitCode(err error, stderr io.Writer) int {
 var help = cli.Help{
 	Usage: usageLine,
 	About: "Judge the synthetic check slice with a served vision model (or offline) and write a check-match receipt.",
-	Flags: append(append([]cli.Flag{
+	Flags: append(append(append([]cli.Flag{
 		{Name: "receipt", Arg: "PATH", Vars: []string{envReceipt}, Usage: "receipt path; must name a new file (required)"},
-		{Name: "resume", Bool: true, Usage: "finish the run journaled at PATH.journal.jsonl, judging only the cases it lacks"},
+		cli.ResumeFlag(),
 		{Name: "shard", Arg: "I/N", Usage: "judge only shard I of N (I from 0) and write a shard record for examples/merge instead of a receipt"},
 		{Name: "metrics-urls", Arg: "URLS", Vars: []string{cli.EnvMetricsURLs}, Usage: "comma-separated replica /metrics URLs behind the base URL (vLLM)"},
-		{Name: "retries", Arg: "N", Default: "0", Usage: "retry a judgment after a transport error or HTTP 429/502/503/504 (0: stop at the first failure, as typevet does)"},
 		{Name: "rows", Arg: "N", Vars: []string{envRows}, Default: "20", Usage: "register rows, 1 to 20, 7 cases each"},
 		{Name: "seed", Arg: "N", Vars: []string{envSeed}, Default: "0, the #316 slice", Usage: "generator seed"},
 		{Name: "concurrency", Arg: "N", Vars: []string{envConcurrency}, Default: "1", Usage: "judgments in flight"},
-	}, cli.BackendFlags(cli.AllBackends, true)...),
+	}, cli.RetryFlags()...), cli.BackendFlags(cli.AllBackends, true)...),
 		cli.Flag{Name: "json", Bool: true, Usage: "print the summary as key-value JSON lines, for scripts"}),
 	Vars: cli.BackendVars(cli.AllBackends),
 	Notes: []string{cli.BackendNote(cli.AllBackends),
@@ -166,7 +171,7 @@ type config struct {
 	shard       checkmatch.Shard // zero: the whole slice
 	replicas    []cli.Replica    // replica /metrics URLs; none: the base URL's /metrics
 	replicaName string           // the flag or variable that named them
-	retries     int
+	retry       checkmatch.RetryPolicy
 	rows        int
 	seed        uint64
 	concurrency int
@@ -176,12 +181,18 @@ type config struct {
 	stated      *string  // TYPEVET_VLLM_SERVER_ARGS; nil when unset
 	notes       []string // git and warning lines for stderr
 	name        func(string) string
-	json        bool // -json: the summary as key-value lines
+	json        bool          // -json: the summary as key-value lines
+	journaled   []journal.Pin // the settings a -resume takes from the journal
 }
 
 // run is the whole command: flags and environment (lookup; flags win),
 // validation, the run, the receipt and the summary on stdout.
 func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, bool)) error {
+	// A -resume takes every setting from its journal.
+	args, err := cli.ResumeArgs(help, args, lookup, envReceipt)
+	if err != nil {
+		return err
+	}
 	env, _, ok, err := cli.Parse(help, args, stdout, lookup, cli.LiveDefaults, false)
 	if err != nil || !ok {
 		return err
@@ -202,12 +213,15 @@ func configure(env *cli.Env) (config, error) {
 	var cfg config
 	var err error
 	resume := env.Flag("resume") == "true"
-	if cfg.files, err = cli.NewRunFiles(env.Lookup, envReceipt, resume, isStoppedReceipt); err != nil {
+	// Messages name the receipt setting as the user gave it (-receipt or
+	// the variable).
+	if cfg.files, err = cli.NewRunFiles(func(string) (string, bool) { return env.Lookup(envReceipt) }, env.Name(envReceipt), resume, evalrun.ReceiptOfJournal); err != nil {
 		return cfg, env.Err(err)
 	}
-	if cfg.retries, err = cli.ParseRetries(env); err != nil {
+	if cfg.retry, err = cli.ParseRetryPolicy(env); err != nil {
 		return cfg, err
 	}
+	cfg.files.Retry = cfg.retry
 	cfg.rows = checkmatch.RowCount
 	if raw, ok := env.Lookup(envRows); ok {
 		if cfg.rows, err = cli.ParseRows(raw, env.Name(envRows)); err != nil {
@@ -241,19 +255,8 @@ func configure(env *cli.Env) (config, error) {
 	if len(cfg.replicas) > 0 && cfg.settings.Backend != backend.VLLM {
 		return cfg, cli.Usagef("%s is for vLLM replicas; the backend is %s", cfg.replicaName, cfg.settings.Backend)
 	}
+	cfg.journaled = cli.JournalSettings(env, help, cfg.settings, "retries", "retry-budget", "metrics-urls", "server-args")
 	return cfg, nil
-}
-
-// isStoppedReceipt reports whether path holds a check-match receipt of a
-// run that stopped: one a resumed run may complete and replace.
-func isStoppedReceipt(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	r, err := checkmatch.ReadReceipt(f)
-	return err == nil && r.Stopped != nil
 }
 
 // execute opens the session and runs; from here on a failure is exit 1,
@@ -267,6 +270,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	snap, err := checkmatch.TakeSnapshot(cli.RepoRoot(), cfg.porcelain)
 	if err != nil {
 		return err
+	}
+	if cfg.files.Resume {
+		// Another build's prompts or code are refused before any request.
+		if err := snap.CheckJournal(cfg.files.Header); err != nil {
+			return cli.Usagef("-resume refused: %v; resume with the build that started the run, or start a new run with another %s", err, cfg.name(envReceipt))
+		}
 	}
 	// A key that is a word of every receipt of this run ("vllm" on vLLM)
 	// is refused before any request, on the slice's case ids and words
@@ -310,6 +319,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	head.Settings = cfg.journaled
 	if ctx.Err() != nil {
 		return cli.ErrInterrupted
 	}
@@ -319,7 +329,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	}
 
 	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: checkmatch.MetricsReader(sess), Journal: j,
-		Retry: checkmatch.RetryPolicy{Retries: cfg.retries}, Shard: cfg.shard}
+		Retry: cfg.retry, Shard: cfg.shard}
 	prog := cli.NewProgress(stderr, "judging", cli.ShardSize(slice.Requests, cfg.shard)-j.Finished(), "cases")
 	port := prog.Wrap(sess.Port)
 	var replicas *cli.ReplicaReadings

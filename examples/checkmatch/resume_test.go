@@ -61,18 +61,23 @@ func TestKilledRunResumes(t *testing.T) {
 	require.NoError(t, err)
 	before := cmdtest.ScoringCalls(srv, "/completion", slice)
 
-	// A resume with another seed or concurrency is another experiment.
+	// A resume takes its settings from the journal: another seed or
+	// concurrency, by variable or flag, is refused naming it and both
+	// values.
 	for name, edit := range map[string][2]string{"generator_seed": {envSeed, "1"}, "concurrency": {envConcurrency, "2"}} {
 		e := maps.Clone(env)
 		e[edit[0]] = edit[1]
 		r := runCmd(t, []string{"-resume"}, e)
 		require.Error(t, r.err)
 		assert.Equal(t, 2, r.code, name)
-		assert.Contains(t, r.err.Error(), "-resume refused: the journal is of another experiment: "+name+" differs")
+		assert.Contains(t, r.err.Error(), "-resume: "+edit[0]+` "`+edit[1]+`" differs from the journaled run's`)
 	}
+	r := runCmd(t, []string{"-resume", "-seed", "1"}, env)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.err.Error(), `-resume: -seed "1" differs from the journaled run's "0" (journal `+jpath+")")
 	assert.Equal(t, before, cmdtest.ScoringCalls(srv, "/completion", slice), "a refused resume judges nothing")
 
-	r := runCmd(t, []string{"-resume"}, env)
+	r = runCmd(t, []string{"-resume"}, env)
 	require.NoError(t, r.err, r.stderr)
 	assert.Contains(t, r.stderr, "resuming: ")
 	assert.NoFileExists(t, jpath, "the journal is removed once the receipt is written and read back")

@@ -55,11 +55,11 @@ const (
 )
 
 func main() {
-	os.Exit(cli.ExitCode(run(os.Stdout, os.Args[1:]), os.Stderr, prog, usageLine))
+	os.Exit(cli.ExitCode(run(os.Stdout, os.Stderr, os.Args[1:]), os.Stderr, prog, usageLine))
 }
 
 // run parses flags and shard paths in any order, merges and writes.
-func run(stdout io.Writer, args []string) error {
+func run(stdout, stderr io.Writer, args []string) error {
 	fset := flag.NewFlagSet(prog, flag.ContinueOnError)
 	fset.SetOutput(io.Discard)
 	out := fset.String("receipt", "", "the receipt to write (a new file)")
@@ -91,6 +91,13 @@ func run(stdout io.Writer, args []string) error {
 	for i, p := range paths {
 		if shards[i], err = checkmatch.ReadShard(p); err != nil {
 			return err
+		}
+	}
+	// A git baseline or working tree that differs between shards is a
+	// note, not a refusal: it does not decide the answers.
+	for _, sf := range shards[1:] {
+		for _, n := range sf.Notes(shards[0]) {
+			fmt.Fprintf(stderr, "merge: note: %s; the receipt records the first shard's\n", n)
 		}
 	}
 	var rec any

@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment/judgmenttest"
 	"github.com/typevet/typevet-go/receipt"
@@ -119,9 +120,9 @@ func comparable(t *testing.T, path string) (string, checkmatch.Receipt) {
 }
 
 func mergeCmd(t *testing.T, args ...string) (string, error) {
-	var out bytes.Buffer
-	err := run(&out, args)
-	return out.String(), err
+	var out, errOut bytes.Buffer
+	err := run(&out, &errOut, args)
+	return out.String() + errOut.String(), err
 }
 
 // TestShardsMergeLikeOneRun runs a whole run and the same run as 3 shards
@@ -236,15 +237,10 @@ func TestMergeRefusesCaseInTwoShards(t *testing.T) {
 	t.Parallel() // waits on child processes
 	dir := t.TempDir()
 	paths := fakeShards(t, dir, 0, 2)
-	j1, err := os.ReadFile(paths[1] + ".journal.jsonl")
+	c1, err := journal.ReadFile(paths[1] + ".journal.jsonl")
 	require.NoError(t, err)
-	lines := bytes.SplitAfter(j1, []byte("\n"))
-	require.Greater(t, len(lines), 2, "shard 1 holds a case")
-	j0path := paths[0] + ".journal.jsonl"
-	j0, err := os.ReadFile(j0path)
-	require.NoError(t, err)
-	j0 = append(j0, lines[1]...)
-	require.NoError(t, os.WriteFile(j0path, j0, 0o644))
+	require.NotEmpty(t, c1.Entries, "shard 1 holds a case")
+	j0 := cmdtest.AppendEntries(t, paths[0]+".journal.jsonl", c1.Entries[0])
 	rec0, err := os.ReadFile(paths[0])
 	require.NoError(t, err)
 	var r checkmatch.ShardRecord

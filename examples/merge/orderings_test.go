@@ -16,6 +16,7 @@ import (
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/checkmatch/orderings"
+	"github.com/typevet/typevet-go/examples/internal/cmdtest"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/fake"
 	"github.com/typevet/typevet-go/receipt"
@@ -181,15 +182,10 @@ func TestOrderingsMergeRefusals(t *testing.T) {
 	two := s.shards(t, twoDir, 2)
 	// Shard 0's journal also holds a case of shard 1 (its record's digest
 	// updated, as a hand edit would).
-	j1, err := os.ReadFile(two[1] + journal.Suffix)
+	c1, err := journal.ReadFile(two[1] + journal.Suffix)
 	require.NoError(t, err)
-	lines := bytes.SplitAfter(j1, []byte("\n"))
-	require.Greater(t, len(lines), 2, "shard 1 holds a case")
-	j0 := two[0] + journal.Suffix
-	b0, err := os.ReadFile(j0)
-	require.NoError(t, err)
-	b0 = append(b0, lines[1]...)
-	require.NoError(t, os.WriteFile(j0, b0, 0o644))
+	require.NotEmpty(t, c1.Entries, "shard 1 holds a case")
+	b0 := cmdtest.AppendEntries(t, two[0]+journal.Suffix, c1.Entries[0])
 	rb, err := os.ReadFile(two[0])
 	require.NoError(t, err)
 	var rec checkmatch.ShardRecord

@@ -116,6 +116,7 @@ import (
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
 	"github.com/typevet/typevet-go/checkmatch/orderings"
+	"github.com/typevet/typevet-go/evalrun"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/judgment/backend"
@@ -124,7 +125,7 @@ import (
 
 const (
 	prog      = "orderings"
-	usageLine = "usage: orderings -single PATH -receipt PATH [-resume] [-retries N] [-shard I/N] [-rows N] [-seed 1] [-backend llama_cpp|fake|reader] [-base-url URL] [-model ID] [-timeout SECONDS] [-server-args TEXT]"
+	usageLine = "usage: orderings -single PATH -receipt PATH [-resume] [-retries N] [-shard I/N] [-rows N] [-seed 1] [-backend llama_cpp|fake|reader] [-base-url URL] [-model ID] [-timeout SECONDS] [-server-args TEXT] [-json]"
 )
 
 // backends are the backends the study runs on.
@@ -136,13 +137,14 @@ var help = cli.Help{
 	About: "Run the option-order study (typevet #105): the seed-1 verdict scored once per balanced ordering, compared with a single-order check-match receipt; write its receipt.",
 	Flags: append([]cli.Flag{
 		{Name: "receipt", Arg: "PATH", Vars: []string{envReceipt}, Usage: "receipt path; must name a new file (required)"},
-		{Name: "resume", Bool: true, Usage: "finish the study journaled at PATH.journal.jsonl, scoring only the cases it lacks"},
+		cli.ResumeFlag(),
 		{Name: "retries", Arg: "N", Default: "0", Usage: "retry a verdict call after a transport error or HTTP 429/502/503/504 (0: stop at the first failure, as typevet does)"},
 		{Name: "shard", Arg: "I/N", Usage: "score only shard I of N (I from 0) and write a shard record for examples/merge instead of a receipt"},
 		{Name: "rows", Arg: "N", Vars: []string{envRows}, Default: "3: 21 cases, 126 requests", Usage: "register rows, 1 to 20"},
 		{Name: "seed", Arg: "N", Vars: []string{envSeed}, Default: "1", Usage: "must be 1, the single-order receipt's seed"},
 		{Name: "single", Arg: "PATH", Vars: []string{envSingle}, Usage: "the single-order check-match receipt of seed 1, by this renderer (required)"},
-	}, cli.BackendFlags(backends, true)...),
+	}, append(cli.BackendFlags(backends, true),
+		cli.Flag{Name: "json", Bool: true, Usage: "print the summary as key-value JSON lines, for scripts"})...),
 	Vars:  cli.BackendVars(backends),
 	Notes: []string{cli.BackendNote(backends), cli.ExitNote},
 }
@@ -173,6 +175,7 @@ func exitCode(err error, stderr io.Writer) int {
 
 // config is everything checked before the first network call.
 type config struct {
+	json       bool // -json: the summary as key-value lines
 	files      cli.RunFiles
 	shard      checkmatch.Shard // zero: the whole slice
 	retries    int
@@ -185,11 +188,17 @@ type config struct {
 	stated     *string // TYPEVET_VLLM_SERVER_ARGS; nil when unset
 	notes      []string
 	name       func(string) string
+	journaled  []journal.Pin // the settings a -resume takes from the journal
 }
 
 // run is the whole command: flags and environment (lookup; flags win),
 // validation, the study, the receipt and the summary on stdout.
 func run(stdout, stderr io.Writer, args []string, lookup func(string) (string, bool)) error {
+	// A -resume takes every setting from its journal.
+	args, err := cli.ResumeArgs(help, args, lookup, envReceipt)
+	if err != nil {
+		return err
+	}
 	env, _, ok, err := cli.Parse(help, args, stdout, lookup, cli.LiveDefaults, false)
 	if err != nil || !ok {
 		return err
@@ -210,13 +219,17 @@ func configure(env *cli.Env) (config, error) {
 	var cfg config
 	var err error
 	cfg.name = env.Name
+	cfg.json = env.Flag("json") == "true"
 	resume := env.Flag("resume") == "true"
-	if cfg.files, err = cli.NewRunFiles(env.Lookup, envReceipt, resume, isStoppedReceipt); err != nil {
+	// Messages name the receipt setting as the user gave it (-receipt or
+	// the variable).
+	if cfg.files, err = cli.NewRunFiles(func(string) (string, bool) { return env.Lookup(envReceipt) }, env.Name(envReceipt), resume, evalrun.ReceiptOfJournal); err != nil {
 		return cfg, env.Err(err)
 	}
 	if cfg.retries, err = cli.ParseRetries(env); err != nil {
 		return cfg, err
 	}
+	cfg.files.Retry = checkmatch.RetryPolicy{Retries: cfg.retries} // attempts beside a complete study's receipt
 	if cfg.shard, err = cli.ParseShard(env); err != nil {
 		return cfg, err
 	}
@@ -270,24 +283,13 @@ func configure(env *cli.Env) (config, error) {
 	cfg.porcelain, note = cli.WorkingTreeText(env.Lookup, cli.RepoRoot())
 	cfg.notes = append([]string{note}, cli.Warnings(env.Environ, cfg.settings)...)
 	cfg.stated = serving.StatedServerArgs(env.Lookup)
+	cfg.journaled = cli.JournalSettings(env, help, cfg.settings, "single", "retries", "server-args")
 	// The receipt records the stated server arguments on every backend and
 	// the single-order receipt's file name.
 	return cfg, env.Err(cli.CheckKeyFree(cfg.settings, cli.Recorded{
 		Porcelain: cfg.porcelain, Stated: cfg.stated,
 		Extra: []checkmatch.Input{{Name: envSingle, Text: filepath.Base(cfg.singlePath)}},
 	}))
-}
-
-// isStoppedReceipt reports whether path holds an option-order receipt of
-// a study that stopped: one a resumed study may complete and replace.
-func isStoppedReceipt(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	r, err := orderings.ReadReceipt(f)
-	return err == nil && r.Stopped != nil
 }
 
 // execute renders the slice, pairs it with the single-order receipt, runs
@@ -305,6 +307,12 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	snap, err := orderings.TakeSnapshot(cli.RepoRoot(), cfg.porcelain)
 	if err != nil {
 		return err
+	}
+	if cfg.files.Resume {
+		// Another build's prompts or code are refused before any request.
+		if err := snap.CheckJournal(cfg.files.Header); err != nil {
+			return cli.Usagef("-resume refused: %v; resume with the build that started the study, or start a new study with another %s", err, cfg.name(envReceipt))
+		}
 	}
 	// A key that is a word of every receipt of the study is refused before
 	// any request, on the slice's case ids and words (its checks not yet
@@ -350,6 +358,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
+	head.Settings = cfg.journaled
 	if ctx.Err() != nil {
 		return cli.ErrInterrupted
 	}
@@ -396,7 +405,11 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return err
 	}
-	if err := summary(stdout, cfg.files.Receipt, sum, rec); err != nil {
+	write := cli.OrderingsTable
+	if cfg.json {
+		write = summary
+	}
+	if err := write(stdout, cfg.files.Receipt, sum, rec); err != nil {
 		return err
 	}
 	if s := rec.Stopped; s != nil {

@@ -198,7 +198,7 @@ func TestStudyAgainstLlamaCPP(t *testing.T) {
 	single := writeSingle(t, 1, nil)
 	path := filepath.Join(t.TempDir(), "receipts", "orderings.json")
 	env[envReceipt] = path
-	r := runCmd(t, []string{"-single", single}, env)
+	r := runCmd(t, []string{"-single", single, "-json"}, env)
 	require.NoError(t, r.err, r.stderr)
 	assert.Equal(t, 0, r.code)
 	assert.Equal(t, 42, srv.Count("/completion"), "7 cases × 6 orderings, one verdict call each")
@@ -336,4 +336,22 @@ func TestUnservedModelRefused(t *testing.T) {
 	assert.Contains(t, r.stderr, `TYPEVET_LLAMA__MULTIMODAL_MODEL (or -model) names model "gemma-4-typo", which the llama.cpp server does not serve`)
 	assert.Zero(t, srv.Count("/completion")+srv.Count("/tokenize"), "no scoring request")
 	assert.NoFileExists(t, path)
+}
+
+// TestStudyPrintsTable: without -json the study prints a table, as
+// checkmatch does: the cases and requests, the statistics and the
+// receipt's path and digest.
+func TestStudyPrintsTable(t *testing.T) {
+	_, env := llamaEnv(t)
+	path := filepath.Join(t.TempDir(), "orderings.json")
+	env[envReceipt] = path
+	r := runCmd(t, []string{"-single", writeSingle(t, 1, nil)}, env)
+	require.NoError(t, r.err, r.stderr)
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	sum := sha256.Sum256(b)
+	for _, want := range []string{"cases scored          7 (42 verdict requests; llama_cpp, ", "position spread       ", "argmax stability      ",
+		"averaged accuracy     ", "receipt               " + path, "sha256                " + hex.EncodeToString(sum[:])} {
+		assert.Contains(t, r.stdout, want)
+	}
 }

@@ -76,7 +76,8 @@ func TestKilledStudyResumes(t *testing.T) {
 	require.NoError(t, err)
 	before := cmdtest.ScoringCalls(srv, "/completion", slice)
 
-	// A resume with one pin changed is another experiment.
+	// A resume takes its settings from the journal: another backend or
+	// single-order receipt path set is refused naming the variable.
 	other := writeSingle(t, 1, func(r *checkmatch.Receipt) { r.Model = "another-model" })
 	require.Equal(t, filepath.Base(single), filepath.Base(other))
 	for pin, edit := range map[string][2]string{"backend": {envBackend, "fake"}, "single_order_receipt_sha256": {envSingle, other}} {
@@ -85,7 +86,7 @@ func TestKilledStudyResumes(t *testing.T) {
 		r := runCmd(t, []string{"-resume"}, e)
 		require.Error(t, r.err, pin)
 		assert.Equal(t, 2, r.code, pin)
-		assert.Contains(t, r.err.Error(), "-resume refused: the journal is of another experiment: "+pin+" differs", pin)
+		assert.Contains(t, r.err.Error(), "-resume: "+edit[0]+` "`+edit[1]+`" differs from the journaled run's`, pin)
 	}
 	assert.Equal(t, before, cmdtest.ScoringCalls(srv, "/completion", slice), "a refused resume scores nothing")
 
@@ -167,9 +168,12 @@ func TestShardsMergeLikeOneStudy(t *testing.T) {
 		shards = append(shards, sf)
 		// A finished shard is not resumed: its record holds the path.
 		if i == 0 {
-			r := runCmd(t, []string{"-shard", "1/3", "-resume"}, env)
+			r := runCmd(t, []string{"-resume"}, env)
 			assert.Equal(t, 2, r.code)
 			assert.Contains(t, r.stderr, "holds a finished receipt", "a finished shard's record is not resumed")
+			r = runCmd(t, []string{"-shard", "1/3", "-resume"}, env)
+			assert.Equal(t, 2, r.code)
+			assert.Contains(t, r.stderr, `-shard "1/3" differs from the journaled run's "0/3"`, "a resume takes the shard from the journal")
 		}
 	}
 	assert.Equal(t, 7, cases, "every case in exactly one shard")
@@ -351,7 +355,8 @@ func TestResumeRefusesBadJournalLine(t *testing.T) {
 	bad, err := json.Marshal(line)
 	require.NoError(t, err)
 	head := b[:bytes.IndexByte(b, '\n')+1]
-	require.NoError(t, os.WriteFile(jpath, append(append(head, bad...), '\n'), 0o644))
+	require.NoError(t, os.WriteFile(jpath, head, 0o644))
+	cmdtest.AppendEntries(t, jpath, bad) // the chain holds: the study's check refuses it
 
 	calls := srv.Count("/completion")
 	r = runCmd(t, []string{"-resume"}, env)

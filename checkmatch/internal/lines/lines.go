@@ -7,14 +7,13 @@
 package lines
 
 import (
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
 
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/evalrun"
 )
 
 // ShardPin is the name of the journal pin that records a shard run's
@@ -54,18 +53,63 @@ func (l *Raw) UnmarshalJSON(b []byte) error {
 // RawMeta is the meta function of [Decode] for [Raw] lines.
 func RawMeta(l *Raw) Meta { return l.Meta }
 
+// maxSeconds bounds a part's finished_seconds and a latency: a year.
+const maxSeconds = 365 * 24 * 3600
+
+// check refuses meta values no run writes: a part below 1, a time that is
+// negative, not finite or over a year.
+func (m Meta) check() error {
+	if m.Part < 1 {
+		return fmt.Errorf("part %d is not a part number (1 or more)", m.Part)
+	}
+	if !(m.FinishedSeconds >= 0 && m.FinishedSeconds <= maxSeconds) {
+		return fmt.Errorf("finished_seconds %v is not a time from 0 to a year", m.FinishedSeconds)
+	}
+	return nil
+}
+
+// Seconds refuses a duration of name that is negative, not finite or over
+// a year.
+func Seconds(name string, v float64) error {
+	if !(v >= 0 && v <= maxSeconds) {
+		return fmt.Errorf("%s %v is not a time from 0 to a year", name, v)
+	}
+	return nil
+}
+
+// Strict decodes the journal line b into v (a pointer to a line type)
+// strictly: the line must be exactly the JSON text encoding/json writes
+// for the value it decodes to, so an unknown, missing, repeated or
+// miscased key, a reordered line or a number written another way is
+// refused, never read as a zero value. A [Raw] line is kept as it is,
+// for the run that knows its answers to decode strictly.
+func Strict(b []byte, v any) error {
+	if r, ok := v.(*Raw); ok {
+		return r.UnmarshalJSON(b)
+	}
+	return evalrun.DecodeLine(b, v)
+}
+
 // Error reports a journal line that does not fit the slice of the run: an
 // index out of range, a case id or render digest that is not the slice's,
 // or a line that is not a case.
 type Error struct {
+	// Path is the journal's path when the caller knows it, else "".
+	Path string
 	// Line is the entry's 1-based position after the header.
 	Line int
 	// Msg says what does not fit.
 	Msg string
 }
 
-// Error returns "journal entry <n>: <msg>".
-func (e *Error) Error() string { return fmt.Sprintf("journal entry %d: %s", e.Line, e.Msg) }
+// Error returns "journal entry <n>: <msg>", or with a path "journal
+// <path> line <n+1>: <msg>; …" and what to do.
+func (e *Error) Error() string {
+	if e.Path == "" {
+		return fmt.Sprintf("journal entry %d: %s", e.Line, e.Msg)
+	}
+	return fmt.Sprintf("journal %s line %d: %s; the line is not one this run wrote: restore the journal from a copy, or remove it and start the run over", e.Path, e.Line+1, e.Msg)
+}
 
 // Decode decodes a journal's entries as lines of type T and checks each
 // against the slice's case ids and renders (digests[i] is case i's render
@@ -83,7 +127,7 @@ func Decode[T any](entries []json.RawMessage, ids, digests []string, meta func(*
 	last := 0
 	for n, raw := range entries {
 		var line T
-		if err := json.Unmarshal(raw, &line); err != nil {
+		if err := Strict(raw, &line); err != nil {
 			return nil, nil, 0, &Error{Line: n + 1, Msg: "not a case line: " + err.Error()}
 		}
 		m := meta(&line)
@@ -92,6 +136,9 @@ func Decode[T any](entries []json.RawMessage, ids, digests []string, meta func(*
 		}
 		if m.CaseID != ids[m.Index] {
 			return nil, nil, 0, &Error{Line: n + 1, Msg: fmt.Sprintf("case %q is not case %d of the slice (%s)", m.CaseID, m.Index, ids[m.Index])}
+		}
+		if err := m.check(); err != nil {
+			return nil, nil, 0, &Error{Line: n + 1, Msg: err.Error()}
 		}
 		_, dup := out[m.Index]
 		if check != nil && !dup {
@@ -114,10 +161,7 @@ func Decode[T any](entries []json.RawMessage, ids, digests []string, meta func(*
 // Of returns the shard, 0 to count-1, of the case with id caseID: the
 // first 8 bytes of SHA-256(case id), read as a big-endian unsigned
 // integer, modulo count; count must be at least 1.
-func Of(caseID string, count int) int {
-	sum := sha256.Sum256([]byte(caseID))
-	return int(binary.BigEndian.Uint64(sum[:8]) % uint64(count))
-}
+func Of(caseID string, count int) int { return evalrun.ShardOf(caseID, count) }
 
 // Shard is one shard of a set, as its record and journal give it.
 type Shard struct {
@@ -147,17 +191,7 @@ type MismatchError struct {
 // (first shard <a>, this shard <b>)".
 func (e *MismatchError) Error() string {
 	m := e.Mismatch
-	return fmt.Sprintf("%s is a shard of another experiment: %s differs (first shard %s, this shard %s)", e.Path, m.Pin, orAbsent(m.Journal), orAbsent(m.Now))
-}
-
-func orAbsent(s string) string {
-	if s == "" {
-		return "absent"
-	}
-	if len(s) > 80 {
-		return s[:77] + "..."
-	}
-	return s
+	return fmt.Sprintf("%s is a shard of another experiment: %s differs (%s)", e.Path, m.Pin, journal.ShowValues("first shard", m.Journal, "this shard", m.Now))
 }
 
 // SetError refuses a set of shards that is not one whole run: a missing
@@ -176,13 +210,22 @@ func (e *SetError) Error() string { return "merge refused: " + e.Msg }
 // and one whole set of shards (a *SetError), and returns their positions
 // in shards by shard index.
 func Order(shards []Shard, kind string) ([]int, error) {
+	order, _, err := OrderAdvisory(shards, kind, journal.Advisory{})
+	return order, err
+}
+
+// OrderAdvisory is [Order] comparing headers under adv: it also returns,
+// per shard after the first, the advisory pins in which it differs from
+// the first shard, each as "<path>: <difference>".
+func OrderAdvisory(shards []Shard, kind string, adv journal.Advisory) ([]int, []string, error) {
 	if len(shards) == 0 {
-		return nil, &SetError{Msg: "no shards given"}
+		return nil, nil, &SetError{Msg: "no shards given"}
 	}
 	first := shards[0]
 	if k := first.Header.Kind; k != kind {
-		return nil, &SetError{Msg: fmt.Sprintf("%s is a shard of a %s run, not of a %s run", first.Path, k, kind)}
+		return nil, nil, &SetError{Msg: fmt.Sprintf("%s is a shard of a %s run, not of a %s run", first.Path, k, kind)}
 	}
+	var notes []string
 	base := DropPin(first.Header, ShardPin)
 	n := first.Count
 	byIndex := make([]int, n)
@@ -190,27 +233,31 @@ func Order(shards []Shard, kind string) ([]int, error) {
 		byIndex[i] = -1
 	}
 	for k, sf := range shards {
-		if err := base.Check(DropPin(sf.Header, ShardPin)); err != nil {
+		warnings, err := base.Compare(DropPin(sf.Header, ShardPin), adv)
+		if err != nil {
 			me, ok := err.(*journal.MismatchError)
 			if !ok {
-				return nil, fmt.Errorf("%s: %w", sf.Path, err)
+				return nil, nil, fmt.Errorf("%s: %w", sf.Path, err)
 			}
-			return nil, &MismatchError{Path: sf.Path, Mismatch: me}
+			return nil, nil, &MismatchError{Path: sf.Path, Mismatch: me}
+		}
+		for _, w := range warnings {
+			notes = append(notes, fmt.Sprintf("%s: %s differs (%s)", sf.Path, w.Pin, journal.ShowValues("first shard", w.Journal, "this shard", w.Now)))
 		}
 		if sf.Count != n {
-			return nil, &SetError{Msg: fmt.Sprintf("%s is shard %s but %s is of %d shards", sf.Path, sf.name(), first.Path, n)}
+			return nil, nil, &SetError{Msg: fmt.Sprintf("%s is shard %s but %s is of %d shards", sf.Path, sf.name(), first.Path, n)}
 		}
 		if prev := byIndex[sf.Index]; prev >= 0 {
-			return nil, &SetError{Msg: fmt.Sprintf("shard %s is given twice (%s and %s)", sf.name(), shards[prev].Path, sf.Path)}
+			return nil, nil, &SetError{Msg: fmt.Sprintf("shard %s is given twice (%s and %s)", sf.name(), shards[prev].Path, sf.Path)}
 		}
 		byIndex[sf.Index] = k
 	}
 	for i, k := range byIndex {
 		if k < 0 {
-			return nil, &SetError{Msg: fmt.Sprintf("shard %d/%d is missing: run it and give its record", i, n)}
+			return nil, nil, &SetError{Msg: fmt.Sprintf("shard %d/%d is missing: run it and give its record", i, n)}
 		}
 	}
-	return byIndex, nil
+	return byIndex, notes, nil
 }
 
 // Gather reads every case's line (of type T, checked by check) from the

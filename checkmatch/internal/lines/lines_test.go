@@ -21,12 +21,15 @@ func TestDecodeRefuses(t *testing.T) {
 		{"not json object", `[1]`, "journal entry 2: not a case line"},
 		{"index out of range", `{"index": 2, "case_id": "r01:clean"}`, "index 2 is outside the slice's 2 cases"},
 		{"negative index", `{"index": -1}`, "index -1 is outside"},
-		{"other case", `{"index": 1, "case_id": "r00:clean", "render_sha256": "bb"}`, `case "r00:clean" is not case 1 of the slice (r00:unsigned)`},
-		{"other render", `{"index": 1, "case_id": "r00:unsigned", "render_sha256": "cc"}`, "render digest is not the slice's"},
-		{"check", `{"index": 1, "case_id": "r00:unsigned", "render_sha256": "bb", "bad": true}`, "journal entry 2: bad line"},
+		{"other case", `{"index": 1, "case_id": "r00:clean", "part": 1, "render_sha256": "bb"}`, `case "r00:clean" is not case 1 of the slice (r00:unsigned)`},
+		{"other render", `{"index": 1, "case_id": "r00:unsigned", "part": 1, "render_sha256": "cc"}`, "render digest is not the slice's"},
+		{"check", `{"index": 1, "case_id": "r00:unsigned", "part": 1, "render_sha256": "bb", "bad": true}`, "journal entry 2: bad line"},
+		{"part 0", `{"index": 1, "case_id": "r00:unsigned", "part": 0, "render_sha256": "bb"}`, "part 0 is not a part number"},
+		{"time too large", `{"index": 1, "case_id": "r00:unsigned", "part": 1, "finished_seconds": 1e300, "render_sha256": "bb"}`, "finished_seconds 1e+300 is not a time"},
+		{"negative time", `{"index": 1, "case_id": "r00:unsigned", "part": 1, "finished_seconds": -1, "render_sha256": "bb"}`, "finished_seconds -1 is not a time"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			entries := []json.RawMessage{json.RawMessage(`{"index": 0, "case_id": "r00:clean", "render_sha256": "aa"}`), json.RawMessage(tt.line)}
+			entries := []json.RawMessage{json.RawMessage(`{"index": 0, "case_id": "r00:clean", "part": 1, "render_sha256": "aa"}`), json.RawMessage(tt.line)}
 			_, _, _, err := Decode(entries, ids, digests, RawMeta, func(l Raw, i int) error {
 				var v struct{ Bad bool }
 				if json.Unmarshal(l.Line, &v) == nil && v.Bad {
@@ -63,6 +66,36 @@ func TestDecodeRefuses(t *testing.T) {
 	assert.Contains(t, string(got[1].Line), `"first": true`, "a case journaled twice keeps its first line")
 	assert.Equal(t, map[int]float64{1: 2.5, 2: 1}, wall)
 	assert.Equal(t, 2, last)
+}
+
+// TestStrictRefuses: a typed line must be exactly the text the run
+// writes; each way a key can be broken is refused, never read as zero
+// (issue 25: a broken key name zeroed legibility_level).
+func TestStrictRefuses(t *testing.T) {
+	type line struct {
+		Index int       `json:"index"`
+		Level int       `json:"level"`
+		P     []float64 `json:"p"`
+	}
+	good := `{"index":1,"level":2,"p":[0.5,0.5]}`
+	var l line
+	require.NoError(t, Strict([]byte(good), &l))
+	assert.Equal(t, line{1, 2, []float64{0.5, 0.5}}, l)
+	for name, bad := range map[string]string{
+		"unknown key":  `{"index":1,"level":2,"p":[0.5,0.5],"x":1}`,
+		"misspelt key": `{"index":1,"leve!":2,"p":[0.5,0.5]}`,
+		"missing key":  `{"index":1,"p":[0.5,0.5]}`,
+		"miscased key": `{"index":1,"Level":2,"p":[0.5,0.5]}`,
+		"repeated key": `{"index":1,"level":2,"level":2,"p":[0.5,0.5]}`,
+		"reordered":    `{"level":2,"index":1,"p":[0.5,0.5]}`,
+		"number spelt": `{"index":1,"level":2.0,"p":[0.5,0.5]}`,
+		"spaced":       `{"index":1, "level":2,"p":[0.5,0.5]}`,
+		"two values":   good + good,
+		"wrong type":   `{"index":1,"level":"2","p":[0.5,0.5]}`,
+	} {
+		var l line
+		assert.Error(t, Strict([]byte(bad), &l), name)
+	}
 }
 
 // TestOf: the shard of a case is a fixed function of its id.

@@ -1,8 +1,7 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/journal"
+	"github.com/typevet/typevet-go/evalrun"
 	"github.com/typevet/typevet-go/judgment"
 	"github.com/typevet/typevet-go/receipt"
 )
@@ -27,6 +27,12 @@ type RunFiles struct {
 	// ReplaceStopped is true when Resume found a stopped receipt of the
 	// run at Receipt: the completed receipt replaces it.
 	ReplaceStopped bool
+	// Header is the resumed journal's header (zero for a new run): the
+	// settings a resume takes from it ([ResumeArgs]).
+	Header journal.Header
+	// Retry is the run's retry policy: a complete run that may retry
+	// writes its attempts beside the receipt ([evalrun.Attempts]).
+	Retry checkmatch.RetryPolicy
 	// name is the receipt variable, for messages.
 	name string
 	// taken, when set, is how to finish when the receipt path was taken
@@ -49,11 +55,16 @@ func LevelFiles(path, name string, resume, replaceStopped bool, taken string) Ru
 //
 // A new run needs a new receipt path and no journal beside it (a journal
 // there is an unfinished run: "add -resume to finish it"). A -resume run
-// needs the journal; its receipt path must be new or hold a receipt that
-// stopped reports as a stopped run's (one the resumed run completes and
-// replaces). Either way the directory must take a file
-// ([receipt.CheckWritable]).
-func NewRunFiles(env func(string) (string, bool), name string, resume bool, stopped func(path string) bool) (RunFiles, error) {
+// needs the journal, read whole here (a line changed since it was written
+// is refused now, before any session opens); its receipt path must be
+// new or hold a stopped receipt of the journal's own run, which ofRun
+// decides ([checkmatch.ReceiptOfJournal]): another run's receipt is never
+// replaced. A finished receipt of the journal's run means a run killed
+// after its receipt was written and before its journal was removed: the
+// journal is removed and [*CompleteError] returned. Temporary files a
+// killed receipt write left beside the path are removed. Either way the
+// directory must take a file ([receipt.CheckWritable]).
+func NewRunFiles(env func(string) (string, bool), name string, resume bool, ofRun func(receipt []byte, h journal.Header) (stopped bool, err error)) (RunFiles, error) {
 	f := RunFiles{Resume: resume, name: name}
 	if !resume {
 		path, err := NewReceiptPath(env, name)
@@ -64,26 +75,64 @@ func NewRunFiles(env func(string) (string, bool), name string, resume bool, stop
 		if _, err := os.Lstat(f.Journal); err == nil {
 			return f, Usagef("a journal of an unfinished run is at %s: add -resume to finish that run, or remove the journal to start over", f.Journal)
 		}
-	} else {
-		path, err := receiptPathSet(env, name)
-		if err != nil {
-			return f, err
+		return f, nil
+	}
+	path, err := receiptPathSet(env, name)
+	if err != nil {
+		return f, err
+	}
+	f.Receipt, f.Journal = path, journal.Path(path)
+	if _, err := os.Lstat(f.Journal); err != nil {
+		return f, Usagef("-resume: no journal at %s to resume (%s names the receipt of the run to finish)", f.Journal, name)
+	}
+	c, err := journal.ReadFile(f.Journal)
+	if errors.Is(err, journal.ErrTornHeader) {
+		c, err = journal.Contents{}, nil // nothing finished: OpenJournal starts over
+	}
+	if err != nil {
+		return f, Usagef("-resume: %v", err)
+	}
+	f.Header = c.Header
+	evalrun.RemoveTemps(path)
+	if b, err := os.ReadFile(path); err == nil {
+		var doc struct {
+			Schema string `json:"schema"`
 		}
-		f.Receipt, f.Journal = path, journal.Path(path)
-		if _, err := os.Lstat(f.Journal); err != nil {
-			return f, Usagef("-resume: no journal at %s to resume (%s names the receipt of the run to finish)", f.Journal, name)
+		if json.Unmarshal(b, &doc) == nil && doc.Schema == "typevet-go.shard" { // a checkmatch.ShardRecord
+			return f, Usagef("-resume: %s holds a finished receipt: the run it journals is complete (a finished shard's record: its journal stays beside it for examples/merge)", path)
 		}
-		if _, err := os.Lstat(path); err == nil {
-			if stopped == nil || !stopped(path) {
-				return f, Usagef("-resume: %s holds a finished receipt: the run it journals is complete", path)
+		stopped, err := ofRun(b, c.Header)
+		switch {
+		case err != nil:
+			return f, Usagef("-resume: %s is not the receipt of the run journaled at %s: %v; it is left as it is: move the journal to NEW%s and rerun with %s=NEW and -resume",
+				path, f.Journal, err, journal.Suffix, name)
+		case !stopped:
+			if err := journal.Remove(f.Journal); err != nil {
+				return f, err
 			}
-			f.ReplaceStopped = true
+			return f, &CompleteError{Receipt: path, Journal: f.Journal}
 		}
-		if err := receipt.CheckWritable(f.Receipt); err != nil {
-			return f, Usagef("%s: no receipt can be written at %s: %v", name, f.Receipt, errors.Unwrap(err))
-		}
+		f.ReplaceStopped = true
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return f, Usagef("%s: %v", name, err)
+	}
+	if err := receipt.CheckWritable(f.Receipt); err != nil {
+		return f, Usagef("%s: no receipt can be written at %s: %v", name, f.Receipt, errors.Unwrap(err))
 	}
 	return f, nil
+}
+
+// CompleteError reports a -resume of a run that had finished: its
+// receipt was written, but it was stopped before removing its journal,
+// which [NewRunFiles] then removed. Nothing is left to do.
+type CompleteError struct {
+	// Receipt and Journal are the paths.
+	Receipt, Journal string
+}
+
+// Error says the run is complete.
+func (e *CompleteError) Error() string {
+	return fmt.Sprintf("the run is complete: %s is its finished receipt; its leftover journal %s was removed", e.Receipt, e.Journal)
 }
 
 // OpenJournal creates the journal of a new run with header h, or resumes
@@ -132,28 +181,26 @@ func (f RunFiles) WriteReceipt(rec any, secrets []NamedSecret, complete bool) (s
 	for i, s := range secrets {
 		values[i] = s.Value
 	}
-	write := receipt.Write
-	if f.ReplaceStopped {
-		write = receipt.Replace
-	}
-	// The key-free check looks for every value alike (judgment.Secrets.Values).
-	sum, err := write(f.Receipt, rec, judgment.Secrets{Keys: values})
-	if err != nil {
-		return "", f.finishHint(rec, secrets, err)
-	}
-	b, err := os.ReadFile(f.Receipt)
-	if err != nil {
-		return "", fmt.Errorf("read back the receipt %s: %w; the journal %s keeps every finished case", f.Receipt, err, f.Journal)
-	}
-	if got := sha256.Sum256(b); hex.EncodeToString(got[:]) != sum {
-		return "", fmt.Errorf("the receipt %s read back differs from what was written; the journal %s keeps every finished case: rerun with -resume", f.Receipt, f.Journal)
-	}
-	if complete {
-		if err := journal.Remove(f.Journal); err != nil {
-			return sum, fmt.Errorf("remove the journal %s of the finished run: %w", f.Journal, err)
+	if complete && f.Retry.Retries > 0 {
+		// The attempts go first (replaced whole if an earlier part wrote
+		// them): the journal, their only other record, goes after the
+		// receipt.
+		a, err := evalrun.AttemptsOf(f.Journal, f.Retry)
+		if err != nil {
+			return "", err
+		}
+		if _, err := receipt.Replace(f.Receipt+evalrun.AttemptsSuffix, a, judgment.Secrets{Keys: values}); err != nil {
+			return "", f.finishHint(rec, secrets, err)
 		}
 	}
-	return sum, nil
+	// The key-free check looks for every value alike (judgment.Secrets.Values).
+	files := evalrun.Files{Receipt: f.Receipt, Journal: f.Journal, Resume: f.Resume, ReplaceStopped: f.ReplaceStopped}
+	sum, err := files.WriteReceipt(rec, judgment.Secrets{Keys: values}, complete)
+	var fe *evalrun.FilesError
+	if err != nil && !errors.As(err, &fe) {
+		return "", f.finishHint(rec, secrets, err)
+	}
+	return sum, err
 }
 
 // WriteShardRecord writes the record of a finished shard run at the

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"testing"
@@ -46,11 +48,19 @@ func TestRunFiles(t *testing.T) {
 	_, err = f.WriteReceipt(map[string]string{"stopped": "yes"}, secrets, false)
 	require.NoError(t, err)
 	assert.FileExists(t, f.Journal)
-	r, err := NewRunFiles(env, "TYPEVET_X_RECEIPT", true, func(string) bool { return true })
+	stopped := func([]byte, journal.Header) (bool, error) { return true, nil }
+	r, err := NewRunFiles(env, "TYPEVET_X_RECEIPT", true, stopped)
 	require.NoError(t, err)
 	assert.True(t, r.ReplaceStopped)
-	_, err = NewRunFiles(env, "TYPEVET_X_RECEIPT", true, func(string) bool { return false })
-	require.ErrorAs(t, err, &ue, "a finished receipt is never replaced")
+	_, err = NewRunFiles(env, "TYPEVET_X_RECEIPT", true, func([]byte, journal.Header) (bool, error) { return false, errors.New("model differs") })
+	require.ErrorAs(t, err, &ue, "another run's receipt is never replaced")
+	assert.Contains(t, err.Error(), "is not the receipt of the run journaled at "+f.Journal+": model differs; it is left as it is")
+	// A killed write's temporary file is removed by the resume.
+	tmp := filepath.Join(dir, ".r.json.tmp-0123456789abcdef")
+	require.NoError(t, os.WriteFile(tmp, nil, 0o644))
+	r, err = NewRunFiles(env, "TYPEVET_X_RECEIPT", true, stopped)
+	require.NoError(t, err)
+	assert.NoFileExists(t, tmp)
 	sum, err := r.WriteReceipt(map[string]string{"stopped": "no"}, secrets, true)
 	require.NoError(t, err)
 	assert.Len(t, sum, 64)
@@ -58,6 +68,22 @@ func TestRunFiles(t *testing.T) {
 	b, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"no"`)
+
+	// Killed after the receipt was written and before the journal was
+	// removed: -resume removes the journal and says the run is complete.
+	jf, err := NewRunFiles(func(string) (string, bool) { return filepath.Join(dir, "k.json"), true }, "TYPEVET_X_RECEIPT", false, nil)
+	require.NoError(t, err)
+	jj, err := jf.OpenJournal(journal.Header{Kind: "check_match"}, nil)
+	require.NoError(t, err)
+	require.NoError(t, jj.Close())
+	_, err = jf.WriteReceipt(map[string]string{"done": "yes"}, nil, false)
+	require.NoError(t, err)
+	_, err = NewRunFiles(func(string) (string, bool) { return jf.Receipt, true }, "TYPEVET_X_RECEIPT", true,
+		func([]byte, journal.Header) (bool, error) { return false, nil })
+	var ce *CompleteError
+	require.ErrorAs(t, err, &ce)
+	assert.NoFileExists(t, jf.Journal)
+	assert.Equal(t, 0, ExitCode(err, io.Discard, "x", "usage"))
 
 	// Path taken at write time: the message says how to finish.
 	other := filepath.Join(dir, "o.json")

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/typevet/typevet-go/checkmatch"
+	"github.com/typevet/typevet-go/checkmatch/orderings"
 	"github.com/typevet/typevet-go/checkmatch/stats"
 	"github.com/typevet/typevet-go/internal/pyjson"
 )
@@ -93,6 +94,31 @@ func RunTable(w io.Writer, path, sum string, r checkmatch.Receipt) error {
 	}
 	_, err = fmt.Fprintln(w, ConfidenceLine)
 	return err
+}
+
+// OrderingsTable writes the terminal summary of an option-order receipt
+// written to path with SHA-256 sum, as [RunTable] does for a check-match
+// receipt: the cases and requests, the study's statistics (position
+// spread against its limit, argmax stability, averaged and single-order
+// accuracy, ordering-0 agreement), where the study stopped, and the
+// receipt's path and digest.
+func OrderingsTable(w io.Writer, path, sum string, r orderings.Receipt) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	row := func(k, format string, a ...any) { fmt.Fprintf(tw, "%s\t"+format+"\n", append([]any{k}, a...)...) }
+	row("cases scored", "%d (%d verdict requests; %s, %s)", len(r.Cases), r.Requests, r.Backend, r.Model)
+	if st := r.Statistics; st != nil {
+		row("position spread", "%s (limit %s)", rate4(&st.PositionSpread), rate4(&st.SpreadLimit))
+		row("argmax stability", "%s", rate4(&st.ArgmaxStability))
+		row("averaged accuracy", "%s (single order %s)", rate4(&st.AveragedAccuracy), rate4(&st.SingleOrderAccuracy))
+		row("ordering 0 agreement", "%s (max |difference| %s)", rate4(&st.Ordering0Agreement), rate4(&st.Ordering0MaxAbsDifference))
+	}
+	row("wall time", "%.3f s", r.WallSeconds)
+	if s := r.Stopped; s != nil {
+		row("stopped", "at case %s (index %d, %s)", s.CaseID, s.Index, s.ErrorClass)
+	}
+	row("receipt", "%s", path)
+	row("sha256", "%s", sum)
+	return tw.Flush()
 }
 
 // rate4 formats a nullable rate with 4 decimals, "n/a" for nil ([Share]).

@@ -36,6 +36,9 @@ func ExitCode(err error, stderr io.Writer, prog, usageLine string) int {
 	switch {
 	case err == nil:
 		return 0
+	case errors.As(err, new(*CompleteError)):
+		fmt.Fprintf(stderr, "%s: %v\n", prog, err)
+		return 0
 	case errors.As(err, &ue):
 		fmt.Fprintf(stderr, "%s\n%s: error: %s\n", usageLine, prog, ue.Msg)
 		return 2

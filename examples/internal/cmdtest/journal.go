@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"os"
 	"os/exec"
 	"testing"
 	"time"
@@ -66,4 +67,34 @@ func ScoringCalls(srv *judgmenttest.Server, path string, slice checkmatch.Slice)
 		}
 	}
 	return out
+}
+
+// AppendEntries appends entries to the journal at path through the
+// journal's own writer, so a version 2 journal's chain holds (as an edit
+// by someone who knows the format would make it), and returns the
+// journal's bytes after. Tests use it to reach the checks behind the
+// chain: a line that fits the chain but not the run.
+func AppendEntries(t testing.TB, path string, entries ...json.RawMessage) []byte {
+	t.Helper()
+	c, err := journal.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := journal.Resume(path, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := w.Add(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -1,4 +1,4 @@
-package journal
+package evalrun
 
 import (
 	"bytes"
@@ -29,8 +29,8 @@ type entry struct {
 }
 
 func TestCreateAddRead(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "r.json"+Suffix)
-	w, err := Create(path, header(t, 0))
+	path := filepath.Join(t.TempDir(), "r.json"+JournalSuffix)
+	w, err := CreateJournal(path, header(t, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,14 +43,14 @@ func TestCreateAddRead(t *testing.T) {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Create(path, header(t, 0)); !errors.Is(err, fs.ErrExist) {
+	if _, err := CreateJournal(path, header(t, 0)); !errors.Is(err, fs.ErrExist) {
 		t.Errorf("second Create = %v, want fs.ErrExist", err)
 	}
-	c, err := ReadFile(path)
+	c, err := ReadJournalFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Header.Schema != Schema || c.Header.Version != Version || c.Torn != nil {
+	if c.Header.Schema != JournalSchema || c.Header.Version != JournalVersion || c.Torn != nil {
 		t.Fatalf("header %+v torn %v", c.Header, c.Torn)
 	}
 	if err := c.Header.Check(header(t, 0)); err != nil {
@@ -76,7 +76,7 @@ func TestCreateAddRead(t *testing.T) {
 
 func TestTornLastLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j.jsonl")
-	w, err := Create(path, header(t, 0))
+	w, err := CreateJournal(path, header(t, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestTornLastLine(t *testing.T) {
 	// A process killed mid-write: half a line, no newline.
 	torn := append(bytes.Clone(full), []byte(`{"index":1,"p":0.`)...)
 	os.WriteFile(path, torn, 0o644)
-	c, err := ReadFile(path)
+	c, err := ReadJournalFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,47 +94,51 @@ func TestTornLastLine(t *testing.T) {
 		t.Fatalf("torn %+v entries %d size %d", c.Torn, len(c.Entries), c.Size)
 	}
 	// Resume cuts it off and appends on a line of its own.
-	w, err = Resume(path, c)
+	w, err = ResumeJournal(path, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w.Add(entry{1, 0.25})
 	w.Close()
-	c, err = ReadFile(path)
+	c, err = ReadJournalFile(path)
 	if err != nil || c.Torn != nil || len(c.Entries) != 2 {
 		t.Fatalf("after resume: %+v, %v", c, err)
 	}
 }
 
 func TestReadRefuses(t *testing.T) {
-	h, _ := json.Marshal(Header{Schema: Schema, Version: Version, Kind: "k"})
-	good := string(h) + "\n"
+	h, _ := json.Marshal(Header{Schema: JournalSchema, Version: 1, Kind: "k"})
+	good := string(h) + "\n" // a version 1 header: lines without a chain
 	tests := []struct {
 		name, text string
 		want       error
 	}{
-		{"empty", "", &FormatError{}},
+		{"empty", "", &JournalError{}},
 		{"torn header", `{"schema":"typev`, ErrTornHeader},
-		{"other schema", `{"schema":"x","version":1}` + "\n", &FormatError{}},
-		{"other version", `{"schema":"typevet-go.journal","version":2}` + "\n", &FormatError{}},
-		{"bad middle line", good + "{nope\n" + `{"a":1}` + "\n", &FormatError{}},
-		{"header not an object", "[1]\n", &FormatError{}},
+		{"other schema", `{"schema":"x","version":1}` + "\n", &JournalError{}},
+		{"other version", `{"schema":"typevet-go.journal","version":3,"kind":"k","pins":[]}` + "\n", &JournalError{}},
+		{"unknown header key", `{"schema":"typevet-go.journal","version":2,"kind":"k","pins":[],"x":1}` + "\n", &JournalError{}},
+		{"miscased header key", `{"schema":"typevet-go.journal","version":2,"Kind":"k","pins":[]}` + "\n", &JournalError{}},
+		{"missing header key", `{"schema":"typevet-go.journal","version":2,"kind":"k"}` + "\n", &JournalError{}},
+		{"bad middle line", good + "{nope\n" + `{"a":1}` + "\n", &JournalError{}},
+		{"header not an object", "[1]\n", &JournalError{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := Read(strings.NewReader(tt.text))
+			_, err := ReadJournal(strings.NewReader(tt.text))
 			if err == nil {
 				t.Fatal("read")
 			}
-			var fe *FormatError
+			var fe *JournalError
 			if tt.want == ErrTornHeader && !errors.Is(err, ErrTornHeader) || tt.want != ErrTornHeader && !errors.As(err, &fe) {
 				t.Errorf("err = %v (%T)", err, err)
 			}
 		})
 	}
-	// A complete but invalid last line is torn too (a write cut short at
-	// a newline inside a value is impossible, but be lenient at the end).
-	c, err := Read(strings.NewReader(good + `{"a":1}` + "\n" + "{nope\n"))
+	// In a version 1 journal a complete but invalid last line is torn too
+	// (a write cut short at a newline inside a value is impossible, but
+	// version 1 is lenient at the end); version 2 refuses it (below).
+	c, err := ReadJournal(strings.NewReader(good + `{"a":1}` + "\n" + "{nope\n"))
 	if err != nil || c.Torn == nil || c.Torn.Line != 3 {
 		t.Errorf("invalid last line: %+v %v", c.Torn, err)
 	}
@@ -184,7 +188,7 @@ func BenchmarkAdd(b *testing.B) {
 	modes := []string{"journal", "write+fdatasync-floor", "journal-nosync"}
 	// At a run's concurrency, cases finishing together share a flush.
 	b.Run("journal-c16", func(b *testing.B) {
-		w, err := Create(filepath.Join(b.TempDir(), "j.jsonl"), header(b, 0))
+		w, err := CreateJournal(filepath.Join(b.TempDir(), "j.jsonl"), header(b, 0))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -203,7 +207,7 @@ func BenchmarkAdd(b *testing.B) {
 	for _, mode := range modes {
 		b.Run(mode, func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "j.jsonl")
-			w, err := Create(path, header(b, 0))
+			w, err := CreateJournal(path, header(b, 0))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -243,8 +247,8 @@ func caseLike() map[string]any {
 // the journal once, whole, and a flush that failed fails every later Add
 // (no later flush proves the lost pages written).
 func TestConcurrentAddsShareFlushes(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "r.json"+Suffix)
-	w, err := Create(path, header(t, 0))
+	path := filepath.Join(t.TempDir(), "r.json"+JournalSuffix)
+	w, err := CreateJournal(path, header(t, 0))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -260,7 +264,7 @@ func TestConcurrentAddsShareFlushes(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	c, err := ReadFile(path)
+	c, err := ReadJournalFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package journal
+package evalrun
 
 import (
 	"bytes"
@@ -10,17 +10,17 @@ import (
 // entry is one JSON value without a newline, and the complete lines'
 // size is within the input (so Resume's truncation is safe).
 func FuzzRead(f *testing.F) {
-	h, _ := json.Marshal(Header{Schema: Schema, Version: Version, Kind: "check_match"})
+	h, _ := json.Marshal(Header{Schema: JournalSchema, Version: JournalVersion, Kind: "check_match"})
 	f.Add(append(h, '\n'))
 	f.Add(append(append(h, '\n'), `{"index":0}`+"\n"+`{"index":1,"p":0.`...))
 	f.Add([]byte(`{"schema":"typevet-go.journal","version":1,"pins":[{"name":"a","value":1}]}` + "\n[]\n"))
 	f.Add([]byte("\n\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c, err := Read(bytes.NewReader(data))
+		c, err := ReadJournal(bytes.NewReader(data))
 		if err != nil {
 			return
 		}
-		if c.Header.Schema != Schema || c.Header.Version != Version {
+		if c.Header.Schema != JournalSchema || (c.Header.Version != 1 && c.Header.Version != JournalVersion) {
 			t.Fatalf("accepted header %+v", c.Header)
 		}
 		if c.Size > int64(len(data)) || c.Size <= 0 {
