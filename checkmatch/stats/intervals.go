@@ -115,6 +115,9 @@ type NoulIntervals struct {
 //	 "cluster": "register_row",
 //	 "bootstrap": {…}, "overall": {…}, "by_variant": {…},
 //	 "by_class": {…}, "nouls": {…}}
+//
+// followed by "calibration": {…} for a calibrated run's receipt read with
+// its calibration records.
 type Intervals struct {
 	// Schema is always [IntervalsSchema].
 	Schema string `json:"schema"`
@@ -146,6 +149,11 @@ type Intervals struct {
 	ByClass receipt.Ordered[Rates] `json:"by_class"`
 	// Nouls scores each Noul, payee_matches then amounts_match.
 	Nouls receipt.Ordered[NoulIntervals] `json:"nouls"`
+	// Calibration, for a calibrated run read with its calibration
+	// records, scores each mapped Noul raw and calibrated
+	// ([ReceiptCalibration]); absent otherwise. Nouls above score the
+	// receipt's confidences, the calibrated ones.
+	Calibration *Calibration `json:"calibration,omitempty"`
 }
 
 // ReceiptIntervals computes the intervals document of a receipt's cases.

@@ -136,6 +136,9 @@ func (b *builder) receiptView(index int, page string, in Input, iv intervals) *r
 		reliability("payee_matches", "P(payee matches)", r.Metrics.Nouls.PayeeMatches),
 		reliability("amounts_match", "P(amounts match)", r.Metrics.Nouls.AmountsMatch),
 	}
+	if in.Calibration != nil {
+		v.Reliability = calibratedReliability(r, in.Calibration, v.Reliability)
+	}
 	v.Variants = variantsOf(r.Cases)
 	v.Confusion = confusion(r.Cases, v.Variants)
 	v.Accuracy = accuracyChart(r.Cases, v.Variants, iv)

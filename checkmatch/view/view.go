@@ -5,6 +5,7 @@ import (
 	"embed"
 	"errors"
 	"fmt"
+	"github.com/typevet/typevet-go/calibration"
 	"html/template"
 	"os"
 	"path"
@@ -30,6 +31,12 @@ type Input struct {
 	// Receipt is the receipt, as [checkmatch.ReadReceipt] reads it (ours or
 	// typevet's). It must have cases (a receipt head has none).
 	Receipt checkmatch.Receipt
+	// Calibration, for a calibrated run, is its calibration records
+	// document (RECEIPT.calibration.json, [calibration.ReadSidecar]);
+	// nil otherwise. The receipt page then draws each mapped Noul's
+	// reliability diagram raw and calibrated, side by side. Records that
+	// are not the receipt's are refused ([stats.ReceiptCalibration]).
+	Calibration *calibration.Sidecar
 }
 
 // Options tune [Build]. The zero value writes half-scale views of the
@@ -171,6 +178,11 @@ func Build(inputs []Input, opts Options) (*Site, error) {
 		// recorded metrics the page shows beside the cases.
 		if err := in.Receipt.Validate(); err != nil {
 			return nil, fmt.Errorf("view: receipt %d (%s): %w", i+1, in.Name, err)
+		}
+		if in.Calibration != nil {
+			if _, err := stats.ReceiptCalibration(in.Receipt, in.Calibration); err != nil {
+				return nil, fmt.Errorf("view: receipt %d (%s): %w", i+1, in.Name, err)
+			}
 		}
 		if err := in.Receipt.CheckMetrics(); err != nil {
 			return nil, fmt.Errorf("view: receipt %d (%s): %w", i+1, in.Name, err)

@@ -24,6 +24,7 @@
 //	-rows N            TYPEVET_CHECK_MATCH_ROWS      register rows, 1 to 20 (default 20; 7 cases each)
 //	-seed N            TYPEVET_CHECK_MATCH_SEED      generator seed (default 0, the #316 slice)
 //	-concurrency N     TYPEVET_IMAGE_CONCURRENCY     judgments in flight (default 1)
+//	-calibration MAP[,MAP]                           apply pinned calibration maps (QUESTION=PATH@SHA256 each); see below
 //	-backend NAME      TYPEVET_BACKEND               llama_cpp (default), vllm, fake or reader
 //	-base-url URL      TYPEVET_LLAMA__BASE_URL or TYPEVET_VLLM__BASE_URL (llama.cpp default http://127.0.0.1:8090)
 //	-model ID          TYPEVET_LLAMA__MULTIMODAL_MODEL (default gemma-4-31b-kv9-q4km-mm) or TYPEVET_VLLM__MODEL
@@ -73,6 +74,16 @@
 // Before the first scoring call every replica's /v1/models and /version
 // must equal the base URL's entry (pins.server), or the run is refused.
 //
+// With -calibration the run judges through typevet's calibration maps
+// (package calibration; examples/calibrate fits them and prints each
+// QUESTION=PATH@SHA256): the receipt keeps typevet's keys and holds the
+// calibrated confidences, and PATH.calibration.json (schema
+// typevet-go.calibration_records) each case's raw and calibrated values,
+// which examples/stats and examples/view read beside the receipt. A map of
+// another task, kind, level count, backend or model is refused before any
+// request (exit 2); so is -calibration with -resume or -shard, since the
+// journal does not pin the maps.
+//
 // Exit status: 0 when every case was judged and the receipt written; 2 on a
 // usage error (nothing sent, nothing written), which includes a model the
 // llama.cpp server does not serve (refused before the first scoring
@@ -98,6 +109,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/typevet/typevet-go/calibration"
 	"io"
 	"os"
 	"time"
@@ -112,7 +124,7 @@ import (
 
 const (
 	prog      = "checkmatch"
-	usageLine = "usage: checkmatch -receipt PATH [-resume] [-retries N] [-retry-budget SECONDS] [-shard I/N] [-metrics-urls URLS] [-rows N] [-seed N] [-concurrency N] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT] [-json]"
+	usageLine = "usage: checkmatch -receipt PATH [-resume] [-retries N] [-retry-budget SECONDS] [-shard I/N] [-metrics-urls URLS] [-rows N] [-seed N] [-concurrency N] [-calibration MAP[,MAP]] [-backend NAME] [-base-url URL] [-model ID] [-timeout SECONDS] [-revision REV] [-server-args TEXT] [-json]"
 
 	// ConfidenceLine ends every summary.
 	confidenceLine = cli.ConfidenceLine
@@ -157,6 +169,7 @@ var help = cli.Help{
 		{Name: "rows", Arg: "N", Vars: []string{envRows}, Default: "20", Usage: "register rows, 1 to 20, 7 cases each"},
 		{Name: "seed", Arg: "N", Vars: []string{envSeed}, Default: "0, the #316 slice", Usage: "generator seed"},
 		{Name: "concurrency", Arg: "N", Vars: []string{envConcurrency}, Default: "1", Usage: "judgments in flight"},
+		{Name: "calibration", Arg: "MAP[,MAP]", Usage: "apply pinned calibration maps, QUESTION=PATH@SHA256 each (examples/calibrate prints them); writes RECEIPT.calibration.json"},
 	}, cli.RetryFlags()...), cli.BackendFlags(cli.AllBackends, true)...),
 		cli.Flag{Name: "json", Bool: true, Usage: "print the summary as key-value JSON lines, for scripts"}),
 	Vars: cli.BackendVars(cli.AllBackends),
@@ -181,8 +194,9 @@ type config struct {
 	stated      *string  // TYPEVET_VLLM_SERVER_ARGS; nil when unset
 	notes       []string // git and warning lines for stderr
 	name        func(string) string
-	json        bool          // -json: the summary as key-value lines
-	journaled   []journal.Pin // the settings a -resume takes from the journal
+	json        bool               // -json: the summary as key-value lines
+	journaled   []journal.Pin      // the settings a -resume takes from the journal
+	calibration []calibration.Spec // -calibration: the maps to apply; none: raw answers
 }
 
 // run is the whole command: flags and environment (lookup; flags win),
@@ -247,6 +261,9 @@ func configure(env *cli.Env) (config, error) {
 	if cfg.shard, err = cli.ParseShard(env); err != nil {
 		return cfg, err
 	}
+	if cfg.calibration, err = parseCalibration(env.Flag("calibration"), resume, cfg.shard); err != nil {
+		return cfg, err
+	}
 	cfg.replicaName = env.Name(cli.EnvMetricsURLs)
 	raw, _ = env.Lookup(cli.EnvMetricsURLs)
 	if cfg.replicas, err = cli.ParseReplicas(raw, cfg.replicaName); err != nil {
@@ -298,6 +315,10 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	if err != nil {
 		return cli.SetupError(ctx, err, cfg.settings, cfg.name)
 	}
+	cal, err := newCalibrated(cfg.calibration, rc, sess.Port)
+	if err != nil {
+		return err
+	}
 	build := buildSlice // read once: the render goroutine may outlive an interrupted run
 	slice, err := cli.Interruptible(ctx, func() (checkmatch.Slice, error) {
 		return cli.RenderSlice(stderr, build, cfg.seed, cfg.rows)
@@ -331,7 +352,7 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	opts := checkmatch.RunOptions{Concurrency: cfg.concurrency, Metrics: checkmatch.MetricsReader(sess), Journal: j,
 		Retry: cfg.retry, Shard: cfg.shard}
 	prog := cli.NewProgress(stderr, "judging", cli.ShardSize(slice.Requests, cfg.shard)-j.Finished(), "cases")
-	port := prog.Wrap(sess.Port)
+	port := prog.Wrap(cal.port(sess.Port, slice))
 	var replicas *cli.ReplicaReadings
 	if len(cfg.replicas) > 0 {
 		// Each replica's /metrics instead of the front's, which shows one
@@ -390,6 +411,9 @@ func execute(ctx context.Context, stdout, stderr io.Writer, cfg config) error {
 	sum, err := cfg.files.WriteReceipt(rec, cli.NamedSecrets(cfg.settings), rec.Stopped == nil)
 	if err != nil {
 		return err
+	}
+	if _, err := cal.write(cfg.files.Receipt, rec); err != nil {
+		return fmt.Errorf("-calibration: the receipt %s is written; its calibration records could not be: %w", cfg.files.Receipt, err)
 	}
 	write := cli.RunTable
 	if cfg.json {

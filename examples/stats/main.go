@@ -26,6 +26,17 @@
 //	-resamples N       bootstrap resamples, 1 to 1000000 (default 10000)
 //	-seed N            resampling seed (default 0)
 //	-table=false       leave out the table on stderr
+//	-calibration-records PATH
+//	                   a calibrated run's calibration records; by default
+//	                   RECEIPT.calibration.json when it is beside the
+//	                   receipt, "none" to leave them out
+//
+// For a calibrated run (examples/checkmatch -calibration) the receipt holds
+// the calibrated confidences and the records document beside it the raw
+// ones: the document then gains a "calibration" key and the table a
+// section with each mapped question's ECE, debiased ECE, Brier score and
+// accuracy, raw and calibrated side by side. Records that are not the
+// receipt's are refused.
 //
 // Exit status: 0 when the document is written, 2 on a usage error (not one
 // receipt path, a bad flag or -resamples out of range, refused before any
@@ -34,19 +45,26 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strconv"
 	"text/tabwriter"
 
+	"github.com/typevet/typevet-go/calibration"
+	"github.com/typevet/typevet-go/checkmatch"
 	"github.com/typevet/typevet-go/checkmatch/stats"
 	"github.com/typevet/typevet-go/examples/internal/cli"
 )
 
 const (
 	prog      = "stats"
-	usageLine = "usage: stats [-out FILE] [-cluster register_row|case] [-resamples N] [-seed N] [-table=false] RECEIPT.json"
+	usageLine = "usage: stats [-out FILE] [-cluster register_row|case] [-resamples N] [-seed N] [-table=false] [-calibration-records PATH|none] RECEIPT.json"
 )
 
 func main() {
@@ -55,7 +73,11 @@ func main() {
 
 // run reads the receipt named by args and writes its intervals.
 func run(stdout, stderr io.Writer, args []string) error {
-	sf, opts, paths, help, err := cli.ParseStats(prog, usageLine, "Intervals for one check-match receipt. No model call.", args, stdout, 1, "exactly one receipt")
+	var records *string
+	sf, opts, paths, help, err := cli.ParseStats(prog, usageLine, "Intervals for one check-match receipt. No model call.", args, stdout, 1, "exactly one receipt",
+		func(fs *flag.FlagSet) {
+			records = fs.String("calibration-records", "", "a calibrated run's calibration records (default: RECEIPT.calibration.json when it exists; none: leave them out)")
+		})
 	if err != nil || help {
 		return err
 	}
@@ -68,11 +90,75 @@ func run(stdout, stderr io.Writer, args []string) error {
 		return fmt.Errorf("%s: %w", paths[0], err)
 	}
 	doc.Receipt.SHA256 = sum
+	found := ""
+	if doc.Calibration, found, err = readRecords(r, paths[0], *records); err != nil {
+		return err
+	}
 	if err := sf.Write(stdout, stderr, prog, doc); err != nil {
 		return err
 	}
 	if *sf.Table {
-		return writeTable(stderr, doc)
+		if err := writeTable(stderr, doc); err != nil {
+			return err
+		}
+		return writeCalibration(stderr, doc.Calibration, found)
+	}
+	return nil
+}
+
+// readRecords reads the calibration records of flag (a path, "none", or
+// "" for RECEIPT.calibration.json when it exists) and scores them against
+// the receipt; found says how the file was chosen.
+func readRecords(r checkmatch.Receipt, receiptPath, flagValue string) (*stats.Calibration, string, error) {
+	path, found := flagValue, "named by -calibration-records"
+	switch flagValue {
+	case "none":
+		return nil, "", nil
+	case "":
+		path, found = receiptPath+".calibration.json", "found beside the receipt; -calibration-records none leaves it out"
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, "", nil
+		}
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("-calibration-records: %w", err)
+	}
+	s, err := calibration.ReadSidecar(raw)
+	if err != nil {
+		return nil, "", fmt.Errorf("-calibration-records %s: %w", path, err)
+	}
+	c, err := stats.ReceiptCalibration(r, s)
+	if err != nil {
+		return nil, "", fmt.Errorf("-calibration-records %s: %w", path, err)
+	}
+	sum := sha256.Sum256(raw)
+	c.Records = stats.RecordsSource{Path: path, SHA256: hex.EncodeToString(sum[:])}
+	return &c, found, nil
+}
+
+// writeCalibration writes each mapped question's figures raw and
+// calibrated side by side; nothing for an uncalibrated run.
+func writeCalibration(w io.Writer, c *stats.Calibration, found string) error {
+	if c == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "calibration: records %s %s (%s)\n", c.Records.Path, shortDigest(c.Records.SHA256), found)
+	fmt.Fprintln(w, "  raw: the judge's confidences (the records); calibrated: after the map (the receipt's, which nouls above score)")
+	fmt.Fprintln(w, "  ece: typevet's 10-bin ECE, biased upward on few cases; debiased: the debiased L2 estimate (Kumar et al. 2019), near 0 when calibrated")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "question\tmap\tn\tece raw\tcalibrated\tdebiased raw\tcalibrated\tbrier raw\tcalibrated\taccuracy raw\tcalibrated")
+	for _, e := range c.Questions {
+		q := e.Value
+		fmt.Fprintf(tw, "%s\t%s %s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.Name, q.Method, shortDigest(q.MapSHA256), q.N,
+			cli.Share(&q.Raw.ECE), cli.Share(&q.Calibrated.ECE), cli.Share(&q.Raw.DebiasedECE), cli.Share(&q.Calibrated.DebiasedECE),
+			cli.Share(&q.Raw.Brier), cli.Share(&q.Calibrated.Brier), cli.Share(&q.Raw.Accuracy), cli.Share(&q.Calibrated.Accuracy))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, q := range c.Unscored {
+		fmt.Fprintf(w, "  %s: calibrated, but the receipt has no gold level for it; its values are in the records only\n", q)
 	}
 	return nil
 }

@@ -140,3 +140,40 @@ func TestImpossibleReceiptRefused(t *testing.T) {
 	assert.Empty(t, stdout)
 	assert.Contains(t, stderr, "case r00:clean (index 0): verdict: unknown verdict label: approved<script>")
 }
+
+// A calibrated reader run and the calibration records it wrote, kept in
+// checkmatch/stats/testdata.
+const calibrated = "../../checkmatch/stats/testdata/calibrated_reader.json"
+
+// TestCalibratedRun finds the records beside the receipt, prints raw and
+// calibrated figures side by side and puts them in the document; "none"
+// leaves them out; records of another receipt are refused with exit 1,
+// naming -calibration-records.
+func TestCalibratedRun(t *testing.T) {
+	stdout, stderr, code := runChild(t, "-resamples", "100", calibrated)
+	require.Equal(t, 0, code, stderr)
+	doc, err := stats.ReadIntervals(strings.NewReader(stdout))
+	require.NoError(t, err)
+	require.NotNil(t, doc.Calibration)
+	assert.Equal(t, calibrated+".calibration.json", doc.Calibration.Records.Path)
+	assert.Equal(t, "9886649e39b0", doc.Calibration.Records.SHA256[:12])
+	require.Len(t, doc.Calibration.Questions, 2)
+	assert.Contains(t, stderr, "(found beside the receipt; -calibration-records none leaves it out)")
+	assert.Regexp(t, `(?m)^payee_matches\s+temperature sha256 83c9364eb074\s+42\s+0\.0762\s+0\.0714\s+0\.1891\s+0\.1890\s+0\.0357\s+0\.0357\s+1\.0000\s+1\.0000$`, stderr)
+	assert.Regexp(t, `(?m)^amounts_match\s+platt sha256 86e0007cd4cd\s+42\s+0\.0753\s+0\.0000\s+0\.1890\s+0\.0000\s+0\.0357\s+0\.0000\s+1\.0000\s+1\.0000$`, stderr)
+
+	stdout, stderr, code = runChild(t, "-resamples", "100", "-calibration-records", "none", calibrated)
+	require.Equal(t, 0, code, stderr)
+	assert.NotContains(t, stdout, `"calibration"`)
+	assert.NotContains(t, stderr, "calibration: records")
+
+	// Named explicitly beside a receipt of another run.
+	_, stderr, code = runChild(t, "-resamples", "100", "-calibration-records", calibrated+".calibration.json", typevet)
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "-calibration-records")
+	assert.Contains(t, stderr, `backend "reader" model "reader"`)
+
+	_, stderr, code = runChild(t, "-calibration-records", filepath.Join(t.TempDir(), "missing.json"), calibrated)
+	assert.Equal(t, 1, code, stderr)
+	assert.Contains(t, stderr, "-calibration-records")
+}

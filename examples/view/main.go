@@ -28,6 +28,11 @@
 //	               (about 85 KB a check) instead of a lossless half-scale
 //	               view (about 35 KB) that links to the judged PNG
 //
+// A calibrated run's calibration records (RECEIPT.calibration.json, written
+// by examples/checkmatch -calibration) are read when they are beside the
+// receipt: its page then draws each mapped question's reliability diagram
+// raw and calibrated. Records that are not the receipt's are refused.
+//
 // Exit status: 0 when the site is written (and for -h), 2 on a usage error
 // (nothing is written), 1 when a receipt cannot be read or the site cannot
 // be written. The site is built in a temporary directory beside DIR and
@@ -41,6 +46,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/typevet/typevet-go/calibration"
 	"io"
 	"io/fs"
 	"os"
@@ -124,6 +130,9 @@ func run(stdout io.Writer, args []string) error {
 		}
 		sum := sha256.Sum256(data)
 		inputs[i] = view.Input{Name: filepath.Base(p), SHA256: hex.EncodeToString(sum[:]), Receipt: r}
+		if inputs[i].Calibration, err = readRecords(p + ".calibration.json"); err != nil {
+			return err
+		}
 	}
 	site, err := view.Build(inputs, view.Options{FullImages: full})
 	if err != nil {
@@ -218,4 +227,21 @@ func place(site *view.Site, out string) (err error) {
 		return os.RemoveAll(old)
 	}
 	return nil
+}
+
+// readRecords reads the calibration records at path; nil when there is
+// no such file.
+func readRecords(path string) (*calibration.Sidecar, error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("calibration records %s: %w", path, err)
+	}
+	s, err := calibration.ReadSidecar(data)
+	if err != nil {
+		return nil, fmt.Errorf("calibration records %s: %w", path, err)
+	}
+	return s, nil
 }

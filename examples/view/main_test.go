@@ -206,3 +206,36 @@ func TestReceiptHeadRefused(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// TestCalibratedRecordsBeside reads a calibrated run's records beside its
+// receipt (kept in checkmatch/view/testdata) and draws the diagrams raw
+// and calibrated; records of another run are refused with exit 1.
+func TestCalibratedRecordsBeside(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"calibrated_reader.json", "calibrated_reader.json.calibration.json"} {
+		data := must(os.ReadFile(filepath.Join("..", "..", "checkmatch", "view", "testdata", name)))
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, stderr, code := command(t, dir, "-out", "site", "calibrated_reader.json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	html := string(must(os.ReadFile(filepath.Join(dir, "site", "index.html"))))
+	for _, want := range []string{"<code>payee_matches raw</code>", "<code>payee_matches calibrated</code>", "<code>amounts_match raw</code>"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %q", want)
+		}
+	}
+
+	side := filepath.Join(dir, "calibrated_reader.json.calibration.json")
+	data := must(os.ReadFile(side))
+	if err := os.WriteFile(side, bytes.Replace(data, []byte(`"model": "reader"`), []byte(`"model": "other"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = command(t, dir, "-out", "site2", "calibrated_reader.json")
+	if code != 1 || !strings.Contains(stderr, `model "other"`) {
+		t.Errorf("records of another run: exit %d, stderr %q; want 1 naming the model", code, stderr)
+	}
+}

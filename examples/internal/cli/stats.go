@@ -61,11 +61,15 @@ func NewStatsFlags(fs *flag.FlagSet) StatsFlags {
 // (what says which in the refusal: "exactly one receipt"). With -h it
 // prints the usage line, about and the flags to stdout and returns help
 // true. The options and -out are checked before any work; every refusal
-// is a *UsageError.
-func ParseStats(prog, usage, about string, args []string, stdout io.Writer, want int, what string) (sf StatsFlags, opts stats.Options, paths []string, help bool, err error) {
+// is a *UsageError. Each extra function defines a command's own flags on
+// the same flag set.
+func ParseStats(prog, usage, about string, args []string, stdout io.Writer, want int, what string, extra ...func(*flag.FlagSet)) (sf StatsFlags, opts stats.Options, paths []string, help bool, err error) {
 	fs := flag.NewFlagSet(prog, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	sf = NewStatsFlags(fs)
+	for _, define := range extra {
+		define(fs)
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stdout, "%s\n\n%s\n\n", usage, about)
