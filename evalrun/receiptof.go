@@ -35,7 +35,7 @@ func receiptPinPath(pin string) []string {
 // run journaled under h, and whether that receipt stopped: every pin of h that
 // a receipt holds (backend, model, the slice, renderer, server, revision,
 // prompt and code digests, concurrency, a study's own pins) must be the
-// receipt's, under [IdentityAdvisory]. A -resume replaces a stopped
+// receipt's, under [WhereBuilt]. A -resume replaces a stopped
 // receipt only when it is the journal's run: otherwise the error names
 // the first pin that differs, with both values.
 func ReceiptOfJournal(b []byte, h Header) (stopped bool, err error) {

@@ -58,7 +58,7 @@ func LevelFiles(path, name string, resume, replaceStopped bool, taken string) Ru
 // needs the journal, read whole here (a line changed since it was written
 // is refused now, before any session opens); its receipt path must be
 // new or hold a stopped receipt of the journal's own run, which ofRun
-// decides ([checkmatch.ReceiptOfJournal]): another run's receipt is never
+// decides ([evalrun.ReceiptOfJournal]): another run's receipt is never
 // replaced. A finished receipt of the journal's run means a run killed
 // after its receipt was written and before its journal was removed: the
 // journal is removed and [*CompleteError] returned. Temporary files a
