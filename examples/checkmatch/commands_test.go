@@ -478,7 +478,7 @@ func TestREADMECommands(t *testing.T) {
 			want: []string{"site/index.html", "140 cases, 0 wrong; images 140 reproduced, 0 not reproducible"}},
 		"go run ./examples/stats receipts/check_match_vllm.json > intervals.json": {
 			code: 1, want: []string{"stats: open receipts/check_match_vllm.json: no such file"}},
-		"go run ./examples/stats -cluster register_row -out intervals_rows.json receipts/check_match_vllm.json": {
+		"go run ./examples/stats -cluster case -out intervals_cases.json receipts/check_match_vllm.json": {
 			code: 1, want: []string{"stats: open receipts/check_match_vllm.json: no such file"}},
 		"go run ./examples/compare receipts/run_a.json receipts/run_b.json > comparison.json": {
 			code: 1, want: []string{"compare: open receipts/run_a.json: no such file"}},
