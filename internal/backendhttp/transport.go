@@ -27,8 +27,18 @@ func Cause(ctx context.Context, err error) error {
 // write the request to its connection (the server had closed it: a
 // broken pipe or a reset): the server did not read the whole request, so
 // it cannot have served it, and sending it again is safe. net/http
-// resends such a request by itself only when it wrote no byte of it.
+// resends such a request by itself only when it wrote no byte of it. A
+// body net/http hands to the connection's ReadFrom fails as a "readfrom"
+// error wrapping the "write" one; both count.
 func Unsent(err error) bool {
-	var oe *net.OpError
-	return errors.As(err, &oe) && oe.Op == "write"
+	for {
+		var oe *net.OpError
+		if !errors.As(err, &oe) {
+			return false
+		}
+		if oe.Op == "write" || oe.Op == "readfrom" {
+			return true
+		}
+		err = oe.Err
+	}
 }
