@@ -20,14 +20,17 @@ type calibrated struct {
 }
 
 // parseCalibration reads -calibration (QUESTION=PATH@SHA256 items); nil
-// when it is not set. It is refused with -resume and -shard: the journal
-// does not pin the maps, so a resumed or merged run could not keep them.
+// when it is not set. It is refused with -resume and -shard: a run keeps
+// its calibration records in memory until its receipt is written, so a
+// resumed or merged run could not keep them. A calibrated run's journal
+// records its -calibration, so a -resume of it arrives here with the maps
+// and is refused too, never finished with raw answers.
 func parseCalibration(value string, resume bool, shard checkmatch.Shard) ([]calibration.Spec, error) {
 	if value == "" {
 		return nil, nil
 	}
 	if resume || shard.Count > 0 {
-		return nil, cli.Usagef("-calibration cannot be used with -resume or -shard: the journal does not pin the maps; run the whole slice in one process")
+		return nil, cli.Usagef("-calibration cannot be used with -resume or -shard: a calibrated run's records are kept only until its receipt is written, so a resumed or sharded run would mix raw and calibrated answers; run the whole slice in one process with a new -receipt")
 	}
 	specs, err := calibration.ParseSpecs(value)
 	if err != nil {

@@ -272,7 +272,7 @@ func configure(env *cli.Env) (config, error) {
 	if len(cfg.replicas) > 0 && cfg.settings.Backend != backend.VLLM {
 		return cfg, cli.Usagef("%s is for vLLM replicas; the backend is %s", cfg.replicaName, cfg.settings.Backend)
 	}
-	cfg.journaled = cli.JournalSettings(env, help, cfg.settings, "retries", "retry-budget", "metrics-urls", "server-args")
+	cfg.journaled = cli.JournalSettings(env, help, cfg.settings, "retries", "retry-budget", "metrics-urls", "server-args", "calibration")
 	return cfg, nil
 }
 
