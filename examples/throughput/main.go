@@ -682,27 +682,19 @@ func writeTable(w io.Writer, s sweep.Summary) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "level\tjudgments/s\timages/s\tp50_s\tp95_s\tdiscarded\tkv_cache_usage\tmax_abs_dp\tverdict_flips\td_accuracy")
 	for _, lv := range s.Levels {
-		kv := "null"
+		kv := cli.NA
 		if lv.KVCacheUsage != nil {
 			kv = lv.KVCacheUsage.String()
 		}
 		a := lv.Answers
-		dAcc := "null"
+		dAcc := cli.NA
 		if a.AccuracyChange != nil {
-			dAcc = strconv.FormatFloat(*a.AccuracyChange, 'f', 4, 64)
+			dAcc = cli.Signed(*a.AccuracyChange, 4)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%s\n", lv.Concurrency,
-			rate(lv.JudgmentsPerSecond), rate(lv.ImagesPerSecond),
-			rate(lv.P50Seconds), rate(lv.P95Seconds), lv.Discarded, kv,
-			strconv.FormatFloat(a.MaxAbsProbabilityDifference, 'g', 3, 64), a.VerdictFlips, dAcc)
+			cli.SigOrNA(lv.JudgmentsPerSecond, 3), cli.SigOrNA(lv.ImagesPerSecond, 3),
+			cli.SigOrNA(lv.P50Seconds, 3), cli.SigOrNA(lv.P95Seconds, 3), lv.Discarded, kv,
+			cli.Sig(a.MaxAbsProbabilityDifference, 3), a.VerdictFlips, dAcc)
 	}
 	return tw.Flush()
-}
-
-// rate formats a nullable number with 3 decimals.
-func rate(v *float64) string {
-	if v == nil {
-		return "null"
-	}
-	return strconv.FormatFloat(*v, 'f', 3, 64)
 }
