@@ -27,15 +27,8 @@ func (d *decoder) list() bool {
 		if !s.ws() {
 			return false
 		}
-		switch s.buf[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.depth--
-			return true
-		default:
-			return false
+		if closed, ok := s.sep(); !ok || closed {
+			return ok
 		}
 	}
 }

@@ -176,17 +176,26 @@ func (s *stream) array(elem func() bool) bool {
 		if !s.ws() || !elem() || !s.ws() {
 			return false
 		}
-		switch s.buf[s.i] {
-		case ',':
-			s.i++
-		case ']':
-			s.i++
-			s.depth--
-			return true
-		default:
-			return false
+		if closed, ok := s.sep(); !ok || closed {
+			return ok
 		}
 	}
+}
+
+// sep consumes what follows an array element (ws has been skipped): a
+// comma (closed false) or the closing bracket (closed true, one level
+// up); ok is false for anything else.
+func (s *stream) sep() (closed, ok bool) {
+	switch s.buf[s.i] {
+	case ',':
+		s.i++
+		return false, true
+	case ']':
+		s.i++
+		s.depth--
+		return true, true
+	}
+	return false, false
 }
 
 // skip checks and consumes one value.
